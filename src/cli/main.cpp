@@ -1,0 +1,90 @@
+// magpie: GPU kernel evaluation, inference-serving benchmarks and trace analysis.
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/subcommand.h"
+#include "core/args.h"
+#include "core/log.h"
+#include "core/progress.h"
+#include "gpu/detect.h"
+#include "magpie_generated/version.h"
+
+namespace magpie::cli {
+
+bool register_subcommand(const subcommand& s) {
+  auto& v = const_cast<std::vector<subcommand>&>(subcommands());
+  v.push_back(s);
+  std::sort(v.begin(), v.end(), [](const subcommand& a, const subcommand& b) { return std::string(a.name) < b.name; });
+  return true;
+}
+
+const std::vector<subcommand>& subcommands() {
+  static std::vector<subcommand> v;
+  return v;
+}
+
+namespace {
+
+arg_parser make_global_parser() {
+  arg_parser p("magpie", "GPU kernel evaluation (analyze/compare), inference-serving benchmarks and trace analysis.");
+  p.add_value("--config", "-c", "FILE", "framework config YAML (default: built-in defaults, as Magpie's config.yaml)")
+      .add_bool("--verbose", "-v", "debug logging on stderr")
+      .add_bool("--quiet", "-q", "warnings and errors only; no progress bar")
+      .add_bool("--gpu-info", "", "print the detected GPU (vendor, architecture, compiler, profiler) and exit")
+      .add_value("--environment", "-e", "ENV", "scheduler environment override", {"local", "container", "ray", "slurm"})
+      .add_value("--workers", "-w", "N", "maximum parallel workers override")
+      .add_value("--docker-image", "", "IMAGE", "image for the container environment")
+      .add_bool("--version", "", "print the version and exit")
+      .stop_at_first_positional();
+  std::string epilog = "subcommands:\n";
+  for (const auto& s : subcommands()) epilog += strprintf("  %-12s %s\n", s.name, s.summary);
+  epilog += "\nRun 'magpie <subcommand> --help' for the options of one subcommand.\n"
+            "Machine output goes to stdout and files; logs and progress go to stderr.";
+  p.set_epilog(epilog);
+  return p;
+}
+
+}  // namespace
+}  // namespace magpie::cli
+
+int main(int argc, char** argv) {
+  using namespace magpie;
+  using namespace magpie::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  arg_parser p = make_global_parser();
+  if (auto st = p.parse(args); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return k_exit_usage;
+  }
+  global_options g;
+  g.config_path = p.value("--config");
+  g.verbose = p.has("--verbose");
+  g.quiet = p.has("--quiet");
+  g.environment = p.value("--environment");
+  g.docker_image = p.value("--docker-image");
+  if (p.has("--workers")) g.workers = static_cast<int>(parse_int(p.value("--workers")).value_or(0));
+  if (g.verbose) log::set_level(log::level::debug);
+  if (g.quiet) {
+    log::set_level(log::level::warn);
+    progress_bar::disable_globally();
+  }
+  if (p.has("--version")) {
+    std::printf("magpie %s (%s)\n", MAGPIE_VERSION, MAGPIE_GIT_COMMIT);
+    return k_exit_ok;
+  }
+  if (p.has("--gpu-info")) {
+    std::fputs(gpu::format_gpu_info(gpu::detect()).c_str(), stdout);
+    return k_exit_ok;
+  }
+  if (p.rest().empty()) {
+    std::fputs(p.help().c_str(), stdout);
+    return k_exit_ok;
+  }
+  const std::string& name = p.rest()[0];
+  std::vector<std::string> sub_args(p.rest().begin() + 1, p.rest().end());
+  for (const auto& s : subcommands()) {
+    if (name == s.name) return s.run(sub_args, g);
+  }
+  std::fprintf(stderr, "magpie: unknown subcommand '%s' (see magpie --help)\n", name.c_str());
+  return k_exit_usage;
+}

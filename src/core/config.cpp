@@ -1,0 +1,149 @@
+#include "core/config.h"
+
+#include "core/strings.h"
+
+namespace magpie {
+
+status config_error(const config_node& at, const std::string& field, const std::string& message) {
+  return invalid_argument("%s: %s: %s", at.where().c_str(), field.c_str(), message.c_str());
+}
+
+argv_list command_from_string(const std::string& s) {
+  auto argv = split_whitespace(s);
+  if (argv.empty()) return {};
+  return {argv};
+}
+
+status_or<argv_list> parse_command_spec(const config_node& node, const std::string& field) {
+  if (node.is_null()) return argv_list{};
+  if (node.is_scalar()) return command_from_string(node.text);
+  if (node.is_map()) return config_error(node, field, "expected a command string, a list or a list of lists");
+  if (node.items.empty()) return argv_list{};
+  bool all_scalars = true, all_lists = true;
+  for (const auto& it : node.items) {
+    all_scalars = all_scalars && it.is_scalar();
+    all_lists = all_lists && it.is_sequence();
+  }
+  if (all_scalars) {
+    std::vector<std::string> argv;
+    for (const auto& it : node.items) argv.push_back(it.text);
+    return argv_list{argv};
+  }
+  if (all_lists) {
+    argv_list out;
+    for (size_t i = 0; i < node.items.size(); ++i) {
+      std::vector<std::string> argv;
+      for (const auto& a : node.items[i].items) {
+        if (!a.is_scalar())
+          return config_error(a, strprintf("%s[%zu]", field.c_str(), i), "command arguments must be strings");
+        argv.push_back(a.text);
+      }
+      if (!argv.empty()) out.push_back(argv);
+    }
+    return out;
+  }
+  return config_error(node, field, "a command list must hold only strings (one command) or only lists (several)");
+}
+
+field_reader::field_reader(const config_node& node, std::string path) : m_node(node), m_path(std::move(path)) {}
+
+std::string field_reader::field(const std::string& key) const {
+  return m_path.empty() ? key : m_path + "." + key;
+}
+
+const config_node* field_reader::get(const std::string& key) {
+  m_known.insert(key);
+  const config_node* n = m_node.get(key);
+  if (!n || n->is_null()) return nullptr;
+  return n;
+}
+
+void field_reader::allow(const std::string& key) { m_known.insert(key); }
+
+status field_reader::read_string(const std::string& key, std::string* out) {
+  const config_node* n = get(key);
+  if (!n) return ok_status();
+  if (!n->is_scalar()) return config_error(*n, field(key), "expected a string");
+  *out = n->text;
+  return ok_status();
+}
+
+status field_reader::read_bool(const std::string& key, bool* out) {
+  const config_node* n = get(key);
+  if (!n) return ok_status();
+  std::string t = n->is_scalar() ? to_lower(n->text) : "";
+  if (t == "true" || t == "yes" || t == "on") *out = true;
+  else if (t == "false" || t == "no" || t == "off") *out = false;
+  else return config_error(*n, field(key), "expected true or false");
+  return ok_status();
+}
+
+status field_reader::read_int(const std::string& key, int64_t* out) {
+  const config_node* n = get(key);
+  if (!n) return ok_status();
+  auto v = n->is_scalar() ? parse_int(n->text) : std::nullopt;
+  if (!v) return config_error(*n, field(key), "expected an integer, got '" + n->text + "'");
+  *out = *v;
+  return ok_status();
+}
+
+status field_reader::read_double(const std::string& key, double* out) {
+  const config_node* n = get(key);
+  if (!n) return ok_status();
+  auto v = n->is_scalar() ? parse_double(n->text) : std::nullopt;
+  if (!v) return config_error(*n, field(key), "expected a number, got '" + n->text + "'");
+  *out = *v;
+  return ok_status();
+}
+
+status field_reader::read_string_list(const std::string& key, std::vector<std::string>* out) {
+  const config_node* n = get(key);
+  if (!n) return ok_status();
+  out->clear();
+  if (n->is_scalar()) {
+    out->push_back(n->text);
+    return ok_status();
+  }
+  if (!n->is_sequence()) return config_error(*n, field(key), "expected a list of strings");
+  for (size_t i = 0; i < n->items.size(); ++i) {
+    if (!n->items[i].is_scalar())
+      return config_error(n->items[i], strprintf("%s[%zu]", field(key).c_str(), i), "expected a string");
+    out->push_back(n->items[i].text);
+  }
+  return ok_status();
+}
+
+status field_reader::read_command(const std::string& key, argv_list* out) {
+  const config_node* n = get(key);
+  if (!n) return ok_status();
+  MAGPIE_ASSIGN_OR_RETURN(*out, parse_command_spec(*n, field(key)));
+  return ok_status();
+}
+
+status field_reader::read_string_map(const std::string& key, env_list* out) {
+  const config_node* n = get(key);
+  if (!n) return ok_status();
+  if (!n->is_map()) return config_error(*n, field(key), "expected a mapping of NAME: value");
+  out->clear();
+  for (const auto& [k, v] : n->entries) {
+    if (v.is_map() || v.is_sequence()) return config_error(v, field(key) + "." + k, "expected a scalar value");
+    out->emplace_back(k, v.text);
+  }
+  return ok_status();
+}
+
+status field_reader::check_unknown() const {
+  if (!m_node.is_map()) {
+    if (m_node.is_null()) return ok_status();
+    return config_error(m_node, m_path.empty() ? "<root>" : m_path, "expected a mapping");
+  }
+  for (const auto& [k, v] : m_node.entries) {
+    if (m_known.count(k)) continue;
+    std::vector<std::string> known(m_known.begin(), m_known.end());
+    return invalid_argument("%s: %s: unknown field (accepted: %s)", v.where().c_str(), field(k).c_str(),
+                            join(known, ", ").c_str());
+  }
+  return ok_status();
+}
+
+}  // namespace magpie

@@ -1,0 +1,35 @@
+// CSV writing (RFC 4180 quoting) and a small reader for tests and parsers of tool output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace magpie {
+
+/// Quotes a field when it holds a comma, quote, CR or LF.
+std::string csv_escape(const std::string& field);
+
+class csv_writer {
+ public:
+  void add_comment(const std::string& line);  ///< "# line" before the header
+  void set_header(std::vector<std::string> columns);
+  void add_row(std::vector<std::string> fields);
+  std::string str() const;
+  size_t rows() const { return m_rows.size(); }
+
+ private:
+  std::vector<std::string> m_comments;
+  std::vector<std::string> m_header;
+  std::vector<std::vector<std::string>> m_rows;
+};
+
+/// Parses CSV text (quoted fields with embedded commas/newlines/quotes allowed).
+/// Lines starting with '#' before the first record are skipped when skip_comments.
+status_or<std::vector<std::vector<std::string>>> parse_csv(const std::string& text, bool skip_comments = true);
+
+/// "%.2f"-style formatting used by Magpie's CSVs.
+std::string fixed(double v, int decimals);
+
+}  // namespace magpie

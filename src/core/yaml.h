@@ -1,0 +1,49 @@
+// YAML documents as a tree of config_node with file/line/column on every node, so
+// configuration errors can name the file, line and field. The only file that sees
+// yaml-cpp is yaml.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/status.h"
+
+namespace magpie {
+
+struct config_node {
+  enum class kind { null, scalar, sequence, map };
+  kind type = kind::null;
+  std::string text;       ///< scalar text (after $VAR expansion when requested)
+  bool quoted = false;    ///< scalar was quoted: never converted to number/bool
+  std::vector<config_node> items;                             ///< sequence elements
+  std::vector<std::pair<std::string, config_node>> entries;   ///< map entries, in file order
+  std::string file;
+  int line = 0, column = 0;  ///< 1-based position of the node (0 when synthesised)
+
+  bool is_null() const { return type == kind::null; }
+  bool is_scalar() const { return type == kind::scalar; }
+  bool is_sequence() const { return type == kind::sequence; }
+  bool is_map() const { return type == kind::map; }
+  /// Map lookup; nullptr when absent or not a map.
+  const config_node* get(const std::string& key) const;
+  /// "file:line:col" (or just file).
+  std::string where() const;
+  /// Scalars typed as YAML 1.2 core schema would (int, float, bool, null) unless quoted.
+  json to_json() const;
+};
+
+struct yaml_options {
+  bool expand_env = true;  ///< apply $VAR / ${VAR} expansion to every scalar
+};
+
+status_or<config_node> parse_yaml(const std::string& text, const std::string& file_name,
+                                  const yaml_options& opts = {});
+status_or<config_node> load_yaml_file(const fs::path& path, const yaml_options& opts = {});
+/// Serialises a JSON value as YAML (for config snapshots).
+std::string json_to_yaml(const json& value);
+
+}  // namespace magpie

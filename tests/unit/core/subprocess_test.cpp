@@ -1,0 +1,133 @@
+#include "core/subprocess.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include "core/strings.h"
+
+#include <cstring>
+#include <string>
+
+using namespace magpie;
+
+TEST(subprocess, captures_output_and_exit_code) {
+  spawn_spec s;
+  s.argv = {"sh", "-c", "echo out; echo err >&2; exit 3"};
+  auto r = run_command(s, 10);
+  ASSERT_TRUE(r.ok()) << r.get_status().to_string();
+  EXPECT_EQ(r->exit_code, 3);
+  EXPECT_EQ(r->out, "out\n");
+  EXPECT_EQ(r->err, "err\n");
+  EXPECT_FALSE(r->success());
+  EXPECT_EQ(r->describe(), "exit code 3");
+}
+
+TEST(subprocess, unknown_program_is_not_found) {
+  spawn_spec s;
+  s.argv = {"magpie-no-such-program-xyz"};
+  auto r = run_command(s, 5);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.get_status().code(), status_code::not_found);
+}
+
+TEST(subprocess, env_merge_and_cwd) {
+  spawn_spec s;
+  s.argv = {"sh", "-c", "pwd; echo $MAGPIE_T; echo $PATH"};
+  s.cwd = "/tmp";
+  s.env = {{"MAGPIE_T", "v1"}, {"PATH", "/magpie-first"}};
+  auto r = run_command(s, 10);
+  ASSERT_TRUE(r.ok());
+  auto lines = split(r->out, '\n');
+  EXPECT_EQ(lines[0], "/tmp");
+  EXPECT_EQ(lines[1], "v1");
+  EXPECT_TRUE(starts_with(lines[2], "/magpie-first:"));
+}
+
+TEST(subprocess, timeout_kills_the_whole_group) {
+  char pidfile[] = "/tmp/magpie_sp_XXXXXX";
+  int fd = mkstemp(pidfile);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  spawn_spec s;
+  // The grandchild writes its pid, then both sleep; the group kill must reach it.
+  s.argv = {"sh", "-c", std::string("sleep 30 & echo $! > ") + pidfile + "; wait"};
+  s.kill_grace_s = 0.5;
+  auto r = run_command(s, 0.5);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->timed_out);
+  EXPECT_LT(r->wall_seconds, 5.0);
+  FILE* f = fopen(pidfile, "r");
+  ASSERT_NE(f, nullptr);
+  int gpid = 0;
+  ASSERT_EQ(fscanf(f, "%d", &gpid), 1);
+  fclose(f);
+  unlink(pidfile);
+  usleep(100000);
+  // Dead or a zombie awaiting its new parent's reap ('Z' in /proc/<pid>/stat) both count.
+  bool alive = kill(gpid, 0) == 0;
+  if (alive) {
+    FILE* st = fopen(("/proc/" + std::to_string(gpid) + "/stat").c_str(), "r");
+    char buf[512] = {0};
+    if (st) {
+      size_t n = fread(buf, 1, sizeof buf - 1, st);
+      buf[n] = 0;
+      fclose(st);
+    }
+    const char* rp = strrchr(buf, ')');
+    alive = !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+  }
+  EXPECT_FALSE(alive) << "grandchild " << gpid << " survived the group kill";
+}
+
+TEST(subprocess, stdin_data_is_delivered) {
+  spawn_spec s;
+  s.argv = {"cat"};
+  s.stdin_data = std::string(200000, 'x');
+  auto r = run_command(s, 10);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->out.size(), 200000u);
+}
+
+TEST(subprocess, control_channel_round_trip) {
+  spawn_spec s;
+  s.control_channel = true;
+  // Reads commands on fd 3, answers on fd 4, until "stop".
+  s.argv = {"sh", "-c",
+            "echo ready >&4; while read cmd <&3; do [ \"$cmd\" = stop ] && exit 0; echo \"got $cmd\" >&4; done"};
+  auto c = child_process::spawn(s);
+  ASSERT_TRUE(c.ok());
+  auto& child = *c;
+  auto l = child->read_control_line(5);
+  ASSERT_TRUE(l.ok()) << l.get_status().to_string();
+  EXPECT_EQ(*l, "ready");
+  ASSERT_TRUE(child->write_control("sample").ok());
+  l = child->read_control_line(5);
+  ASSERT_TRUE(l.ok());
+  EXPECT_EQ(*l, "got sample");
+  ASSERT_TRUE(child->write_control("stop").ok());
+  auto r = child->wait(5);
+  EXPECT_EQ(r.exit_code, 0);
+}
+
+TEST(subprocess, control_read_reports_child_exit) {
+  spawn_spec s;
+  s.control_channel = true;
+  s.argv = {"sh", "-c", "exit 4"};
+  auto c = child_process::spawn(s);
+  ASSERT_TRUE(c.ok());
+  auto l = (*c)->read_control_line(5);
+  ASSERT_FALSE(l.ok());
+  EXPECT_EQ(l.get_status().code(), status_code::unavailable);
+  EXPECT_NE(l.get_status().message().find("exit code 4"), std::string::npos);
+}
+
+TEST(subprocess, output_cap_counts_dropped_bytes) {
+  spawn_spec s;
+  s.argv = {"sh", "-c", "head -c 100000 /dev/zero"};
+  s.capture_limit = 1000;
+  auto r = run_command(s, 10);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->out.size(), 1000u);
+  EXPECT_EQ(r->out_dropped, 99000u);
+}
