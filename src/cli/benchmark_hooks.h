@@ -1,0 +1,21 @@
+// `magpie benchmark` has two halves that share one flag set (as in Magpie):
+// standalone gap analysis (--trace-dir, src/cli/benchmark_gap.cpp) and serving benchmarks
+// (src/cli/benchmark_serve.cpp). Each half adds its flags and runs when selected.
+#pragma once
+
+#include "cli/subcommand.h"
+#include "core/args.h"
+
+namespace magpie::cli {
+
+/// Adds --trace-dir, --top-k, --start-pct, ... (gap analysis flags).
+void add_gap_analysis_flags(arg_parser& p);
+/// Runs standalone gap analysis; called when --trace-dir is given.
+int run_gap_analysis(const arg_parser& p, const global_options& g);
+
+/// Adds the framework positional and serving flags (-b, -m, -p, --tp, --concurrency, ...).
+void add_serving_flags(arg_parser& p);
+/// Runs a serving benchmark (orchestrated or --base-url client only).
+int run_serving_benchmark(const arg_parser& p, const global_options& g);
+
+}  // namespace magpie::cli
