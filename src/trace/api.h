@@ -1,0 +1,111 @@
+// Public entry points of the trace module for other modules (src/serve after a profiled
+// benchmark, src/mcp tools, src/cli). Each returns the JSON block that Magpie puts into
+// benchmark_report.json, and writes its files under the given output directory.
+//
+// Contract shared by every function here:
+//   * A `status` error means the request itself is unusable: an invalid config (bad window,
+//     top_k < 1, unknown stage name), an unreadable --gpu-spec file, or an output directory that
+//     cannot be created / written. Nothing is half-written under a final name (atomic writes).
+//   * Problems with the *data* are not errors: a missing trace directory, no trace files, a
+//     malformed or truncated trace (counted and reported), or no kernel events end up in the
+//     block's "errors" / "warnings" arrays, exactly as Magpie reports them. Callers decide
+//     whether that fails their run (Magpie's CLI exits 1 when "top_kernels" is empty).
+//   * Traces are PyTorch-profiler (Kineto) Chrome traces, .json or .json.gz (auto-detected
+//     from the bytes), root object {"traceEvents": [...]} or a bare list; they are streamed,
+//     never loaded whole. Times in the blocks are microseconds unless a key says otherwise.
+//   * Thread-safe: no global state; functions may run concurrently on different inputs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/status.h"
+
+namespace magpie::trace {
+
+/// Magpie's GapAnalysisConfig (YAML `gap_analysis:` / CLI flags), same defaults.
+struct gap_config {
+  bool enabled = false;
+  double trace_start_pct = 0.0;    ///< window start, % of the trace span (0–100, < end)
+  double trace_end_pct = 100.0;    ///< window end, % of the trace span
+  int top_k = 20;                  ///< rows kept in the CSVs and "top_kernels"
+  double min_duration_us = 0.0;    ///< events shorter than this are dropped (0: keep all)
+  /// Allow-list of category substrings (case-insensitive); nullopt or empty = no filter.
+  std::optional<std::vector<std::string>> categories = std::vector<std::string>{"kernel", "gpu"};
+  /// Deny-list of category substrings (case-insensitive); nullopt or empty = none.
+  std::optional<std::vector<std::string>> ignore_categories =
+      std::vector<std::string>{"gpu_user_annotation", "user_annotation"};
+  bool find_kernel_sources = false;  ///< append Magpie's 15 kernel-source columns to gap_analysis.csv
+  std::optional<std::vector<std::string>> kernel_source_repos;  ///< repository roots to search
+  bool auto_clone_repos = true;      ///< kept for report compatibility; magpie never clones
+  std::optional<std::string> repos_base_dir;
+  // Not in Magpie's config dict (CLI-level switches):
+  bool write_rank_csv = true;        ///< gap_analysis_rank<N>.csv when > 1 rank (--no-rank-csv)
+  bool clamped_traces = false;       ///< also write <stem>_clamped_<s>_<e>.trace.json.gz
+
+  /// Magpie's range checks: 0 ≤ start ≤ 100, 0 ≤ end ≤ 100, start < end; top_k ≥ 1.
+  status validate() const;
+  /// Magpie's to_dict() keys in Magpie's order (the report's "gap_analysis.config").
+  json to_json() const;
+  /// From a `gap_analysis:` mapping (Magpie's from_dict: absent keys keep defaults).
+  static status_or<gap_config> from_json(const json& j);
+};
+
+/// Standalone gap analysis over every rank trace found in `trace_dir` (a workspace holding
+/// torch_trace/ is descended). Writes `out_dir`/gap_analysis.csv, gap_analysis_rank<N>.csv
+/// (more than one rank and write_rank_csv) and, with clamped_traces, the clamped traces into
+/// `out_dir` too. `out_dir` is the gap_analysis directory itself (e.g. <workspace>/gap_analysis)
+/// and is created when needed.
+/// Returns Magpie's `gap_analysis` block: {config, total_duration_us, num_ranks, top_kernels:
+/// [{name, calls, self_cuda_total_us, avg_time_us, pct_total, input_shapes}],
+/// clamped_trace_paths, errors, csv_path, output_dir} plus our additions "ranks" (per rank:
+/// rank, trace_file, total_duration_us, read statistics) and "warnings".
+status_or<json> run_gap_analysis(const gap_config& cfg, const fs::path& trace_dir, const fs::path& out_dir);
+
+/// Inference (serving) trace analysis: Magpie's `analysis_mode: inference` without TraceLens.
+struct inference_config {
+  /// Stages to analyse, canonical names "prefilldecode", "decode", "prefill" (aliases of
+  /// Magpie's analysis_stages accepted: pd, mixed, prefill_decode, decode_only, prefill_only…).
+  std::vector<std::string> stages = {"prefilldecode", "decode", "prefill"};
+  /// Values for the CSV file name <label>_ISL<isl>_OSL<osl>_CONC<conc>_kernel_roofline_simple.csv;
+  /// sanitised as Magpie does ('.'→'p', other non-alphanumerics dropped, empty → "unknown").
+  std::string isl, osl, conc;
+  /// GPU spec for the roofline: a user JSON in TraceLens's arch schema (wins), else the name of
+  /// an entry of data/gpu_specs.json ("H200", "MI300X", …), else the trace's
+  /// deviceProperties[0].name, else no roofline columns (as TraceLens without an arch file).
+  fs::path gpu_spec_file;
+  std::string gpu_name;
+  bool use_achievable = true;  ///< measured ceilings where the spec table has them, else datasheet
+};
+
+/// Finds the rank-0 trace in `trace_dir` (Magpie's vLLM/SGLang patterns, then any trace),
+/// splits it into steps from the step annotations (vLLM detailed/native, SGLang, ATOM) or,
+/// without annotations, from kernel patterns, picks one representative step per stage (the
+/// largest batch; decode: then the median GPU busy time) and writes into `out_dir` (normally
+/// <workspace>/tracelens) per stage <label>/ (ops.csv, kernels.csv, gpu_timeline.csv) and
+/// <label>_ISL…_kernel_roofline_simple.csv with Magpie's columns (research magpie.md §7.4).
+/// Labels: prefilldecode → "prefilldecode", decode → "decode_only", prefill → "prefill_only".
+/// Returns Magpie's `tracelens_analysis` block: {enabled, analysis_mode:"inference",
+/// analysis_stages, trace_dir, split_dir, output_dir, gpu_arch_platform, rank0_trace,
+/// phase_picks{stage:{…}}, stage_results{stage:{stage, trace_path, output_dir, files,
+/// simple_summary_file | error, phase_pick}}, output_files, errors, warnings}.
+status_or<json> run_inference_analysis(const inference_config& cfg, const fs::path& trace_dir,
+                                       const fs::path& out_dir);
+
+/// Our richer single-trace report (what `magpie trace report` writes): GPU timeline per rank,
+/// kernel table, op table with perf models and roofline, stages; files report.json,
+/// kernels.csv, ops.csv, gpu_timeline.csv and report.html (self-contained, SVG roofline) in
+/// `out_dir`. Returns report.json's content.
+struct report_config {
+  fs::path gpu_spec_file;      ///< as inference_config
+  std::string gpu_name;
+  bool use_achievable = true;
+  int top_k = 50;              ///< rows in the HTML tables (CSV/JSON keep all)
+  bool html = true;
+};
+status_or<json> run_trace_report(const report_config& cfg, const fs::path& trace_file, const fs::path& out_dir);
+
+}  // namespace magpie::trace
