@@ -54,8 +54,9 @@ def build_parser():
     p.add_argument("--get-init-inputs", metavar="NAME", default="get_init_inputs",
                    help="name of the constructor-arguments function of a class entry "
                         "(default: %(default)s; optional)")
-    p.add_argument("--get-sizes", metavar="NAME", default="get_sizes",
-                   help="name of the optional problem-size list/function (default: %(default)s)")
+    p.add_argument("--get-sizes", metavar="NAME", default=None,
+                   help="name of the optional problem-size function or list (default: "
+                        "get_sizes, else SIZES; none = one size)")
     p.add_argument("--device", choices=("auto", "cuda", "cpu"), default="auto",
                    help="auto (default): cuda when the module imported torch and CUDA is "
                         "available, else cpu")

@@ -8,7 +8,7 @@ Contract (docs/python-harness.md):
   with MAGPIE_BENCH_INIT_SEED, then `.eval().to(device)` if it is a torch.nn.Module;
 - get_inputs (from --inputs-from, default the module) is called right after seeding with the
   trial's seed; its torch tensors are moved to the device; forward runs with autograd off.
-- optional problem sizes: `get_sizes()` (or a list of that name) returns one value per size;
+- optional problem sizes: `get_sizes()` (or a list `get_sizes` / `SIZES`) gives one value per size;
   get_inputs then receives it (a dict as keyword arguments, anything else as one argument).
   `TIMED_SIZE` (an index) picks the timed size; default the last one.
 """
@@ -198,8 +198,13 @@ class Program:
         return fn
 
     def _sizes(self, name):
-        sizes = getattr(self.inputs_module, name, None)
-        if sizes is None:
+        """--get-sizes NAME, else `get_sizes`, else `SIZES`; [None] when none is defined."""
+        for candidate in ([name] if name else ["get_sizes", "SIZES"]):
+            sizes = getattr(self.inputs_module, candidate, None)
+            if sizes is not None:
+                name = candidate
+                break
+        else:
             return [None]
         try:
             sizes = list(sizes() if callable(sizes) else sizes)

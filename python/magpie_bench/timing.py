@@ -56,7 +56,7 @@ class HostTimer:
         return time.perf_counter_ns() - t0
 
     def warmup(self, n):
-        return self._run(n)
+        return self._run(n) if n > 0 else 0
 
     def sample(self, sample_id):
         if self.flush is not None:
@@ -129,6 +129,8 @@ class CudaTimer:
 
     def warmup(self, n):
         """n launches (graph mode: ceil(n / batch) replays); their total event time."""
+        if n <= 0:
+            return 0
         self.start.record()
         if self.graph is not None:
             for _ in range(math.ceil(n / self.batch)):
