@@ -1,0 +1,425 @@
+// The only translation unit that includes Boost.Asio/Beast (they cost ~18 s to compile).
+// Reads are done on the socket by us (each completion stamped with CLOCK_MONOTONIC) and the
+// bytes are then handed to Beast's HTTP/1.1 parser synchronously, so a timestamp always
+// belongs to the read that delivered the bytes, whatever the parser buffers.
+#include <sys/resource.h>
+
+#include <utility>  // before Asio (GCC 12 / C++20 awaitable.hpp needs std::exchange)
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <optional>
+
+#include "core/strings.h"
+#include "serve/http_client.h"
+
+namespace magpie::serve {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+std::string endpoint_url::to_string() const { return strprintf("http://%s:%u%s", host.c_str(), port, base_path.c_str()); }
+
+status_or<endpoint_url> parse_base_url(const std::string& url) {
+  std::string_view s = url;
+  if (starts_with(s, "https://")) return invalid_argument("%s: https is not supported (plain HTTP only)", url.c_str());
+  if (!starts_with(s, "http://")) return invalid_argument("%s: expected http://HOST[:PORT][/PREFIX]", url.c_str());
+  s.remove_prefix(7);
+  endpoint_url out;
+  size_t slash = s.find('/');
+  std::string_view hostport = s.substr(0, slash);
+  if (slash != std::string_view::npos) {
+    out.base_path = std::string(s.substr(slash));
+    while (!out.base_path.empty() && out.base_path.back() == '/') out.base_path.pop_back();
+  }
+  size_t colon = hostport.rfind(':');
+  if (colon != std::string_view::npos && hostport.find(']') == std::string_view::npos) {
+    auto port = parse_int(hostport.substr(colon + 1));
+    if (!port || *port <= 0 || *port > 65535) return invalid_argument("%s: bad port", url.c_str());
+    out.port = static_cast<uint16_t>(*port);
+    hostport = hostport.substr(0, colon);
+  } else {
+    out.port = 80;
+  }
+  if (hostport.empty()) return invalid_argument("%s: missing host", url.c_str());
+  out.host = std::string(hostport);
+  return out;
+}
+
+uint64_t raise_open_file_limit() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;
+  if (rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+    getrlimit(RLIMIT_NOFILE, &rl);
+  }
+  return rl.rlim_cur;
+}
+
+namespace {
+
+status_or<tcp::endpoint> resolve(asio::io_context& io, const endpoint_url& url) {
+  tcp::resolver r(io);
+  boost::system::error_code ec;
+  auto res = r.resolve(url.host, std::to_string(url.port), ec);
+  if (ec || res.empty()) return error(status_code::unavailable, "cannot resolve %s: %s", url.host.c_str(), ec.message().c_str());
+  return res.begin()->endpoint();
+}
+
+struct connection {
+  explicit connection(asio::io_context& io) : sock(io) {}
+  tcp::socket sock;
+  beast::flat_buffer buf;
+  bool used = false;  ///< carried an earlier exchange (a keep-alive reuse)
+};
+
+using parser_t = http::response_parser<http::buffer_body>;
+
+/// One request/response exchange on a connection.
+struct exchange {
+  exchange(asio::io_context& io, size_t i, api_kind api) : index(i), timer(io), decoder(api) {}
+  size_t index;
+  std::shared_ptr<connection> conn;
+  asio::steady_timer timer;
+  std::optional<parser_t> parser;
+  openai_stream_decoder decoder;
+  std::string error_body;
+  std::string wire_head;
+  std::vector<char> rbuf;
+  bool header_seen = false, got_bytes = false, retried = false, finished = false;
+  bool event_stream = false;
+  std::string stop_reason;  ///< set when we close the socket on purpose (timeout, abort)
+};
+
+class runner {
+ public:
+  runner(const load_options& o, const std::vector<std::string>& bodies, std::vector<request_record>& recs)
+      : m_opts(o), m_bodies(bodies), m_recs(recs), m_sched_timer(m_io), m_abort_timer(m_io) {}
+
+  status run() {
+    MAGPIE_ASSIGN_OR_RETURN(m_endpoint, resolve(m_io, m_opts.url));
+    m_target = m_opts.url.base_path + m_opts.path;
+    m_host_header = strprintf("%s:%u", m_opts.url.host.c_str(), m_opts.url.port);
+    schedule_next();
+    if (m_opts.abort_check) arm_abort_check();
+    m_io.run();
+    return ok_status();
+  }
+
+ private:
+  int64_t now() const { return monotonic_ns(); }
+
+  void schedule_next() {
+    int64_t t = now();
+    while (m_next < m_recs.size() && m_recs[m_next].scheduled_ns <= t) arrive(m_next++);
+    if (m_next >= m_recs.size()) return;
+    m_sched_timer.expires_after(std::chrono::nanoseconds(m_recs[m_next].scheduled_ns - t));
+    m_sched_timer.async_wait([this](boost::system::error_code ec) {
+      if (!ec && m_abort.empty()) schedule_next();
+    });
+  }
+
+  void arrive(size_t i) {
+    if (m_opts.max_concurrency > 0 && m_in_flight >= m_opts.max_concurrency) {
+      m_pending.push_back(i);
+      return;
+    }
+    start(i);
+  }
+
+  void start(size_t i) {
+    ++m_in_flight;
+    request_record& r = m_recs[i];
+    r.start_ns = now();
+    auto ex = std::make_shared<exchange>(m_io, i, m_opts.api);
+    ex->wire_head = strprintf(
+        "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
+        "User-Agent: magpie\r\nX-Request-Id: %s\r\nContent-Length: %zu\r\n",
+        m_target.c_str(), m_host_header.c_str(), r.id.c_str(), m_bodies[i].size());
+    for (const auto& [k, v] : m_opts.headers) ex->wire_head += k + ": " + v + "\r\n";
+    ex->wire_head += "\r\n";
+    m_active.push_back(ex);
+    if (m_opts.request_timeout_s > 0) {
+      ex->timer.expires_after(std::chrono::nanoseconds(static_cast<int64_t>(m_opts.request_timeout_s * 1e9)));
+      ex->timer.async_wait([this, ex](boost::system::error_code ec) {
+        if (!ec && !ex->finished) stop(ex, strprintf("timed out after %.1f s", m_opts.request_timeout_s));
+      });
+    }
+    acquire(ex);
+  }
+
+  void acquire(const std::shared_ptr<exchange>& ex) {
+    if (!m_idle.empty()) {
+      ex->conn = m_idle.back();
+      m_idle.pop_back();
+      send(ex);
+      return;
+    }
+    ex->conn = std::make_shared<connection>(m_io);
+    ex->conn->sock.async_connect(m_endpoint, [this, ex](boost::system::error_code ec) {
+      if (ec) return fail(ex, "connect to " + m_opts.url.to_string() + " failed: " + ec.message());
+      boost::system::error_code ignored;
+      ex->conn->sock.set_option(tcp::no_delay(true), ignored);
+      send(ex);
+    });
+  }
+
+  void send(const std::shared_ptr<exchange>& ex) {
+    m_recs[ex->index].reused_connection = ex->conn->used;
+    ex->parser.emplace();
+    ex->parser->body_limit(std::numeric_limits<std::uint64_t>::max());
+    ex->parser->eager(true);
+    ex->conn->buf.clear();
+    std::array<asio::const_buffer, 2> bufs = {asio::buffer(ex->wire_head), asio::buffer(m_bodies[ex->index])};
+    asio::async_write(ex->conn->sock, bufs, [this, ex](boost::system::error_code ec, size_t) {
+      if (ec) return io_failed(ex, ec, "sending the request");
+      read(ex);
+    });
+  }
+
+  void read(const std::shared_ptr<exchange>& ex) {
+    auto space = ex->conn->buf.prepare(std::max<size_t>(m_opts.read_buffer_bytes, 4096));
+    ex->conn->sock.async_read_some(space, [this, ex](boost::system::error_code ec, size_t n) {
+      int64_t t = now();
+      if (ec == asio::error::eof) return on_eof(ex, t);
+      if (ec) return io_failed(ex, ec, "reading the response");
+      ex->got_bytes = true;
+      ex->conn->buf.commit(n);
+      if (parse(ex, t)) read(ex);
+    });
+  }
+
+  /// Feeds buffered bytes to the parser; returns true when more bytes are needed.
+  bool parse(const std::shared_ptr<exchange>& ex, int64_t t) {
+    parser_t& p = *ex->parser;
+    if (ex->rbuf.empty()) ex->rbuf.resize(std::max<size_t>(m_opts.read_buffer_bytes, 4096));
+    for (;;) {
+      p.get().body().data = ex->rbuf.data();
+      p.get().body().size = ex->rbuf.size();
+      boost::system::error_code ec;
+      size_t used = p.put(ex->conn->buf.data(), ec);
+      ex->conn->buf.consume(used);
+      if (ec == http::error::need_buffer) ec = {};
+      bool need_more = ec == http::error::need_more;
+      if (need_more) ec = {};
+      if (ec) {
+        fail(ex, "malformed HTTP response: " + ec.message());
+        return false;
+      }
+      if (p.is_header_done() && !ex->header_seen) on_header(ex);
+      size_t got = ex->rbuf.size() - p.get().body().size;
+      if (got) on_body(ex, std::string_view(ex->rbuf.data(), got), t);
+      if (p.is_done()) {
+        finish(ex, t);
+        return false;
+      }
+      if (need_more || (used == 0 && got == 0) || ex->conn->buf.size() == 0) return true;
+    }
+  }
+
+  void on_header(const std::shared_ptr<exchange>& ex) {
+    ex->header_seen = true;
+    const auto& msg = ex->parser->get();
+    m_recs[ex->index].http_status = static_cast<int>(msg.result_int());
+    auto ct = msg[http::field::content_type];
+    ex->event_stream = contains(to_lower(std::string_view(ct.data(), ct.size())), "text/event-stream");
+  }
+
+  void on_body(const std::shared_ptr<exchange>& ex, std::string_view bytes, int64_t t) {
+    if (m_recs[ex->index].http_status == 200) ex->decoder.on_body(bytes, t);
+    else if (ex->error_body.size() < 4096) ex->error_body.append(bytes.substr(0, 4096 - ex->error_body.size()));
+  }
+
+  void on_eof(const std::shared_ptr<exchange>& ex, int64_t t) {
+    if (!ex->got_bytes && ex->conn->used && !ex->retried) return retry(ex);
+    boost::system::error_code ec;
+    if (ex->parser && ex->header_seen) ex->parser->put_eof(ec);
+    if (ex->parser && ex->header_seen && !ec && ex->parser->is_done()) return finish(ex, t);
+    fail(ex, describe_cut(ex, "the server closed the connection"));
+  }
+
+  void io_failed(const std::shared_ptr<exchange>& ex, boost::system::error_code ec, const char* what) {
+    if (!ex->stop_reason.empty()) return fail(ex, ex->stop_reason);
+    if (!ex->got_bytes && ex->conn->used && !ex->retried) return retry(ex);
+    fail(ex, describe_cut(ex, std::string(what) + ": " + ec.message()));
+  }
+
+  std::string describe_cut(const std::shared_ptr<exchange>& ex, const std::string& what) {
+    if (!ex->header_seen) return what + " before any response";
+    const auto& s = ex->decoder.result();
+    return strprintf("stream aborted: %s after %zu token chunk(s)", what.c_str(), s.content_events);
+  }
+
+  /// A reused keep-alive connection the server had closed: send once more on a fresh one.
+  void retry(const std::shared_ptr<exchange>& ex) {
+    ex->retried = true;
+    close_conn(ex->conn);
+    ex->conn.reset();
+    for (auto it = m_idle.begin(); it != m_idle.end();) it = m_idle.erase(it);  // likely all stale
+    acquire(ex);
+  }
+
+  void finish(const std::shared_ptr<exchange>& ex, int64_t t) {
+    request_record& r = m_recs[ex->index];
+    const stream_result& s = ex->decoder.result();
+    bool keep = ex->parser->get().keep_alive();
+    if (r.http_status != 200) {
+      std::string body(trim(ex->error_body));
+      r.error = strprintf("HTTP %d%s%s", r.http_status, body.empty() ? "" : ": ", body.substr(0, 300).c_str());
+    } else if (!ex->event_stream && s.events == 0) {
+      auto ct = ex->parser->get()[http::field::content_type];
+      r.error = "the server did not stream (Content-Type: " + std::string(ct.data(), ct.size()) + ")";
+    } else if (!s.error.empty()) {
+      r.error = "server error in stream: " + s.error;
+    } else if (s.deliveries.empty()) {
+      r.error = "the stream ended without a generated token";
+    }
+    r.success = r.error.empty();
+    if (keep) {
+      ex->conn->used = true;
+      m_idle.push_back(ex->conn);
+    } else {
+      close_conn(ex->conn);
+    }
+    complete(ex, t);
+  }
+
+  void fail(const std::shared_ptr<exchange>& ex, const std::string& why) {
+    if (ex->finished) return;
+    m_recs[ex->index].error = why;
+    m_recs[ex->index].success = false;
+    if (ex->conn) close_conn(ex->conn);
+    complete(ex, now());
+  }
+
+  void complete(const std::shared_ptr<exchange>& ex, int64_t t) {
+    ex->finished = true;
+    ex->timer.cancel();
+    request_record& r = m_recs[ex->index];
+    r.end_ns = t;
+    r.stream = std::move(ex->decoder.result());
+    --m_in_flight;
+    std::erase(m_active, ex);
+    if (m_opts.on_done) m_opts.on_done(r);
+    if (!m_abort.empty()) return maybe_done();
+    while (!m_pending.empty() && (m_opts.max_concurrency <= 0 || m_in_flight < m_opts.max_concurrency)) {
+      size_t i = m_pending.front();
+      m_pending.pop_front();
+      start(i);
+    }
+    maybe_done();
+  }
+
+  void maybe_done() {
+    if (m_in_flight == 0 && m_pending.empty() && (m_next >= m_recs.size() || !m_abort.empty())) {
+      m_abort_timer.cancel();
+      m_sched_timer.cancel();
+      for (auto& c : m_idle) close_conn(c);
+      m_idle.clear();
+    }
+  }
+
+  void stop(const std::shared_ptr<exchange>& ex, const std::string& why) {
+    ex->stop_reason = why;
+    boost::system::error_code ignored;
+    if (ex->conn) ex->conn->sock.close(ignored);
+  }
+
+  static void close_conn(const std::shared_ptr<connection>& c) {
+    boost::system::error_code ignored;
+    c->sock.shutdown(tcp::socket::shutdown_both, ignored);
+    c->sock.close(ignored);
+  }
+
+  void arm_abort_check() {
+    m_abort_timer.expires_after(std::chrono::milliseconds(20));
+    m_abort_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      std::string why = m_opts.abort_check();
+      if (why.empty()) return arm_abort_check();
+      abort_all(why);
+    });
+  }
+
+  void abort_all(const std::string& why) {
+    m_abort = why;
+    m_sched_timer.cancel();
+    int64_t t = now();
+    auto not_sent = [&](size_t i) {
+      m_recs[i].error = "not sent: " + why;
+      m_recs[i].end_ns = t;
+    };
+    for (size_t i : m_pending) not_sent(i);
+    m_pending.clear();
+    for (; m_next < m_recs.size(); ++m_next) not_sent(m_next);
+    auto active = m_active;
+    for (auto& ex : active) stop(ex, "aborted: " + why);
+    maybe_done();
+  }
+
+  const load_options& m_opts;
+  const std::vector<std::string>& m_bodies;
+  std::vector<request_record>& m_recs;
+  asio::io_context m_io{1};
+  asio::steady_timer m_sched_timer, m_abort_timer;
+  tcp::endpoint m_endpoint;
+  std::string m_target, m_host_header, m_abort;
+  size_t m_next = 0;
+  int64_t m_in_flight = 0;
+  std::deque<size_t> m_pending;
+  std::vector<std::shared_ptr<connection>> m_idle;
+  std::vector<std::shared_ptr<exchange>> m_active;
+};
+
+}  // namespace
+
+status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records) {
+  if (bodies.size() != records.size()) return error(status_code::internal, "run_load: %zu bodies for %zu records", bodies.size(), records.size());
+  if (records.empty()) return ok_status();
+  runner r(opts, bodies, records);
+  return r.run();
+}
+
+status_or<http_response> http_call(const endpoint_url& url, const std::string& method, const std::string& target,
+                                   const std::string& body, double timeout_s) {
+  asio::io_context io(1);
+  MAGPIE_ASSIGN_OR_RETURN(tcp::endpoint ep, resolve(io, url));
+  beast::tcp_stream stream(io);
+  http::request<http::string_body> req(http::string_to_verb(method), url.base_path + target, 11);
+  req.set(http::field::host, strprintf("%s:%u", url.host.c_str(), url.port));
+  req.set(http::field::user_agent, "magpie");
+  if (!body.empty()) req.set(http::field::content_type, "application/json");
+  req.body() = body;
+  req.prepare_payload();
+  beast::flat_buffer buf;
+  http::response<http::string_body> res;
+  boost::system::error_code result;
+  bool done = false;
+  stream.expires_after(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
+  stream.async_connect(ep, [&](boost::system::error_code ec) {
+    if (ec) { result = ec; done = true; return; }
+    http::async_write(stream, req, [&](boost::system::error_code ec2, size_t) {
+      if (ec2) { result = ec2; done = true; return; }
+      http::async_read(stream, buf, res, [&](boost::system::error_code ec3, size_t) { result = ec3; done = true; });
+    });
+  });
+  io.run();
+  std::string what = method + " " + url.to_string() + target;
+  if (!done || result == beast::error::timeout)
+    return error(status_code::timeout, "%s: no answer within %.1f s", what.c_str(), timeout_s);
+  if (result) return error(status_code::unavailable, "%s: %s", what.c_str(), result.message().c_str());
+  http_response out;
+  out.status = static_cast<int>(res.result_int());
+  out.body = std::move(res.body());
+  out.content_type = std::string(res[http::field::content_type]);
+  return out;
+}
+
+}  // namespace magpie::serve

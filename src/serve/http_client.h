@@ -1,0 +1,61 @@
+// The HTTP side of the serving client: one event loop (Boost.Asio io_context on the calling
+// thread) driving pooled keep-alive HTTP/1.1 connections (Boost.Beast parser), every network
+// read stamped with CLOCK_MONOTONIC as it completes. Beast/Asio live only in http_client.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "serve/request.h"
+
+namespace magpie::serve {
+
+struct endpoint_url {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8000;
+  std::string base_path;  ///< path prefix without a trailing '/', e.g. "" or "/proxy"
+  std::string to_string() const;
+};
+
+/// Parses "http://host[:port][/prefix]" (https is rejected: plain HTTP only).
+status_or<endpoint_url> parse_base_url(const std::string& url);
+
+struct load_options {
+  endpoint_url url;
+  std::string path = "/v1/completions";  ///< appended to url.base_path
+  api_kind api = api_kind::completions;
+  int64_t max_concurrency = 0;           ///< requests in flight at most (0: unlimited)
+  double request_timeout_s = 0;          ///< per request, from its start (0: none)
+  size_t read_buffer_bytes = 1u << 20;   ///< body bytes taken per read
+  std::vector<std::pair<std::string, std::string>> headers;  ///< extra request headers
+  /// Polled every 20 ms; returning a non-empty reason stops the run: requests in flight and
+  /// not yet sent fail with that reason, finished ones are kept.
+  std::function<std::string()> abort_check;
+  /// Called after each request finishes (success or not), on the loop thread.
+  std::function<void(const request_record&)> on_done;
+};
+
+/// Sends bodies[i] for records[i] at records[i].scheduled_ns (monotonic; records sorted by it)
+/// and fills in the timing, status and stream fields. A status is returned only when the run
+/// cannot start (bad address); per-request failures are data in the records.
+status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records);
+
+struct http_response {
+  int status = 0;
+  std::string body;
+  std::string content_type;
+};
+
+/// One blocking request (for health checks, model lists, profiler control). Errors:
+/// unavailable (refused / reset), timeout.
+status_or<http_response> http_call(const endpoint_url& url, const std::string& method, const std::string& target,
+                                   const std::string& body, double timeout_s);
+
+/// Raises RLIMIT_NOFILE's soft limit to the hard limit; returns the new soft limit.
+uint64_t raise_open_file_limit();
+
+}  // namespace magpie::serve

@@ -1,0 +1,134 @@
+#include "serve/openai_stream.h"
+
+#include <rapidjson/document.h>
+
+namespace magpie::serve {
+
+namespace {
+
+std::string_view string_member(const rapidjson::Value& obj, const char* key) {
+  if (!obj.IsObject()) return {};
+  auto it = obj.FindMember(key);
+  if (it == obj.MemberEnd() || !it->value.IsString()) return {};
+  return {it->value.GetString(), it->value.GetStringLength()};
+}
+
+std::string error_message(const rapidjson::Document& d) {
+  auto it = d.FindMember("error");
+  if (it != d.MemberEnd() && !it->value.IsNull()) {
+    if (it->value.IsString()) return it->value.GetString();
+    std::string_view m = string_member(it->value, "message");
+    return m.empty() ? std::string("server error event") : std::string(m);
+  }
+  if (string_member(d, "object") == "error") {
+    std::string_view m = string_member(d, "message");
+    return m.empty() ? std::string("server error event") : std::string(m);
+  }
+  return {};
+}
+
+}  // namespace
+
+void openai_stream_decoder::on_body(std::string_view bytes, int64_t t_ns) {
+  m_events.clear();
+  m_parser.feed(bytes, m_events);
+  bool have_delivery = false;
+  for (const auto& ev : m_events) {
+    int64_t delta = on_event(ev);
+    if (delta == -2) continue;
+    ++m_result.content_events;
+    if (!have_delivery) {
+      m_result.deliveries.push_back({t_ns, static_cast<int32_t>(delta), 1});
+      have_delivery = true;
+      continue;
+    }
+    delivery& d = m_result.deliveries.back();
+    ++d.events;
+    ++m_result.coalesced_events;
+    d.tokens = (d.tokens < 0 || delta < 0) ? -1 : d.tokens + static_cast<int32_t>(delta);
+  }
+}
+
+int64_t openai_stream_decoder::on_event(const sse_event& ev) {
+  ++m_result.events;
+  std::string_view data = ev.data;
+  while (!data.empty() && (data.back() == ' ' || data.back() == '\n')) data.remove_suffix(1);
+  if (data == "[DONE]") {
+    m_result.done = true;
+    return -2;
+  }
+  if (data.empty()) return -2;
+  rapidjson::Document d;
+  d.Parse(data.data(), data.size());
+  if (d.HasParseError() || !d.IsObject()) {
+    if (m_result.error.empty())
+      m_result.error = "malformed SSE data: " + std::string(data.substr(0, 200));
+    return -2;
+  }
+  if (std::string err = error_message(d); !err.empty()) {
+    if (m_result.error.empty()) m_result.error = err;
+    return -2;
+  }
+  int64_t delta = -1;
+  auto usage = d.FindMember("usage");
+  if (usage != d.MemberEnd() && usage->value.IsObject()) {
+    auto pt = usage->value.FindMember("prompt_tokens");
+    if (pt != usage->value.MemberEnd() && pt->value.IsInt64()) m_result.prompt_tokens = pt->value.GetInt64();
+    auto ct = usage->value.FindMember("completion_tokens");
+    if (ct != usage->value.MemberEnd() && ct->value.IsInt64()) {
+      int64_t c = ct->value.GetInt64();
+      delta = c - m_usage_completion;
+      m_usage_completion = c;
+      m_result.completion_tokens = c;
+    }
+  }
+  auto choices = d.FindMember("choices");
+  std::string_view text;
+  bool role_only = false;
+  bool has_choices = choices != d.MemberEnd() && choices->value.IsArray() && !choices->value.Empty();
+  if (has_choices) {
+    const rapidjson::Value& c0 = choices->value[0];
+    if (m_kind == api_kind::completions) {
+      text = string_member(c0, "text");
+    } else if (c0.IsObject()) {
+      auto dl = c0.FindMember("delta");
+      if (dl != c0.MemberEnd() && dl->value.IsObject()) {
+        text = string_member(dl->value, "content");
+        if (text.empty()) text = string_member(dl->value, "reasoning_content");
+        if (text.empty()) text = string_member(dl->value, "reasoning");
+        role_only = text.empty() && !string_member(dl->value, "role").empty();
+      }
+    }
+    std::string_view fr = string_member(c0, "finish_reason");
+    if (!fr.empty()) m_result.finish_reason.assign(fr);
+  }
+  if (!text.empty()) {
+    m_result.text_chars += text.size();
+    if (m_keep_text) m_result.text.append(text);
+    return delta < 0 ? -1 : delta;
+  }
+  if (delta > 0 && has_choices) return delta;  // tokens whose text the server withheld (e.g. partial UTF-8)
+  if (role_only) ++m_result.role_only_events;
+  return -2;
+}
+
+int64_t output_token_count(const stream_result& r, std::string* source) {
+  if (r.completion_tokens >= 0) {
+    if (source) *source = "usage";
+    return r.completion_tokens;
+  }
+  int64_t sum = 0;
+  bool known = !r.deliveries.empty();
+  for (const auto& d : r.deliveries) {
+    if (d.tokens < 0) known = false;
+    sum += d.tokens;
+  }
+  if (known) {
+    if (source) *source = "usage_deltas";
+    return sum;
+  }
+  if (source) *source = "chunks";
+  return static_cast<int64_t>(r.content_events);
+}
+
+}  // namespace magpie::serve
