@@ -53,7 +53,7 @@ struct type_info<__half> {
   static storage convert(double v) {
     const uint16_t bits = detail::float_to_half_bits(static_cast<float>(v));
     storage s;
-    std::memcpy(&s, &bits, 2);
+    std::memcpy(static_cast<void*>(&s), &bits, 2);
     return s;
   }
 };
@@ -69,7 +69,7 @@ struct type_info<gpu_bfloat16> {
   static storage convert(double v) {
     const uint16_t bits = detail::float_to_bf16_bits(static_cast<float>(v));
     storage s;
-    std::memcpy(&s, &bits, 2);
+    std::memcpy(static_cast<void*>(&s), &bits, 2);
     return s;
   }
 };
@@ -81,7 +81,7 @@ namespace detail {
 /// Spins until the host sets *release, or until `timeout_ticks` of the device's global
 /// timer (CUDA: %globaltimer ns; HIP: wall_clock64 ticks) pass, then sets *timed_out.
 template <int Unused>
-__global__ void blocking_kernel(volatile int* release, volatile int* timed_out, unsigned long long timeout_ticks) {
+__global__ void spin_until_released(volatile int* release, volatile int* timed_out, unsigned long long timeout_ticks) {
   auto now = []() -> unsigned long long {
 #if defined(__HIPCC__)
     return wall_clock64();
@@ -281,7 +281,7 @@ class gpu_backend {
     reinterpret_cast<volatile int*>(m_host_flags)[0] = 0;
     reinterpret_cast<volatile int*>(m_host_flags)[1] = 0;
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    blocking_kernel<0><<<1, 1, 0, m_stream>>>(m_dev_flags, m_dev_flags + 1, m_timeout_ms * m_ticks_per_ms);
+    detail::spin_until_released<0><<<1, 1, 0, m_stream>>>(m_dev_flags, m_dev_flags + 1, m_timeout_ms * m_ticks_per_ms);
     gpu_check(MAGPIE_BENCH_GPU_API(GetLastError)(), "blocking kernel launch");
     return true;
 #else
