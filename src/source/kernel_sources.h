@@ -49,6 +49,10 @@ struct kernel_source_info {
   fs::path file;                    ///< absolute path of the definition (resolved only)
   int line = 0;                     ///< 1-based line of the definition (resolved only)
   std::vector<std::string> candidates;  ///< "$VAR/relpath:line" of every matching definition
+  /// Functors / host functions named in the template arguments (the op a generic TensorIterator
+  /// kernel runs), each "qualified::name=$VAR/relpath:line" when exactly one definition matches,
+  /// "qualified::name=" otherwise.
+  std::vector<std::string> functor_sources;
 };
 
 /// Names of the 15 CSV columns in Magpie's order.

@@ -1,0 +1,262 @@
+// Kernel classification rules (see classify.h). Each rule is a plain substring / prefix test;
+// the order below is the contract (documented in docs/source-mapping.md).
+#include "source/classify.h"
+
+#include <cctype>
+#include <initializer_list>
+
+#include "core/strings.h"
+
+namespace magpie::source {
+namespace {
+
+bool any_of(const std::string& s, std::initializer_list<std::string_view> needles) {
+  for (auto n : needles) if (contains(s, n)) return true;
+  return false;
+}
+bool starts_any(const std::string& s, std::initializer_list<std::string_view> prefixes) {
+  for (auto p : prefixes) if (starts_with(s, p)) return true;
+  return false;
+}
+
+/// "sm90_xmma_…", "sm80_…": an sm<digits>_ prefix.
+bool has_sm_prefix(const std::string& s) {
+  if (!starts_with(s, "sm") || s.size() < 5) return false;
+  size_t i = 2;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+  return i > 2 && i < s.size() && s[i] == '_';
+}
+
+struct category_rule {
+  const char* category;
+  std::initializer_list<std::string_view> keywords;
+};
+
+// Magpie's lists in Magpie's order, with NVIDIA/PyTorch spellings added; communication first.
+const category_rule k_categories[] = {
+    {"communication", {"nccl", "AllReduce", "AllGather", "ReduceScatter", "SendRecv", "Broadcast", "all_reduce",
+                       "cross_device_reduce", "custom_all_reduce"}},
+    {"attention", {"attention", "fmha", "Fmha", "unified_attention", "paged_attention", "flash_fwd", "flash_bwd",
+                   "FlashAttn", "flash_attn", "mha_", "_attn_", "attn_fwd", "attn_bwd", "sdpa", "mla_"}},
+    {"kv_cache", {"reshape_and_cache", "kv_cache", "KVCache", "paged_kv"}},
+    {"router", {"topk", "bitmatrix", "routing", "ragged_tensor", "MoeSorting", "moe_sorting", "topkGating",
+                "MoeGating", "moe_align"}},
+    {"moe_gemm", {"matmul_ogs", "_ogs_", "MoeFlatmm", "moe_flatmm", "MoeGemm", "moe_gemm", "moe"}},
+    {"gemm", {"Cijk_", "gemm", "Gemm", "GEMM", "wvSplitK", "wvSpltK", "DeviceGemmWmma", "matmul", "nvjet_", "gemv",
+              "xmma_", "cutlass_80_tensorop", "tensorop", "dot_kernel", "bmm"}},
+    {"layernorm", {"rmsnorm", "layernorm", "Rmsnorm", "Layernorm", "rms_norm", "layer_norm", "LayerNorm", "RMSNorm",
+                   "RowwiseMoments", "GroupNorm", "group_norm"}},
+    {"softmax", {"softmax", "Softmax", "SoftMax"}},
+    {"copy", {"copy", "Copy", "direct_copy", "Memcpy", "memcpy", "cat_array", "CatArray", "transpose"}},
+    {"elementwise", {"elementwise", "Fill", "FillFunctor", "vectorized_elementwise", "silu_and_mul", "gelu", "Gelu",
+                     "silu", "act_and_mul", "triton_poi_", "Memset", "memset"}},
+    {"indexing", {"index", "Index", "gather", "scatter", "embedding", "Embedding"}},
+    {"reduce", {"reduce", "Reduce", "argmax", "argmin", "sum_bitmatrix", "triton_red_", "triton_per_"}},
+    {"blit", {"rocclr_copy", "Blit", "blit", "__amd_rocclr"}},
+    {"annotation", {"execute_context", "## Call", "ProfilerStep"}},
+};
+
+/// dtype facts from template arguments and library names.
+void add_dtype_notes(const parsed_kernel_name& n, const std::string& lname, std::vector<std::string>* notes) {
+  std::vector<std::string> dtypes;
+  auto add = [&](const char* d) {
+    for (const auto& x : dtypes) if (x == d) return;
+    dtypes.emplace_back(d);
+  };
+  for (const auto& a : n.template_args) {
+    if (a == "float") add("fp32");
+    else if (a == "double") add("fp64");
+    else if (a == "c10::Half" || a == "__half" || a == "half") add("fp16");
+    else if (a == "c10::BFloat16" || a == "__nv_bfloat16" || a == "__hip_bfloat16") add("bf16");
+    else if (a == "signed char" || a == "char" || a == "unsigned char" || a == "c10::Float8_e4m3fn") add("8-bit");
+  }
+  for (auto [tag, d] : {std::pair{"bf16", "bf16"}, {"fp16", "fp16"}, {"f16", "fp16"}, {"fp32", "fp32"},
+                        {"f32", "fp32"}, {"tf32", "tf32"}, {"fp8", "fp8"}, {"e4m3", "fp8"}, {"int8", "int8"},
+                        {"sgemm", "fp32"}, {"hgemm", "fp16"}, {"mxfp4", "mxfp4"}}) {
+    if (contains(lname, tag)) add(d);
+  }
+  if (!dtypes.empty()) notes->push_back("dtype: " + join(dtypes, ","));
+}
+
+/// "128x256x64" style tile sizes and "_tn"/"_nt" layouts in library kernel names.
+void add_shape_notes(const std::string& s, std::vector<std::string>* notes) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i])) || (i > 0 && std::isalnum(static_cast<unsigned char>(s[i - 1]))))
+      continue;
+    size_t j = i;
+    int groups = 0;
+    while (j < s.size()) {
+      size_t k = j;
+      while (k < s.size() && std::isdigit(static_cast<unsigned char>(s[k]))) ++k;
+      if (k == j) break;
+      ++groups;
+      j = k;
+      if (j < s.size() && s[j] == 'x' && j + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[j + 1]))) ++j;
+      else break;
+    }
+    if (groups >= 2) {
+      notes->push_back("tile: " + s.substr(i, j - i));
+      break;
+    }
+  }
+  for (std::string_view lay : {"_nn", "_nt", "_tn", "_tt", "_NN", "_NT", "_TN", "_TT"}) {
+    size_t p = s.find(lay);
+    if (p != std::string::npos && (p + 3 == s.size() || s[p + 3] == '_')) {
+      notes->push_back("layout: " + to_lower(lay.substr(1)));
+      break;
+    }
+  }
+}
+
+void set_unsupported(kernel_class* c, const char* kind, const char* error, const char* hint) {
+  c->kind = kind;
+  c->mode = lookup_mode::none;
+  c->unsupported_error = error;
+  if (hint && *hint) c->notes.emplace_back(hint);
+}
+
+/// Closed-source, generated or non-kernel names. Returns true when it classified `c`.
+bool classify_unsupported(const parsed_kernel_name& n, const std::string& s, kernel_class* c) {
+  if (starts_any(s, {"execute_context", "## Call", "ProfilerStep", "## "})) {
+    set_unsupported(c, "annotation", "not_a_kernel", "profiler annotation, not a kernel");
+    c->category = "annotation";
+    return true;
+  }
+  if (starts_any(s, {"Memcpy ", "Memset ", "cudaMemcpy", "cudaMemset", "hipMemcpy", "hipMemset", "__amd_rocclr_",
+                     "MEMORY_COPY_", "Memcpy", "Memset"})) {
+    set_unsupported(c, "runtime", "runtime_operation", "driver/runtime copy or fill, no kernel source");
+    return true;
+  }
+  if (starts_with(s, "Cijk_")) {
+    set_unsupported(c, "tensile_gemm", "tensile_generated_kernel",
+                    "generated by Tensile from rocBLAS/hipBLASLt logic files; no single source definition");
+    return true;
+  }
+  std::string low = to_lower(s);
+  if (contains(low, "cudnn") || (has_sm_prefix(s) && any_of(s, {"fprop", "dgrad", "wgrad"})) ||
+      any_of(s, {"implicit_convolve_sgemm", "fft2d_r2c", "fft2d_c2r", "conv2d_grouped_direct", "nchwToNhwc",
+                 "nhwcToNchw", "precomputed_convolve_sgemm", "scudnn", "cudnn::"})) {
+    set_unsupported(c, "cudnn", "closed_source_library", "cuDNN kernel (closed source)");
+    return true;
+  }
+  if (starts_with(s, "nvjet_")) {
+    set_unsupported(c, "nvjet", "closed_source_library", "cuBLAS/cuBLASLt nvjet kernel (closed source)");
+    return true;
+  }
+  if (starts_with(s, "cutlass_") || (starts_with(n.qualified_name, "cutlass::Kernel") && !n.template_args.empty() &&
+                                     starts_with(n.template_args[0], "cutlass_"))) {
+    set_unsupported(c, "cutlass", "closed_source_library", "CUTLASS instance compiled into cuBLAS (closed source)");
+    return true;
+  }
+  if (has_sm_prefix(s) || starts_any(s, {"ampere_", "volta_", "turing_", "maxwell_", "hopper_", "gemv2", "gemvx",
+                                         "gemmk1_kernel", "gemmSN_", "splitKreduce_kernel", "cublas", "void gemv2",
+                                         "void gemmSN", "void splitKreduce", "void gemmk1", "void cublas"}) ||
+      any_of(s, {"_cublas", "cublasLt", "cublas::"})) {
+    set_unsupported(c, "cublas", "closed_source_library", "cuBLAS kernel (closed source)");
+    return true;
+  }
+  return false;
+}
+
+/// Open-source kinds looked up as C++ definitions.
+const char* cpp_kind(const parsed_kernel_name& n, const std::string& s) {
+  if (any_of(s, {"wvSplitK", "wvSpltK", "DeviceGemmWmma"})) return "hip_cpp";
+  if (starts_with(n.original, "_ZN5aiter") || contains(s, "aiter::")) return "aiter";
+  if (starts_with(n.original, "_ZN7sgl_hip") ||
+      any_of(s, {"sgl_hip::", "sgl_kernel::", "write_req_to_token_pool", "create_flashinfer_kv_indices", "flashinfer",
+                 "future_token_ids", "kn_get_mla_metadata", "clamp_position", "compute_position",
+                 "set_mla_kv_buffer"}))
+    return "sglang";
+  if (starts_with(n.original, "_ZN7ck_tile") || contains(s, "ck_tile::")) return "ck_tile";
+  if (starts_with(n.qualified_name, "ck::")) return "ck";
+  if (any_of(s, {"flash_fwd", "flash_bwd", "flash::", "FlashAttn", "flash_attn", "pytorch_flash::"})) return "flash_attn";
+  if (starts_with(n.qualified_name, "vllm::") || contains(s, "vllm::")) return "vllm";
+  if (starts_with(n.qualified_name, "at::") || starts_with(n.qualified_name, "void at::") ||
+      contains(s, "at::native::") || starts_with(n.qualified_name, "c10::") ||
+      starts_with(n.qualified_name, "at_cuda_detail::"))
+    return "aten_native";
+  if (starts_with(n.base_name, "nccl")) return "nccl";
+  if (starts_with(n.qualified_name, "cutlass::")) return "cutlass";
+  return nullptr;
+}
+
+const char* repo_hint_for(const std::string& kind) {
+  if (kind == "aten_native") return "pass a pytorch checkout (github.com/pytorch/pytorch)";
+  if (kind == "inductor")
+    return "pass the inductor output dir (TORCHINDUCTOR_CACHE_DIR, default /tmp/torchinductor_<user>, or the "
+           "TORCH_COMPILE_DEBUG=1 torch_compile_debug/ dir)";
+  if (kind == "triton_jit" || kind == "unknown")
+    return "pass the repository that defines the kernel (e.g. your project, triton, vllm, sglang)";
+  if (kind == "flash_attn")
+    return "pass flash-attention (github.com/Dao-AILab/flash-attention) or pytorch (bundles it under "
+           "aten/src/ATen/native/transformers/cuda/flash_attn)";
+  if (kind == "vllm") return "pass a vllm checkout (github.com/vllm-project/vllm)";
+  if (kind == "sglang") return "pass an sglang checkout (github.com/sgl-project/sglang, sgl-kernel/)";
+  if (kind == "nccl") return "pass an nccl checkout built once (kernels are generated under build/obj/device/gensrc)";
+  if (kind == "aiter") return "pass an aiter checkout (github.com/ROCm/aiter)";
+  if (kind == "ck" || kind == "ck_tile") return "pass composable_kernel (github.com/ROCm/composable_kernel)";
+  if (kind == "hip_cpp") return "pass a vllm checkout (csrc/rocm) or the project defining the HIP kernel";
+  if (kind == "cutlass") return "pass the project instantiating the CUTLASS kernel (and cutlass itself)";
+  return "pass the repository that defines the kernel";
+}
+
+}  // namespace
+
+std::string categorize(const std::string& text) {
+  for (const auto& rule : k_categories) {
+    if (any_of(text, rule.keywords)) return rule.category;
+  }
+  return "unknown";
+}
+
+std::string error_prefix(const std::string& kind) {
+  if (kind == "triton_jit") return "triton";
+  if (kind == "unknown" || kind.empty()) return "";
+  return kind;
+}
+
+kernel_class classify_kernel(const parsed_kernel_name& n) {
+  kernel_class c;
+  const std::string& s = n.demangled;
+  // Categories look at the name and template arguments, not the parameter list.
+  c.category = categorize(n.is_cpp_signature ? n.normalized : s);
+  std::string lname = to_lower(n.base_name.empty() ? s : n.base_name);
+  if (classify_unsupported(n, s, &c)) {
+    add_dtype_notes(n, to_lower(s), &c.notes);
+    add_shape_notes(s, &c.notes);
+    if (c.kind == "cublas" || c.kind == "nvjet" || c.kind == "cutlass") c.category = c.category == "unknown" ? "gemm" : c.category;
+    return c;
+  }
+  c.symbol = n.base_name;
+  c.scopes = n.scopes;
+  c.param_count = n.param_count;
+  if (c.symbol.empty()) {
+    c.kind = "unknown";
+    c.mode = lookup_mode::none;
+    c.unsupported_error = "name_not_parseable";
+    c.notes.emplace_back("no function name could be extracted");
+    return c;
+  }
+  bool inductor = starts_with(c.symbol, "triton_") && contains(c.symbol, "_fused_");
+  if (inductor) {
+    c.kind = "inductor";
+    c.mode = lookup_mode::python;
+    c.notes.emplace_back("torch.compile generated");
+  } else if (const char* k = cpp_kind(n, s)) {
+    c.kind = k;
+    c.mode = lookup_mode::cpp;
+  } else if (!n.is_cpp_signature && is_identifier(s)) {
+    c.kind = "unknown";  // plain identifier: a Triton kernel or an extern "C" CUDA kernel
+    c.mode = lookup_mode::any;
+  } else {
+    c.kind = "cuda_cpp";
+    c.mode = lookup_mode::cpp;
+  }
+  c.repo_hint = repo_hint_for(c.kind);
+  if (!n.scopes.empty()) c.notes.push_back("namespace: " + join(n.scopes, "::"));
+  for (const auto& f : n.functors) c.notes.push_back("functor: " + f);
+  add_dtype_notes(n, lname, &c.notes);
+  return c;
+}
+
+}  // namespace magpie::source

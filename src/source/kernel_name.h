@@ -1,0 +1,48 @@
+// Kernel-name parsing: Itanium demangling and a structural split of a demangled C++
+// signature into return type, qualified name, template arguments and parameters.
+// Hand-written scanners (no regex): linear time, bounded recursion, safe on long names.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace magpie::source {
+
+/// abi::__cxa_demangle for "_Z…" names (also "__Z…" and with a ".kd"/".cloned" suffix removed
+/// first); other names are returned unchanged. Never throws; a failed demangle returns `name`.
+std::string demangle(std::string_view name);
+
+/// Removes decoration that is not part of the function identity: trailing " [clone .kd]",
+/// ".kd"/".k.d", GCC clone suffixes (".constprop.0", ".isra.0", ".part.1", ".cold"),
+/// leading/trailing whitespace.
+std::string strip_clone_suffixes(std::string_view name);
+
+struct parsed_kernel_name {
+  std::string original;    ///< as given
+  std::string demangled;   ///< after demangle + strip_clone_suffixes
+  bool is_cpp_signature = false;  ///< has a C++ shape (qualified name, <…> or (…))
+  std::string return_type;        ///< "void" for kernels; "" when absent
+  std::string qualified_name;     ///< "at::native::vectorized_elementwise_kernel" (no <…>)
+  std::vector<std::string> scopes;  ///< {"at","native"}; "(anonymous namespace)" kept as is
+  std::string base_name;          ///< last component: "vectorized_elementwise_kernel"
+  std::vector<std::string> template_args;  ///< top-level, trimmed
+  int param_count = -1;           ///< top-level parameters; -1 when no parameter list
+  /// Host functions whose lambdas/functors appear in the template arguments, outermost
+  /// first, qualified ("at::native::GeluCUDAKernelImpl"). Lambda and operator() noise removed.
+  std::vector<std::string> functors;
+  /// Display form: qualified name + "<…>" with lambdas collapsed to "{lambda}".
+  std::string normalized;
+};
+
+/// Parses one kernel name. Never fails: unparseable names have is_cpp_signature == false and
+/// base_name == demangled when it is a plain identifier, else "".
+parsed_kernel_name parse_kernel_name(std::string_view name);
+
+/// True for [A-Za-z_][A-Za-z0-9_]*.
+bool is_identifier(std::string_view s);
+
+/// Splits `s` on `sep` at nesting depth 0 of (), <>, [], {} (trimmed parts; empty input → {}).
+std::vector<std::string> split_top_level(std::string_view s, char sep);
+
+}  // namespace magpie::source

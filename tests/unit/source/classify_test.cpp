@@ -1,0 +1,85 @@
+#include "source/classify.h"
+
+#include <gtest/gtest.h>
+
+namespace magpie::source {
+namespace {
+
+kernel_class cls(const std::string& name) { return classify_kernel(parse_kernel_name(name)); }
+
+TEST(Classify, NvidiaLibrariesAreUnsupportedClosedSource) {
+  auto nvjet = cls("nvjet_sm90_tst_64x8_64x16_4x1_v_bz_splitK_TNT");
+  EXPECT_EQ(nvjet.kind, "nvjet");
+  EXPECT_EQ(nvjet.category, "gemm");
+  EXPECT_EQ(nvjet.mode, lookup_mode::none);
+  EXPECT_EQ(nvjet.unsupported_error, "closed_source_library");
+  EXPECT_EQ(cls("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_execute_kernel__5x_cublas").kind, "cublas");
+  EXPECT_EQ(cls("ampere_sgemm_128x64_tn").kind, "cublas");
+  auto split = cls("void cublasLt::splitKreduce_kernel<32, 16, int, float, __nv_bfloat16, float>(cublasLt::cublasSplitKParams<float>, float const*)");
+  EXPECT_EQ(split.kind, "cublas");
+  auto cutlass = cls("void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_tn_align1>(cutlass_80_simt_sgemm_128x32_8x5_tn_align1::Params)");
+  EXPECT_EQ(cutlass.kind, "cutlass");
+  EXPECT_EQ(cutlass.mode, lookup_mode::none);
+  auto cudnn = cls("cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64_4x1x1_cga1x1x1_kernel0_0");
+  EXPECT_EQ(cudnn.kind, "cudnn");
+  EXPECT_EQ(cudnn.category, "attention");
+  EXPECT_EQ(cls("sm80_xmma_fprop_implicit_gemm_f16f16_f16f32_f32_nhwckrsc_nhwc").kind, "cudnn");
+}
+
+TEST(Classify, NotesCarryTileLayoutAndDtype) {
+  auto c = cls("ampere_bf16_s16816gemm_bf16_128x64_ldg8_f2f_stages_64x4_tn");
+  std::string notes;
+  for (auto& n : c.notes) notes += n + ";";
+  EXPECT_NE(notes.find("dtype: bf16"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("tile: 128x64"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("layout: tn"), std::string::npos) << notes;
+}
+
+TEST(Classify, OpenSourceKindsAndCategories) {
+  auto aten = cls("void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>)");
+  EXPECT_EQ(aten.kind, "aten_native");
+  EXPECT_EQ(aten.category, "reduce");
+  EXPECT_EQ(aten.mode, lookup_mode::cpp);
+  EXPECT_EQ(aten.symbol, "reduce_kernel");
+  EXPECT_EQ(aten.param_count, 1);
+  EXPECT_EQ(cls("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)").category, "softmax");
+  EXPECT_EQ(cls("void at::native::(anonymous namespace)::CatArrayBatchedCopy<int, unsigned int, 4, 64, 64>(int*, int, unsigned int)").category, "copy");
+  auto ind = cls("triton_poi_fused_mul_silu_0");
+  EXPECT_EQ(ind.kind, "inductor");
+  EXPECT_EQ(ind.mode, lookup_mode::python);
+  EXPECT_EQ(ind.category, "elementwise");
+  EXPECT_EQ(cls("triton_red_fused__to_copy_mean_pow_1").category, "copy");  // Magpie's order: copy before reduce
+  EXPECT_EQ(cls("triton_per_fused_sum_2").category, "reduce");
+  auto plain = cls("residual_scale_kernel");
+  EXPECT_EQ(plain.kind, "unknown");
+  EXPECT_EQ(plain.mode, lookup_mode::any);
+  EXPECT_EQ(cls("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4, false, false, cutlass::half_t>, false, true>(Flash_fwd_params)").kind, "flash_attn");
+  EXPECT_EQ(cls("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 64, 4>>(Flash_fwd_params)").category, "attention");
+  auto nccl = cls("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)");
+  EXPECT_EQ(nccl.kind, "nccl");
+  EXPECT_EQ(nccl.category, "communication");
+  EXPECT_EQ(cls("void vllm::rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, c10::BFloat16 const*, float, int, int)").kind, "vllm");
+  EXPECT_EQ(cls("void vllm::rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, int)").category, "layernorm");
+  EXPECT_EQ(cls("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0").kind, "tensile_gemm");
+  EXPECT_EQ(cls("void ck_tile::kentry<64, 1, ck_tile::Rmsnorm2dFwd<float>>(int)").kind, "ck_tile");
+  EXPECT_EQ(cls("_ZN5aiter10rms_norm_fEv").kind, "aiter");
+  EXPECT_EQ(cls("void my_project::saxpy<float>(float*, float const*, int)").kind, "cuda_cpp");
+}
+
+TEST(Classify, NonKernels) {
+  EXPECT_EQ(cls("Memset (Device)").kind, "runtime");
+  EXPECT_EQ(cls("Memcpy HtoD (Pageable -> Device)").unsupported_error, "runtime_operation");
+  auto a = cls("execute_context_0(1)_generation_0(0)");
+  EXPECT_EQ(a.kind, "annotation");
+  EXPECT_EQ(a.category, "annotation");
+  EXPECT_EQ(cls("").unsupported_error, "name_not_parseable");
+}
+
+TEST(Classify, ErrorPrefix) {
+  EXPECT_EQ(error_prefix("triton_jit"), "triton");
+  EXPECT_EQ(error_prefix("unknown"), "");
+  EXPECT_EQ(error_prefix("aten_native"), "aten_native");
+}
+
+}  // namespace
+}  // namespace magpie::source

@@ -1,0 +1,156 @@
+#include "source/kernel_sources.h"
+
+#include <gtest/gtest.h>
+
+#include "core/fs.h"
+#include "source/git_info.h"
+
+namespace magpie::source {
+namespace {
+
+const fs::path k_fixtures = fs::path(MAGPIE_TEST_SOURCE_DIR) / "tests/fixtures/kernel_sources";
+
+std::vector<kernel_source_info> map(const std::vector<std::string>& names, const std::vector<fs::path>& roots) {
+  auto r = find_kernel_sources(names, roots);
+  EXPECT_TRUE(r.ok()) << r.get_status().to_string();
+  return r.ok() ? *r : std::vector<kernel_source_info>{};
+}
+
+TEST(KernelSources, ResolvesAtenKernelToFileLineWithFunctor) {
+  auto r = map({"void at::native::vectorized_elementwise_kernel<4, at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)"
+                "::{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, "
+                "std::array<char*, 2ul> >(int, at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::"
+                "operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>)"},
+               {k_fixtures / "pytorch"});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, "aten_native");
+  EXPECT_EQ(r[0].source_resolution, "resolved");
+  EXPECT_EQ(r[0].source_error, "");
+  EXPECT_EQ(r[0].source_repo, "pytorch");
+  EXPECT_EQ(r[0].source_file, "$PYTORCH_DIR/aten/src/ATen/native/cuda/CUDALoops.cuh:14");
+  EXPECT_EQ(r[0].line, 14);
+  EXPECT_DOUBLE_EQ(r[0].confidence, 1.0);
+  ASSERT_EQ(r[0].functor_sources.size(), 1u);
+  EXPECT_EQ(r[0].functor_sources[0],
+            "at::native::rsqrt_kernel_cuda=$PYTORCH_DIR/aten/src/ATen/native/cuda/UnaryOpsKernel.cu:4");
+  EXPECT_TRUE(r[0].upstream_url.empty());  // no .git in the fixture root: no guessed URL
+}
+
+TEST(KernelSources, AnonymousNamespaceDuplicatesAcrossFilesAreAmbiguous) {
+  auto r = map({"void (anonymous namespace)::elementwise_kernel_with_index<int, at::native::arange_cuda_out(c10::Scalar "
+                "const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() const::"
+                "{lambda(long)#1}>(int, at::native::arange_cuda_out(c10::Scalar const&, c10::Scalar const&, c10::Scalar "
+                "const&, at::Tensor&)::{lambda()#1}::operator()() const::{lambda(long)#1}, float*)"},
+               {k_fixtures / "pytorch"});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].source_resolution, "unresolved");
+  EXPECT_EQ(r[0].source_error, "aten_native_source_ambiguous");
+  EXPECT_TRUE(r[0].source_file.empty());
+  EXPECT_DOUBLE_EQ(r[0].confidence, 0.0);
+  ASSERT_EQ(r[0].candidates.size(), 2u);
+  // A user kernel of the same shape without ATen types is a plain CUDA kernel.
+  auto u = map({"void (anonymous namespace)::elementwise_kernel_with_index<int, float>(int, float, float*)"},
+               {k_fixtures / "pytorch"});
+  EXPECT_EQ(u[0].source_error, "cuda_cpp_source_ambiguous");
+}
+
+TEST(KernelSources, NotFoundUnsupportedAndNoRoots) {
+  auto r = map({"void at::native::missing_kernel<1>(int)", "nvjet_sm90_tst_8x64_64x16_2x1_v_bz_TNN", "Memset (Device)"},
+               {k_fixtures / "pytorch"});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].source_resolution, "unresolved");
+  EXPECT_EQ(r[0].source_error, "aten_native_source_not_found");
+  EXPECT_NE(r[0].notes.find("pytorch"), std::string::npos);
+  EXPECT_EQ(r[1].source_resolution, "unsupported");
+  EXPECT_EQ(r[1].source_error, "closed_source_library");
+  EXPECT_EQ(r[2].source_resolution, "unsupported");
+  EXPECT_EQ(r[2].source_error, "runtime_operation");
+
+  auto none = map({"void at::native::reduce_kernel<512, 1, R>(R)"}, {});
+  EXPECT_EQ(none[0].source_resolution, "unresolved");
+  EXPECT_EQ(none[0].source_error, "no_repo_for_kind");
+  EXPECT_NE(none[0].notes.find("pass a pytorch checkout"), std::string::npos);
+}
+
+TEST(KernelSources, DeclarationsLoseToDefinitionsAndDeclOnlyIsLowConfidence) {
+  auto r = map({"void at::native::reduce_kernel_declared_only<R>(R)"}, {k_fixtures / "pytorch"});
+  EXPECT_EQ(r[0].source_resolution, "resolved");
+  EXPECT_DOUBLE_EQ(r[0].confidence, 0.5);
+  EXPECT_NE(r[0].notes.find("only declarations"), std::string::npos);
+}
+
+TEST(KernelSources, InductorCopiesCollapseAndDifferentBodiesAreAmbiguous) {
+  auto r = map({"triton_poi_fused_mul_silu_0", "triton_poi_fused_add_0", "triton_poi_fused_nope_9"},
+               {k_fixtures / "inductor_cache"});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].kind, "inductor");
+  EXPECT_EQ(r[0].source_resolution, "resolved");
+  EXPECT_EQ(r[0].source_file, "$INDUCTOR_CACHE_DIR/ab/cabx7kq2mz3.py:18");
+  EXPECT_NE(r[0].notes.find("1 identical copy ignored"), std::string::npos) << r[0].notes;
+  EXPECT_EQ(r[1].source_resolution, "unresolved");
+  EXPECT_EQ(r[1].source_error, "inductor_source_ambiguous");
+  EXPECT_EQ(r[2].source_error, "inductor_source_not_found");
+}
+
+TEST(KernelSources, TritonKernelsResolveWithTestAndBaselineRouting) {
+  auto r = map({"_rms_norm_fwd_kernel", "_fwd_kernel", "_rms_norm_fwd_kernel_0d1d2d3de", "residual_scale_kernel"},
+               {k_fixtures / "vllm_like", fs::path(MAGPIE_TEST_SOURCE_DIR) / "examples/traces"});
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].kind, "triton_jit");
+  EXPECT_EQ(r[0].source_file, "$VLLM_LIKE_DIR/vllm/ops/rms_norm_triton.py:14");
+  EXPECT_EQ(r[0].test_file, "$VLLM_LIKE_DIR/tests/kernels/test_rms_norm.py");
+  EXPECT_EQ(r[0].test_cmd, "cd $VLLM_LIKE_DIR && python -m pytest -q tests/kernels/test_rms_norm.py");
+  EXPECT_EQ(r[0].baseline_ref_symbol, "ref_rms_norm");
+  EXPECT_EQ(r[0].baseline_ref_kind, "eager_fn");
+  EXPECT_EQ(r[1].source_resolution, "unresolved");
+  EXPECT_EQ(r[1].source_error, "triton_source_ambiguous");
+  EXPECT_EQ(r[2].source_resolution, "resolved");  // unique token-boundary prefix
+  EXPECT_DOUBLE_EQ(r[2].confidence, 0.7);
+  EXPECT_EQ(r[3].kind, "triton_jit");
+  EXPECT_EQ(r[3].source_file, "$TRACES_DIR/gen_trace.py:21");
+}
+
+TEST(KernelSources, BadRootsAreErrors) {
+  EXPECT_FALSE(find_kernel_sources({"x"}, {k_fixtures / "does-not-exist"}).ok());
+  EXPECT_FALSE(find_kernel_sources({"x"}, {k_fixtures / "README.md"}).ok());
+}
+
+TEST(KernelSources, CsvColumnsAndPreamble) {
+  ASSERT_EQ(kernel_source_csv_columns().size(), 15u);
+  EXPECT_EQ(kernel_source_csv_columns().front(), "kind");
+  EXPECT_EQ(kernel_source_csv_columns().back(), "source_error");
+  kernel_source_info i;
+  i.kind = "k";
+  i.source_error = "e";
+  auto row = kernel_source_csv_row(i);
+  ASSERT_EQ(row.size(), 15u);
+  EXPECT_EQ(row.front(), "k");
+  EXPECT_EQ(row.back(), "e");
+  auto pre = kernel_source_csv_preamble({k_fixtures / "pytorch", k_fixtures / "vllm_like"}, "G", "U");
+  ASSERT_EQ(pre.size(), 6u);
+  EXPECT_EQ(pre[0], "# Repository Path Mappings:");
+  EXPECT_EQ(pre[1], "# Base directory: " + k_fixtures.lexically_normal().generic_string());
+  EXPECT_EQ(pre[2], "# $PYTORCH_DIR=./pytorch");
+  EXPECT_EQ(pre[5], "# Warning: columns G-U from find_kernel_sources are experimental.");
+}
+
+TEST(GitInfo, RemoteUrlForms) {
+  EXPECT_EQ(normalize_remote_url("git@github.com:pytorch/pytorch.git"), "https://github.com/pytorch/pytorch");
+  EXPECT_EQ(normalize_remote_url("https://github.com/vllm-project/vllm.git/"), "https://github.com/vllm-project/vllm");
+  EXPECT_EQ(normalize_remote_url("ssh://git@github.com:22/org/repo.git"), "https://github.com/org/repo");
+  EXPECT_EQ(normalize_remote_url("/local/path"), "");
+}
+
+TEST(GitInfo, UpstreamUrlFromGitDirectory) {
+  auto tmp = make_temp_dir(fs::temp_directory_path(), "magpie_git_");
+  ASSERT_TRUE(tmp.ok());
+  scoped_dir cleanup(*tmp);
+  fs::create_directories(*tmp / ".git/refs/heads");
+  ASSERT_TRUE(write_file_atomic(*tmp / ".git/HEAD", "ref: refs/heads/main\n").ok());
+  ASSERT_TRUE(write_file_atomic(*tmp / ".git/refs/heads/main", std::string(40, 'a') + "\n").ok());
+  ASSERT_TRUE(write_file_atomic(*tmp / ".git/config", "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = git@github.com:org/repo.git\n").ok());
+  EXPECT_EQ(upstream_url(*tmp, "src/k.cu", 12), "https://github.com/org/repo/blob/" + std::string(40, 'a') + "/src/k.cu#L12");
+}
+
+}  // namespace
+}  // namespace magpie::source
