@@ -1,0 +1,191 @@
+#include "cli/kernel_cli.h"
+
+#include <cstdio>
+
+#include "core/log.h"
+#include "core/strings.h"
+#include "kernel/evaluate.h"
+
+namespace magpie::cli {
+
+void add_kernel_flags(arg_parser& p, bool compare) {
+  p.add_positional("kernels", "kernel source files (each becomes one kernel entry)", true);
+  p.add_value("--kernel-config", "-k", "FILE", "kernel YAML (Magpie's schema: kernel/kernels, reference, correctness, performance)");
+  p.add_value("--testcase", "-t", "CMD", "testcase command for positional kernels (whitespace split, no shell)");
+  p.add_value("--type", "", "TYPE", "kernel type of positional kernels (default: hip, as Magpie)",
+              {"hip", "cuda", "pytorch", "torch", "py", "triton", "host"});
+  p.add_value("--compile-cmd", "", "CMD", "compile command for positional kernels (whitespace split)");
+  p.add_bool("--no-perf", "", "skip the performance stage (correctness only)");
+  p.add_value("--output-dir", "-o", "DIR", "results directory; a workspace <mode>[_<label>]_<YYYYmmdd_HHMMSS>/ is made in it (default ./results)");
+  if (compare) p.add_value("--baseline", "", "N", "index of the baseline kernel, speedups are relative to it (default 0)");
+  const std::string c = "correctness (ours)";
+  p.add_value("--reference", "", "FILE", "reference implementation source (same --type) whose outputs every kernel must match", {}, c);
+  p.add_value("--seed", "", "N", "run seed for the trial inputs (default: fresh random each run; printed in the report)", {}, c);
+  p.add_value("--trials", "", "N", "seeded correctness trials per kernel (default 5)", {}, c);
+  p.add_value("--atol", "", "X", "absolute tolerance for every float dtype (default fp32 1e-4, fp16/bf16 1e-2)", {}, c);
+  p.add_value("--rtol", "", "X", "relative tolerance for every float dtype (default fp32 1e-4, fp16/bf16 1e-2)", {}, c);
+  p.add_value("--correctness-method", "", "M", "auto: compare outputs when the harness writes them; exit_code: Magpie's mode",
+              {"auto", "outputs", "exit_code"}, c);
+  const std::string t = "timing policy (ours, nvbench-style)";
+  p.add_value("--warmup", "", "N", "untimed launches before sampling (default 10)", {}, t);
+  p.add_value("--min-samples", "", "N", "minimum samples (default 10)", {}, t);
+  p.add_value("--max-noise", "", "PCT", "stop when relative stdev < PCT percent (default 0.5)", {}, t);
+  p.add_value("--min-time", "", "S", "measured seconds required before the noise test may stop sampling (default 0.5)", {}, t);
+  p.add_value("--max-time", "", "S", "sampling budget in wall-clock seconds (default 15)", {}, t);
+  p.add_bool("--hot", "", "do not flush the L2 / last-level cache before each sample (default: cold)", t);
+  p.add_value("--profiler", "", "BACKEND", "profiler backend (default auto: ncu for CUDA when present)",
+              {"auto", "ncu", "cupti", "none", "rocprof_compute"}, t);
+  p.add_bool("--json", "", "print the report JSON on stdout instead of the text summary");
+  p.set_epilog(
+      "Times are reported in nanoseconds in JSON (stats_ns) and with units in text. Correctness compares every\n"
+      "output with the reference's (compare: the baseline, unless a 'reference:' entry is given) on fresh seeded\n"
+      "inputs: |candidate - reference| <= atol + rtol*|reference| per element; shape/dtype/NaN-pattern mismatches,\n"
+      "degenerate outputs and input mutation fail. Exit code: analyze 1 if any kernel is not correct; compare 0\n"
+      "unless the run could not be made (as Magpie).");
+}
+
+namespace {
+
+status apply_framework_config(const fs::path& path, kernel::eval_request* req) {
+  if (path.empty()) return ok_status();
+  if (!fs::exists(path)) return ok_status();  // Magpie: a missing framework config is {}
+  MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
+  json j = root.to_json();
+  if (!j.is_object()) return ok_status();
+  if (j.contains("compiling") && j["compiling"].is_object())
+    req->enable_default_compile = json_bool(j["compiling"], "enable_default_compile", req->enable_default_compile);
+  if (j.contains("performance") && j["performance"].is_object()) {
+    const json& p = j["performance"];
+    req->performance.timeout_s = json_number(p, "timeout_seconds", req->performance.timeout_s);
+    if (p.contains("ncu") && p["ncu"].is_object() && p["ncu"].contains("args") && p["ncu"]["args"].is_array())
+      for (const auto& a : p["ncu"]["args"])
+        if (a.is_string() && a != "--target-processes" && a != "all") req->performance.ncu_args.push_back(a);
+  }
+  if (j.contains("output") && j["output"].is_object()) req->output_dir = json_string(j["output"], "directory", req->output_dir.string());
+  return ok_status();
+}
+
+kernel::kernel_spec spec_from_file(const std::string& file, const std::string& id, kernel::kernel_type type,
+                                   const arg_parser& p) {
+  kernel::kernel_spec k;
+  fs::path f = absolute_path(file);
+  k.id = id;
+  k.type = type;
+  k.source_files = {f.string()};
+  k.working_dir = f.parent_path();
+  if (p.has("--testcase")) k.testcase_command = command_from_string(p.value("--testcase"));
+  if (p.has("--compile-cmd")) k.compile_command = command_from_string(p.value("--compile-cmd"));
+  k.origin = "cli";
+  return k;
+}
+
+status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
+  auto num = [&](const char* flag, double* out) -> status {
+    if (!p.has(flag)) return ok_status();
+    MAGPIE_ASSIGN_OR_RETURN(*out, p.number(flag, *out));
+    return ok_status();
+  };
+  if (p.has("--seed")) {
+    MAGPIE_ASSIGN_OR_RETURN(int64_t s, p.integer("--seed", 0));
+    req->correctness.seed = static_cast<uint64_t>(s);
+  }
+  if (p.has("--trials")) {
+    MAGPIE_ASSIGN_OR_RETURN(int64_t t, p.integer("--trials", 5));
+    if (t < 1) return invalid_argument("--trials must be >= 1");
+    req->correctness.trials = static_cast<int>(t);
+  }
+  double atol = -1, rtol = -1;
+  MAGPIE_RETURN_IF_ERROR(num("--atol", &atol));
+  MAGPIE_RETURN_IF_ERROR(num("--rtol", &rtol));
+  for (auto* t : {&req->correctness.fp32, &req->correctness.fp16, &req->correctness.bf16, &req->correctness.fp64}) {
+    if (atol >= 0) t->atol = atol;
+    if (rtol >= 0) t->rtol = rtol;
+  }
+  std::string m = p.value("--correctness-method");
+  if (m == "outputs") req->correctness.method = kernel::correctness_method::outputs;
+  if (m == "exit_code") req->correctness.method = kernel::correctness_method::exit_code;
+  double v = req->timing.warmup;
+  MAGPIE_RETURN_IF_ERROR(num("--warmup", &v));
+  req->timing.warmup = static_cast<int>(v);
+  v = req->timing.min_samples;
+  MAGPIE_RETURN_IF_ERROR(num("--min-samples", &v));
+  req->timing.min_samples = static_cast<int>(v);
+  if (p.has("--max-noise")) {
+    MAGPIE_ASSIGN_OR_RETURN(double pct, p.number("--max-noise", 0.5));
+    req->timing.max_noise = pct / 100.0;
+  }
+  MAGPIE_RETURN_IF_ERROR(num("--min-time", &req->timing.min_time_s));
+  MAGPIE_RETURN_IF_ERROR(num("--max-time", &req->timing.max_time_s));
+  if (p.has("--hot")) req->timing.cold = false;
+  if (p.has("--profiler")) req->performance.backend = p.value("--profiler") == "auto" ? "" : p.value("--profiler");
+  if (p.has("--no-perf")) req->performance.enabled = false;
+  if (p.has("--output-dir")) req->output_dir = p.value("--output-dir");
+  return ok_status();
+}
+
+}  // namespace
+
+status_or<kernel::eval_request> build_request(const arg_parser& p, const global_options& g, bool compare) {
+  kernel::eval_request req;
+  req.mode = compare ? "compare" : "analyze";
+  MAGPIE_RETURN_IF_ERROR(apply_framework_config(g.config_path, &req));
+  if (p.has("--kernel-config")) MAGPIE_RETURN_IF_ERROR(kernel::load_kernel_config(p.value("--kernel-config"), &req));
+  kernel::kernel_type type = kernel::kernel_type::hip;
+  if (p.has("--type")) kernel::parse_kernel_type(p.value("--type"), &type);
+  const auto& files = p.positionals();
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (!fs::exists(files[i])) {
+      if (compare) return not_found("kernel file not found: %s", files[i].c_str());
+      MAGPIE_LOG_WARN("kernel file not found, skipped: %s", files[i].c_str());
+      continue;
+    }
+    std::string stem = fs::path(files[i]).stem().string();
+    std::string id = compare ? strprintf("kernel_%zu_%s", req.kernels.size(), stem.c_str()) : stem;
+    req.kernels.push_back(spec_from_file(files[i], id, type, p));
+  }
+  if (p.has("--reference")) {
+    if (!fs::exists(p.value("--reference"))) return not_found("reference file not found: %s", p.value("--reference").c_str());
+    req.reference = spec_from_file(p.value("--reference"), "reference", type, p);
+  }
+  if (compare && p.has("--baseline")) {
+    MAGPIE_ASSIGN_OR_RETURN(int64_t b, p.integer("--baseline", 0));
+    req.baseline_index = static_cast<int>(b);
+  }
+  MAGPIE_RETURN_IF_ERROR(apply_overrides(p, &req));
+  if (req.kernels.empty())
+    return invalid_argument("no kernels: give kernel files or -k/--kernel-config FILE (see magpie %s --help)",
+                            compare ? "compare" : "analyze");
+  return req;
+}
+
+int run_kernel_command(const std::vector<std::string>& args, const global_options& g, bool compare) {
+  const char* name = compare ? "magpie compare" : "magpie analyze";
+  arg_parser p(name, compare ? "Rank two or more kernel implementations: identical inputs, a correctness gate against the\n"
+                               "reference, interleaved timing, a verdict per candidate with a bootstrap confidence interval."
+                             : "Evaluate kernels independently: compile, check correctness against a reference, time them.");
+  add_kernel_flags(p, compare);
+  if (auto st = p.parse(args); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return k_exit_usage;
+  }
+  if (p.help_requested()) {
+    std::fputs(p.help().c_str(), stdout);
+    return k_exit_ok;
+  }
+  auto req = build_request(p, g, compare);
+  if (!req.ok()) {
+    std::fprintf(stderr, "Error: %s\n", req.get_status().message().c_str());
+    return k_exit_failure;
+  }
+  auto out = compare ? kernel::run_compare(*req) : kernel::run_analyze(*req);
+  if (!out.ok()) {
+    std::fprintf(stderr, "Error: %s\n", out.get_status().message().c_str());
+    return k_exit_failure;
+  }
+  if (p.has("--json")) std::fputs(dump_pretty(out->report).c_str(), stdout);
+  else std::fputs(out->console.c_str(), stdout);
+  std::fflush(stdout);
+  return out->exit_code;
+}
+
+}  // namespace magpie::cli

@@ -1,0 +1,70 @@
+// The analyze / compare pipeline: compile → correctness (against the reference) → timing →
+// profile → score, with Magpie's states and report keys plus our measurement details.
+#pragma once
+
+#include <optional>
+
+#include "core/workspace.h"
+#include "kernel/correctness.h"
+#include "kernel/prepare.h"
+#include "kernel/timing.h"
+
+namespace magpie::kernel {
+
+/// Everything known about one kernel after evaluation.
+struct kernel_eval {
+  kernel_spec spec;
+  prepared_kernel prepared;
+  stage_result compiling, correctness, performance;
+  std::string correctness_method = "none";  ///< outputs | exit_code | reference | none
+  std::optional<correctness_run> run;
+  std::optional<correctness_verdict> verdict;
+  std::optional<timing_result> timing;
+  json correctness_info = json::object();   ///< seeds, reference id, sizes checked, notes
+  bool timed_out = false;
+  double score = 0;
+  /// passed | incorrect | failed | timeout | skipped
+  std::string outcome() const;
+  bool speaks_protocol() const { return run && run->result.has_value(); }
+};
+
+/// Per-run state shared by the stages.
+struct eval_context {
+  eval_request req;
+  workspace ws;
+  std::string gpu_arch;
+  cupti_setup cupti;
+  uint64_t run_seed = 0;
+  std::vector<uint64_t> seeds;  ///< one per correctness trial
+  uint64_t timing_seed = 0;
+  prepare_context pctx;
+};
+
+/// Fills seeds, GPU arch, CUPTI setup and the workspace; writes config.yaml.
+status_or<eval_context> make_context(const eval_request& req, const std::string& label);
+
+/// Compiles and runs the correctness stage. `reference` is the reference's manifest (nullptr:
+/// none); `is_reference` marks the entry that produces it.
+void evaluate_correctness(kernel_eval& k, eval_context& ctx, const manifest* reference, const std::string& reference_id,
+                          bool is_reference);
+/// Timing (interleaved across `ks`) and profiler stages for kernels that passed correctness.
+void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx);
+/// Magpie's score: compile failed → 0; +0.5 correctness, +0.5 performance; perf skipped → 1.0.
+void compute_score(kernel_eval& k);
+
+/// Magpie's EvaluationState dict plus our fields.
+json kernel_eval_json(const kernel_eval& k, const eval_context& ctx);
+/// Magpie's console block for one kernel.
+std::string kernel_eval_text(const kernel_eval& k);
+
+struct run_outcome {
+  json report;
+  fs::path workspace, report_path;
+  std::string console;  ///< stdout text (Magpie's blocks, summary, "Workspace: ...")
+  int exit_code = 0;
+};
+
+status_or<run_outcome> run_analyze(const eval_request& req);
+status_or<run_outcome> run_compare(const eval_request& req);
+
+}  // namespace magpie::kernel

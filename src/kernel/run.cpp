@@ -1,0 +1,293 @@
+// analyze and compare runs: workspaces, ordering of the stages, verdicts, reports.
+#include <algorithm>
+
+#include "core/log.h"
+#include "core/progress.h"
+#include "core/stats.h"
+#include "core/strings.h"
+#include "kernel/evaluate.h"
+#include "magpie_generated/version.h"
+
+namespace magpie::kernel {
+
+namespace {
+
+json report_header(const eval_context& ctx) {
+  return {{"mode", ctx.req.mode},
+          {"timestamp", ctx.ws.timestamp},
+          {"magpie_version", std::string(MAGPIE_VERSION) + "+" + MAGPIE_GIT_COMMIT},
+          {"config_file", ctx.req.config_file.empty() ? json(nullptr) : json(ctx.req.config_file)},
+          {"gpu_arch", ctx.gpu_arch.empty() ? json(nullptr) : json(ctx.gpu_arch)},
+          {"cupti_injection", ctx.cupti.injection_lib.empty() ? json(nullptr) : json(ctx.cupti.injection_lib.string())},
+          {"run_seed", ctx.run_seed}};
+}
+
+json summary_row(const kernel_eval& k) {
+  json r = {{"kernel_id", k.spec.id},
+            {"kernel_type", kernel_type_name(k.spec.type)},
+            {"compiling_state", k.compiling.state},
+            {"correctness_state", k.correctness.state},
+            {"performance_state", k.performance.state},
+            {"latency_state", "SKIPPED"},
+            {"score", k.score},
+            {"outcome", k.outcome()},
+            {"correctness_method", k.correctness_method}};
+  if (k.timing && k.timing->ok)
+    r["kernel_time_median_us"] = k.timing->stats.median / 1e3;
+  return r;
+}
+
+kernel_eval evaluate_reference(eval_context& ctx, const kernel_spec& spec) {
+  kernel_eval ref;
+  ref.spec = spec;
+  evaluate_correctness(ref, ctx, nullptr, "", true);
+  compute_score(ref);
+  return ref;
+}
+
+void fail_for_reference(kernel_eval& k, const kernel_eval& ref) {
+  k.correctness.state = "FAILED";
+  std::string why = ref.correctness.errors.empty() ? ref.compiling.state : ref.correctness.errors.front();
+  if (ref.compiling.state == "FAILED" && !ref.compiling.errors.empty()) why = ref.compiling.errors.front();
+  k.correctness.errors.push_back("the reference '" + ref.spec.id + "' failed, so correctness cannot be judged: " + why);
+}
+
+const manifest* manifest_of(const kernel_eval& k) {
+  return k.correctness.success() && k.run && k.run->result ? &*k.run->result : nullptr;
+}
+
+status write_report(const eval_context& ctx, const char* name, const json& report, run_outcome* out) {
+  out->report = report;
+  out->workspace = ctx.ws.dir;
+  out->report_path = ctx.ws.dir / name;
+  return write_json_file(out->report_path, report);
+}
+
+}  // namespace
+
+status_or<run_outcome> run_analyze(const eval_request& req_in) {
+  eval_request req = req_in;
+  req.mode = "analyze";
+  if (req.kernels.empty()) return invalid_argument("no kernels to analyze");
+  MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, req.kernels[0].id));
+  std::optional<kernel_eval> ref;
+  if (req.reference) ref = evaluate_reference(ctx, *req.reference);
+  std::vector<kernel_eval> evals;
+  progress_bar bar("analyze", req.kernels.size());
+  for (const auto& spec : req.kernels) {
+    bar.set_note(spec.id);
+    kernel_eval k;
+    k.spec = spec;
+    if (ref && !manifest_of(*ref)) {
+      k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
+      fail_for_reference(k, *ref);
+    } else {
+      evaluate_correctness(k, ctx, ref ? manifest_of(*ref) : nullptr, ref ? ref->spec.id : "", false);
+      evaluate_performance({&k}, ctx);
+    }
+    compute_score(k);
+    evals.push_back(std::move(k));
+    bar.advance();
+  }
+  bar.finish();
+  run_outcome out;
+  json report = report_header(ctx);
+  report["reference"] = ref ? kernel_eval_json(*ref, ctx) : json(nullptr);
+  report["summary"] = json::array();
+  report["results"] = json::array();
+  for (const auto& k : evals) {
+    report["summary"].push_back(summary_row(k));
+    report["results"].push_back(kernel_eval_json(k, ctx));
+    out.console += kernel_eval_text(k);
+    if (k.correctness.state != "SUCCESS") out.exit_code = 1;
+  }
+  MAGPIE_RETURN_IF_ERROR(write_report(ctx, "analyze_report.json", report, &out));
+  out.console += "Workspace: " + ctx.ws.dir.string() + "\n";
+  return out;
+}
+
+namespace {
+
+struct verdict_row {
+  int index = 0;
+  std::string verdict;  ///< baseline | faster | slower | same | ambiguous | not_ranked
+  double speedup = 0, ci_low = 0, ci_high = 0;
+  std::string reason;
+};
+
+verdict_row judge(const kernel_eval& base, const kernel_eval& k, int index, bool is_base, const compare_policy& p,
+                  uint64_t seed) {
+  verdict_row v;
+  v.index = index;
+  if (k.correctness.state != "SUCCESS") {
+    v.verdict = "not_ranked";
+    v.reason = "incorrect or failed: incorrect candidates are never ranked";
+    return v;
+  }
+  if (!k.timing || !k.timing->ok || !base.timing || !base.timing->ok) {
+    v.verdict = is_base ? "baseline" : "not_ranked";
+    v.reason = is_base ? "baseline" : "no timing for this kernel or the baseline";
+    return v;
+  }
+  if (is_base) {
+    v.verdict = "baseline";
+    v.speedup = v.ci_low = v.ci_high = 1.0;
+    return v;
+  }
+  const auto& a = base.timing->samples_ns;
+  const auto& b = k.timing->samples_ns;
+  v.speedup = median(a) / median(b);
+  interval ci = bootstrap_ratio_of_medians(a, b, p.confidence, p.bootstrap_resamples, seed + static_cast<uint64_t>(index));
+  v.ci_low = ci.low;
+  v.ci_high = ci.high;
+  double lo = 1.0 - p.same_tolerance, hi = 1.0 + p.same_tolerance;
+  if (ci.low > hi) v.verdict = "faster";
+  else if (ci.high < lo) v.verdict = "slower";
+  else if (ci.low >= lo && ci.high <= hi) v.verdict = "same";
+  else v.verdict = "ambiguous";
+  v.reason = strprintf("speedup %.4fx, %.0f%% CI [%.4f, %.4f], 'same' band ±%.1f%%", v.speedup, p.confidence * 100,
+                       ci.low, ci.high, p.same_tolerance * 100);
+  return v;
+}
+
+std::string compare_summary(const std::vector<kernel_eval>& ks, const std::vector<verdict_row>& vs, int winner, int base) {
+  int correct = 0;
+  for (const auto& k : ks) correct += k.correctness.state == "SUCCESS";
+  std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed\n\nResults:\n", ks.size(),
+                            correct, ks.size());
+  for (size_t i = 0; i < ks.size(); ++i) {
+    bool ok = ks[i].correctness.state == "SUCCESS";
+    s += strprintf("  %s Kernel %zu: %s", ok ? "\u2713" : "\u2717", i, ks[i].spec.id.c_str());
+    const auto& v = vs[i];
+    if (v.verdict == "baseline") s += " [baseline]";
+    else if (v.verdict == "not_ranked") s += " [not ranked: " + std::string(ok ? "not timed" : ks[i].outcome()) + "]";
+    else s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", v.verdict.c_str(), v.speedup, v.ci_low, v.ci_high);
+    s += "\n";
+  }
+  if (winner >= 0) s += strprintf("\nWinner: Kernel %d (%s)\n", winner, ks[static_cast<size_t>(winner)].spec.id.c_str());
+  else s += "\nWinner: none (no correct kernel)\n";
+  (void)base;
+  return s;
+}
+
+}  // namespace
+
+status_or<run_outcome> run_compare(const eval_request& req_in) {
+  eval_request req = req_in;
+  req.mode = "compare";
+  if (req.kernels.size() < 2) return invalid_argument("compare needs at least 2 kernels, got %zu", req.kernels.size());
+  int n = static_cast<int>(req.kernels.size());
+  if (req.baseline_index < 0 || req.baseline_index >= n)
+    return invalid_argument("--baseline %d is out of range (0..%d)", req.baseline_index, n - 1);
+  MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, ""));
+  std::vector<kernel_eval> ks(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) ks[static_cast<size_t>(i)].spec = req.kernels[static_cast<size_t>(i)];
+  const int b = req.baseline_index;
+  std::optional<kernel_eval> sep_ref;
+  const manifest* ref_m = nullptr;
+  std::string ref_id;
+  const kernel_eval* ref_eval = nullptr;
+  if (req.reference) {
+    sep_ref = evaluate_reference(ctx, *req.reference);
+    ref_m = manifest_of(*sep_ref);
+    ref_id = sep_ref->spec.id;
+    ref_eval = &*sep_ref;
+  } else {
+    evaluate_correctness(ks[static_cast<size_t>(b)], ctx, nullptr, "", true);
+    ref_m = manifest_of(ks[static_cast<size_t>(b)]);
+    ref_id = ks[static_cast<size_t>(b)].spec.id;
+    ref_eval = &ks[static_cast<size_t>(b)];
+  }
+  progress_bar bar("correctness", static_cast<uint64_t>(n));
+  for (int i = 0; i < n; ++i) {
+    auto& k = ks[static_cast<size_t>(i)];
+    bar.set_note(k.spec.id);
+    if (!req.reference && i == b) {
+      bar.advance();
+      continue;
+    }
+    if (!ref_m && ref_eval->correctness_method != "exit_code") {
+      k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
+      fail_for_reference(k, *ref_eval);
+    } else {
+      evaluate_correctness(k, ctx, ref_m, ref_id, false);
+    }
+    bar.advance();
+  }
+  bar.finish();
+  std::vector<kernel_eval*> all;
+  for (auto& k : ks) all.push_back(&k);
+  evaluate_performance(all, ctx);
+  for (auto& k : ks) compute_score(k);
+
+  std::vector<verdict_row> vs;
+  for (int i = 0; i < n; ++i)
+    vs.push_back(judge(ks[static_cast<size_t>(b)], ks[static_cast<size_t>(i)], i, i == b, req.compare, ctx.run_seed));
+  std::vector<std::pair<int, double>> rankings;
+  for (const auto& v : vs)
+    if (v.verdict != "not_ranked" && v.speedup > 0) rankings.emplace_back(v.index, v.speedup);
+  std::sort(rankings.begin(), rankings.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  int winner = -1;
+  std::string winner_reason;
+  for (const auto& [idx, sp] : rankings)
+    if (vs[static_cast<size_t>(idx)].verdict == "faster") {
+      winner = idx;
+      winner_reason = "fastest candidate that is significantly faster than the baseline";
+      break;
+    }
+  if (winner < 0 && ks[static_cast<size_t>(b)].correctness.state == "SUCCESS") {
+    winner = b;
+    winner_reason = "no correct candidate is significantly faster than the baseline";
+  }
+  if (winner < 0) {
+    for (int i = 0; i < n && winner < 0; ++i)
+      if (ks[static_cast<size_t>(i)].correctness.state == "SUCCESS") {
+        winner = i;
+        winner_reason = "first correct kernel (the baseline is not correct and nothing was ranked faster)";
+      }
+  }
+
+  run_outcome out;
+  json report = report_header(ctx);
+  report["summary"] = json::array();
+  json results;
+  results["kernel_results"] = json::array();
+  json correctness = json::array(), scores = json::array(), verdicts = json::array();
+  bool all_correct = true;
+  for (int i = 0; i < n; ++i) {
+    const auto& k = ks[static_cast<size_t>(i)];
+    report["summary"].push_back(summary_row(k));
+    results["kernel_results"].push_back(kernel_eval_json(k, ctx));
+    bool ok = k.correctness.state == "SUCCESS";
+    all_correct = all_correct && ok;
+    correctness.push_back(ok);
+    const auto& v = vs[static_cast<size_t>(i)];
+    scores.push_back(v.verdict == "not_ranked" ? json(nullptr) : json(v.speedup));
+    verdicts.push_back({{"index", i}, {"kernel_id", k.spec.id}, {"verdict", v.verdict}, {"speedup_vs_baseline", v.speedup},
+                        {"ci_low", v.ci_low}, {"ci_high", v.ci_high}, {"confidence", req.compare.confidence},
+                        {"median_ns", k.timing && k.timing->ok ? json(k.timing->stats.median) : json(nullptr)},
+                        {"reason", v.reason}});
+  }
+  results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct}, {"perf_scores", scores},
+                                   {"perf_score_definition", "speedup vs the baseline: median(baseline)/median(kernel)"}};
+  results["winner"] = winner >= 0 ? json(winner) : json(nullptr);
+  results["winner_reason"] = winner_reason;
+  json r = json::array();
+  for (const auto& [idx, sp] : rankings) r.push_back({idx, sp});
+  results["rankings"] = r;
+  results["baseline_index"] = b;
+  results["reference"] = ref_id;
+  results["verdicts"] = verdicts;
+  results["compare_policy"] = req.compare.to_json();
+  results["timing_policy"] = req.timing.to_json();
+  results["summary"] = compare_summary(ks, vs, winner, b);
+  report["results"] = results;
+  if (sep_ref) report["reference"] = kernel_eval_json(*sep_ref, ctx);
+  MAGPIE_RETURN_IF_ERROR(write_report(ctx, "compare_report.json", report, &out));
+  std::string sep(60, '=');
+  out.console = sep + "\nCOMPARISON RESULTS\n" + sep + "\n" + results["summary"].get<std::string>() +
+                "\nWorkspace: " + ctx.ws.dir.string() + "\n";
+  return out;
+}
+
+}  // namespace magpie::kernel

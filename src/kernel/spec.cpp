@@ -1,0 +1,299 @@
+#include "kernel/spec.h"
+
+#include "core/log.h"
+#include "core/strings.h"
+
+namespace magpie::kernel {
+
+bool parse_kernel_type(const std::string& s, kernel_type* out) {
+  std::string t = to_lower(std::string(trim(s)));
+  if (t == "hip") *out = kernel_type::hip;
+  else if (t == "cuda") *out = kernel_type::cuda;
+  else if (t == "pytorch" || t == "torch" || t == "py") *out = kernel_type::pytorch;
+  else if (t == "triton") *out = kernel_type::triton;
+  else if (t == "host" || t == "cpu" || t == "cpp") *out = kernel_type::host;
+  else return false;
+  return true;
+}
+
+const char* kernel_type_name(kernel_type t) {
+  switch (t) {
+    case kernel_type::hip: return "HIP";
+    case kernel_type::cuda: return "CUDA";
+    case kernel_type::pytorch: return "PYTORCH";
+    case kernel_type::triton: return "TRITON";
+    case kernel_type::host: return "HOST";
+  }
+  return "UNKNOWN";
+}
+
+bool uses_cuda(kernel_type t) { return t == kernel_type::cuda || is_python(t); }
+bool is_python(kernel_type t) { return t == kernel_type::pytorch || t == kernel_type::triton; }
+
+namespace {
+json argv_json(const argv_list& a) {
+  json j = json::array();
+  for (const auto& argv : a) j.push_back(argv);
+  return j;
+}
+}  // namespace
+
+json kernel_spec::to_json() const {
+  json j;
+  j["kernel_id"] = id;
+  j["kernel_type"] = to_lower(kernel_type_name(type));
+  j["source_files"] = source_files;
+  j["working_dir"] = working_dir.string();
+  json e = json::object();
+  for (const auto& [k, v] : env) e[k] = v;
+  j["env"] = e;
+  j["compile_command"] = argv_json(compile_command);
+  j["testcase_command"] = argv_json(testcase_command);
+  j["prof_command"] = argv_json(prof_command);
+  if (target) j["bench_target"] = {{"module", target->module}, {"callable", target->callable}, {"get_inputs", target->get_inputs}};
+  if (!entry.empty()) j["entry"] = entry;
+  if (!inputs_from.empty()) j["inputs_from"] = inputs_from;
+  return j;
+}
+
+json correctness_policy::to_json() const {
+  auto tol = [](const tolerance& t) { return json{{"atol", t.atol}, {"rtol", t.rtol}}; };
+  const char* m = method == correctness_method::outputs ? "outputs"
+                  : method == correctness_method::exit_code ? "exit_code" : "auto";
+  return {{"method", m}, {"trials", trials},
+          {"tolerances", {{"float32", tol(fp32)}, {"float16", tol(fp16)}, {"bfloat16", tol(bf16)}, {"float64", tol(fp64)},
+                          {"integer", tol({0, 0})}}},
+          {"check_degenerate", check_degenerate}, {"check_mutation", check_mutation}, {"timeout_seconds", timeout_s}};
+}
+
+json timing_policy::to_json() const {
+  return {{"warmup", warmup}, {"min_samples", min_samples}, {"max_noise", max_noise}, {"min_time_s", min_time_s},
+          {"max_time_s", max_time_s}, {"cold", cold}, {"batch", batch}, {"max_samples", max_samples},
+          {"sample_timeout_s", sample_timeout_s}, {"setup_timeout_s", setup_timeout_s}, {"flush_bytes", flush_bytes}};
+}
+
+json compare_policy::to_json() const {
+  return {{"same_tolerance", same_tolerance}, {"confidence", confidence},
+          {"bootstrap_resamples", bootstrap_resamples}, {"winner_strategy", winner_strategy}};
+}
+
+json perf_policy::to_json() const {
+  return {{"enabled", enabled}, {"backend", backend.empty() ? json("auto") : json(backend)},
+          {"timeout_seconds", timeout_s}, {"ncu_args", ncu_args}, {"ncu_metrics", ncu_metrics}};
+}
+
+namespace {
+
+fs::path resolve(const fs::path& base, const std::string& p) {
+  if (p.empty()) return {};
+  fs::path q(p);
+  return absolute_path(q.is_absolute() ? q : base / q);
+}
+
+status parse_bench_target(const config_node& n, const std::string& field, bench_target* out) {
+  field_reader r(n, field);
+  MAGPIE_RETURN_IF_ERROR(r.read_string("module", &out->module));
+  MAGPIE_RETURN_IF_ERROR(r.read_string("callable", &out->callable));
+  out->get_inputs = "get_inputs";
+  MAGPIE_RETURN_IF_ERROR(r.read_string("get_inputs", &out->get_inputs));
+  return r.check_unknown();
+}
+
+status parse_entry(const config_node& n, const std::string& field, const fs::path& yaml_dir, kernel_spec* k) {
+  if (!n.is_map()) return config_error(n, field, "expected a mapping (a kernel entry)");
+  field_reader r(n, field);
+  MAGPIE_RETURN_IF_ERROR(r.read_string("id", &k->id));
+  std::string type = "hip";
+  MAGPIE_RETURN_IF_ERROR(r.read_string("type", &type));
+  if (!parse_kernel_type(type, &k->type)) {
+    const config_node* t = n.get("type");
+    return config_error(t ? *t : n, r.field("type"),
+                        "unsupported kernel type '" + type + "' (hip, cuda, pytorch|torch|py, triton, host)");
+  }
+  std::string wd;
+  MAGPIE_RETURN_IF_ERROR(r.read_string("working_dir", &wd));
+  k->working_dir = wd.empty() ? absolute_path(yaml_dir) : resolve(yaml_dir, wd);
+  MAGPIE_RETURN_IF_ERROR(r.read_string_list("source_files", &k->source_files));
+  for (auto& s : k->source_files) s = resolve(k->working_dir, s).string();
+  MAGPIE_RETURN_IF_ERROR(r.read_string_map("env", &k->env));
+  MAGPIE_RETURN_IF_ERROR(r.read_command("compile_command", &k->compile_command));
+  MAGPIE_RETURN_IF_ERROR(r.read_command("testcase_command", &k->testcase_command));
+  MAGPIE_RETURN_IF_ERROR(r.read_command("prof_command", &k->prof_command));
+  if (const config_node* bt = r.get("bench_target")) {
+    bench_target t;
+    MAGPIE_RETURN_IF_ERROR(parse_bench_target(*bt, r.field("bench_target"), &t));
+    k->target = t;
+  }
+  MAGPIE_RETURN_IF_ERROR(r.read_string("get_inputs_func", &k->get_inputs_func));
+  MAGPIE_RETURN_IF_ERROR(r.read_string("get_init_inputs_func", &k->get_init_inputs_func));
+  MAGPIE_RETURN_IF_ERROR(r.read_string("entry", &k->entry));
+  MAGPIE_RETURN_IF_ERROR(r.read_string("inputs_from", &k->inputs_from));
+  if (!k->inputs_from.empty()) k->inputs_from = resolve(k->working_dir, k->inputs_from).string();
+  k->origin = n.where();
+  return r.check_unknown();
+}
+
+status parse_tolerances(const config_node& n, const std::string& field, correctness_policy* c) {
+  if (!n.is_map()) return config_error(n, field, "expected dtype: {atol: .., rtol: ..} entries");
+  for (const auto& [name, v] : n.entries) {
+    tolerance* t = nullptr;
+    std::string d = to_lower(name);
+    if (d == "float32" || d == "fp32") t = &c->fp32;
+    else if (d == "float16" || d == "fp16") t = &c->fp16;
+    else if (d == "bfloat16" || d == "bf16") t = &c->bf16;
+    else if (d == "float64" || d == "fp64") t = &c->fp64;
+    else return config_error(v, field + "." + name, "unknown dtype (float32, float16, bfloat16, float64)");
+    field_reader r(v, field + "." + name);
+    MAGPIE_RETURN_IF_ERROR(r.read_double("atol", &t->atol));
+    MAGPIE_RETURN_IF_ERROR(r.read_double("rtol", &t->rtol));
+    MAGPIE_RETURN_IF_ERROR(r.check_unknown());
+  }
+  return ok_status();
+}
+
+status parse_correctness(const config_node& n, correctness_policy* c) {
+  field_reader r(n, "correctness");
+  std::string method = "auto";
+  MAGPIE_RETURN_IF_ERROR(r.read_string("method", &method));
+  if (method == "auto") c->method = correctness_method::auto_select;
+  else if (method == "outputs") c->method = correctness_method::outputs;
+  else if (method == "exit_code" || method == "testcase") c->method = correctness_method::exit_code;
+  else return config_error(*n.get("method"), "correctness.method", "expected auto, outputs or exit_code");
+  std::string backend;
+  MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &backend));
+  if (backend == "accordo")
+    return config_error(*n.get("backend"), "correctness.backend",
+                        "the accordo backend (IntelliKit, AMD) is not provided by this version; use method: outputs");
+  r.allow("accordo");
+  int64_t trials = c->trials;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("trials", &trials));
+  if (trials < 1 || trials > 1000) return config_error(*n.get("trials"), "correctness.trials", "expected 1..1000");
+  c->trials = static_cast<int>(trials);
+  if (const config_node* s = r.get("seed")) {
+    auto v = parse_int(s->text);
+    if (!v || *v < 0) return config_error(*s, "correctness.seed", "expected a non-negative integer");
+    c->seed = static_cast<uint64_t>(*v);
+  }
+  double atol = -1, rtol = -1;
+  MAGPIE_RETURN_IF_ERROR(r.read_double("atol", &atol));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("rtol", &rtol));
+  for (tolerance* t : {&c->fp32, &c->fp16, &c->bf16, &c->fp64}) {
+    if (atol >= 0) t->atol = atol;
+    if (rtol >= 0) t->rtol = rtol;
+  }
+  if (const config_node* t = r.get("tolerances")) MAGPIE_RETURN_IF_ERROR(parse_tolerances(*t, "correctness.tolerances", c));
+  MAGPIE_RETURN_IF_ERROR(r.read_bool("check_degenerate", &c->check_degenerate));
+  MAGPIE_RETURN_IF_ERROR(r.read_bool("check_mutation", &c->check_mutation));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("timeout_seconds", &c->timeout_s));
+  r.allow("iteration_count");
+  return r.check_unknown();
+}
+
+status parse_timing(const config_node& n, timing_policy* t) {
+  field_reader r(n, "performance.timing");
+  int64_t v = t->warmup;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("warmup", &v));
+  t->warmup = static_cast<int>(v);
+  v = t->min_samples;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("min_samples", &v));
+  t->min_samples = static_cast<int>(v);
+  MAGPIE_RETURN_IF_ERROR(r.read_double("max_noise", &t->max_noise));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("min_time_s", &t->min_time_s));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("max_time_s", &t->max_time_s));
+  MAGPIE_RETURN_IF_ERROR(r.read_bool("cold", &t->cold));
+  v = t->batch;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("batch", &v));
+  t->batch = static_cast<int>(v);
+  MAGPIE_RETURN_IF_ERROR(r.read_int("max_samples", &t->max_samples));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("sample_timeout_s", &t->sample_timeout_s));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("setup_timeout_s", &t->setup_timeout_s));
+  int64_t fb = 0;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("flush_bytes", &fb));
+  t->flush_bytes = static_cast<uint64_t>(fb);
+  if (t->min_samples < 1 || t->batch < 1 || t->warmup < 0 || t->max_time_s <= 0)
+    return config_error(n, "performance.timing", "min_samples and batch must be ≥ 1, warmup ≥ 0, max_time_s > 0");
+  return r.check_unknown();
+}
+
+status parse_performance(const config_node& n, perf_policy* p, timing_policy* t) {
+  field_reader r(n, "performance");
+  MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &p->backend));
+  static const char* k_backends[] = {"", "auto", "ncu", "rocprof_compute", "metrix", "cupti", "none"};
+  bool known = false;
+  for (const char* b : k_backends) known = known || p->backend == b;
+  if (!known)
+    return config_error(*n.get("backend"), "performance.backend",
+                        "expected ncu, rocprof_compute, metrix, cupti, none or auto");
+  if (p->backend == "auto") p->backend.clear();
+  MAGPIE_RETURN_IF_ERROR(r.read_double("timeout_seconds", &p->timeout_s));
+  MAGPIE_RETURN_IF_ERROR(r.read_bool("enabled", &p->enabled));
+  if (const config_node* ncu = r.get("ncu")) {
+    field_reader nr(*ncu, "performance.ncu");
+    MAGPIE_RETURN_IF_ERROR(nr.read_string_list("args", &p->ncu_args));
+    MAGPIE_RETURN_IF_ERROR(nr.read_string_list("metrics", &p->ncu_metrics));
+    MAGPIE_RETURN_IF_ERROR(nr.check_unknown());
+  }
+  r.allow("rocprof_compute");
+  r.allow("metrix");
+  if (const config_node* tn = r.get("timing")) MAGPIE_RETURN_IF_ERROR(parse_timing(*tn, t));
+  return r.check_unknown();
+}
+
+status parse_compare(const config_node& n, compare_policy* c) {
+  field_reader r(n, "compare");
+  MAGPIE_RETURN_IF_ERROR(r.read_double("same_tolerance", &c->same_tolerance));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("confidence", &c->confidence));
+  int64_t b = c->bootstrap_resamples;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("bootstrap_resamples", &b));
+  c->bootstrap_resamples = static_cast<int>(b);
+  MAGPIE_RETURN_IF_ERROR(r.read_string("winner_strategy", &c->winner_strategy));
+  r.allow("perf_weights_rocprof");
+  r.allow("perf_weights_ncu");
+  r.allow("perf_weights_metrix");
+  if (c->confidence <= 0 || c->confidence >= 1) return config_error(n, "compare.confidence", "expected 0 < confidence < 1");
+  return r.check_unknown();
+}
+
+}  // namespace
+
+status load_kernel_config(const fs::path& path, eval_request* req) {
+  MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
+  if (root.is_null()) return invalid_argument("%s: the file is empty", path.c_str());
+  fs::path dir = absolute_path(path).parent_path();
+  field_reader r(root, "");
+  if (const config_node* k = r.get("kernel")) {
+    kernel_spec spec;
+    MAGPIE_RETURN_IF_ERROR(parse_entry(*k, "kernel", dir, &spec));
+    req->kernels.push_back(spec);
+  }
+  if (const config_node* ks = r.get("kernels")) {
+    if (!ks->is_sequence()) return config_error(*ks, "kernels", "expected a list of kernel entries");
+    for (size_t i = 0; i < ks->items.size(); ++i) {
+      kernel_spec spec;
+      MAGPIE_RETURN_IF_ERROR(parse_entry(ks->items[i], strprintf("kernels[%zu]", i), dir, &spec));
+      req->kernels.push_back(spec);
+    }
+  }
+  if (const config_node* ref = r.get("reference")) {
+    kernel_spec spec;
+    spec.id = "reference";
+    MAGPIE_RETURN_IF_ERROR(parse_entry(*ref, "reference", dir, &spec));
+    req->reference = spec;
+  }
+  if (const config_node* c = r.get("correctness")) MAGPIE_RETURN_IF_ERROR(parse_correctness(*c, &req->correctness));
+  if (const config_node* p = r.get("performance"))
+    MAGPIE_RETURN_IF_ERROR(parse_performance(*p, &req->performance, &req->timing));
+  if (const config_node* c = r.get("compare")) MAGPIE_RETURN_IF_ERROR(parse_compare(*c, &req->compare));
+  if (r.get("latency"))
+    MAGPIE_LOG_WARN("%s: the latency section is accepted for compatibility; timing follows performance.timing",
+                    path.c_str());
+  r.allow("scheduler");
+  r.allow("ray_config");
+  r.allow("compiling");
+  MAGPIE_RETURN_IF_ERROR(r.check_unknown());
+  req->config_file = absolute_path(path).string();
+  req->raw_config = root.to_json();
+  return ok_status();
+}
+
+}  // namespace magpie::kernel

@@ -1,0 +1,115 @@
+// What to evaluate: kernel entries (Magpie's kernel YAML, plus our additions) and the named
+// policy objects that govern correctness, timing and comparison.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/json.h"
+
+namespace magpie::kernel {
+
+enum class kernel_type { hip, cuda, pytorch, triton, host };
+
+/// Magpie's parser: hip, cuda, pytorch|torch|py, triton (case-insensitive), plus host.
+bool parse_kernel_type(const std::string& s, kernel_type* out);
+/// Upper-case enum name used in reports ("HIP", "CUDA", "PYTORCH", "TRITON", "HOST").
+const char* kernel_type_name(kernel_type t);
+/// True for types whose work runs on an NVIDIA GPU when one is present (CUPTI applies).
+bool uses_cuda(kernel_type t);
+bool is_python(kernel_type t);
+
+/// Magpie's bench_target: {module, callable, get_inputs}.
+struct bench_target {
+  std::string module, callable, get_inputs;
+};
+
+struct kernel_spec {
+  std::string id = "kernel";
+  kernel_type type = kernel_type::hip;
+  std::vector<std::string> source_files;  ///< absolute after resolve_paths()
+  fs::path working_dir;                   ///< absolute; default: the YAML file's directory
+  env_list env;                           ///< PATH-like keys prepended
+  argv_list compile_command, testcase_command, prof_command;
+  std::optional<bench_target> target;
+  std::string get_inputs_func = "get_inputs", get_init_inputs_func = "get_init_inputs";
+  std::string entry;        ///< python class/callable (ours)
+  std::string inputs_from;  ///< python file with get_inputs (ours), absolute when set
+  std::string origin;       ///< "file.yaml:12:5" or "cli" (for messages)
+  json to_json() const;
+};
+
+/// How correctness is decided.
+enum class correctness_method { auto_select, outputs, exit_code };
+
+struct tolerance {
+  double atol = 0, rtol = 0;
+};
+
+struct correctness_policy {
+  correctness_method method = correctness_method::auto_select;
+  int trials = 5;                 ///< fresh seeded trials (≥ the harness's sizes is advised)
+  std::optional<uint64_t> seed;   ///< run seed; unset = fresh from /dev/urandom each run
+  tolerance fp32{1e-4, 1e-4}, fp16{1e-2, 1e-2}, bf16{1e-2, 1e-2}, fp64{1e-7, 1e-7};
+  bool check_degenerate = true;   ///< all-zero / constant / equal-to-input outputs
+  bool check_mutation = true;     ///< inputs changed by the candidate
+  double timeout_s = 300;         ///< per correctness run
+  json to_json() const;
+};
+
+/// nvbench-style measurement policy; times are seconds.
+struct timing_policy {
+  int warmup = 10;             ///< untimed launches before sampling
+  int min_samples = 10;
+  double max_noise = 0.005;    ///< stop when stdev/mean of samples falls below this
+  double min_time_s = 0.5;     ///< accumulated measured time before noise may stop sampling
+  double max_time_s = 15;      ///< wall-clock budget for sampling
+  bool cold = true;            ///< flush L2 / LLC before each sample (outside the timed region)
+  int batch = 1;               ///< launches per sample
+  int64_t max_samples = 1000000;
+  double sample_timeout_s = 60;  ///< one sample's answer
+  double setup_timeout_s = 300;  ///< harness start-up until "ready" (includes JIT)
+  uint64_t flush_bytes = 0;      ///< 0 = auto (≥ 2× L2)
+  json to_json() const;
+};
+
+struct compare_policy {
+  double same_tolerance = 0.02;  ///< |speedup − 1| within this (whole CI) → "same"
+  double confidence = 0.95;
+  int bootstrap_resamples = 2000;
+  std::string winner_strategy = "speedup";  ///< Magpie's perf_score maps here
+  json to_json() const;
+};
+
+struct perf_policy {
+  bool enabled = true;          ///< --no-perf disables
+  std::string backend;          ///< "" auto | ncu | rocprof_compute | metrix | cupti | none
+  double timeout_s = 600;       ///< Magpie's performance.timeout_seconds
+  std::vector<std::string> ncu_args;
+  std::vector<std::string> ncu_metrics;
+  json to_json() const;
+};
+
+/// One run's full request.
+struct eval_request {
+  std::string mode = "analyze";   ///< analyze | compare
+  std::vector<kernel_spec> kernels;
+  std::optional<kernel_spec> reference;
+  int baseline_index = 0;
+  correctness_policy correctness;
+  timing_policy timing;
+  compare_policy compare;
+  perf_policy performance;
+  bool enable_default_compile = false;  ///< Magpie's compiling.enable_default_compile
+  fs::path output_dir = "./results";
+  std::string config_file;        ///< source YAML (for provenance), may be empty
+  json raw_config;                ///< the YAML as JSON (config.yaml snapshot)
+};
+
+/// Parses a Magpie kernel YAML (with our additions) into `req` (kernels, reference, policies).
+/// Errors name file:line:col and field.
+status load_kernel_config(const fs::path& path, eval_request* req);
+
+}  // namespace magpie::kernel

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# compare on the host examples: the off-by-one candidate is rejected and never ranked, correct
+# candidates get a verdict with a confidence interval, the baseline is honoured, and Magpie's
+# compare_report.json keys are present. Also: positional-kernel compare and a bad baseline.
+source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
+EX="$MAGPIE_SOURCE_DIR/examples/host"
+out="$GOLDEN_TMP/res"
+"$MAGPIE_BIN" compare -k "$EX/compare.yaml" -o "$out" --max-time 2 --min-time 0.05 --baseline 1 > "$GOLDEN_TMP/c.txt" \
+  || fail "compare exited $?"
+grep -q "COMPARISON RESULTS" "$GOLDEN_TMP/c.txt" || fail "no banner"
+grep -q "Correctness: 3/4 passed" "$GOLDEN_TMP/c.txt" || fail "wrong correctness count"
+ws=$(workspace_of "$out" compare)
+check_json "$ws/compare_report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["mode"] == "compare"
+res = r["results"]
+for key in ("kernel_results", "comparison_metrics", "winner", "rankings", "summary", "verdicts", "baseline_index"):
+    assert key in res, key
+assert res["baseline_index"] == 1 and res["reference"] == "vector_add_unrolled"
+cm = res["comparison_metrics"]
+assert cm["correctness"] == [True, True, True, False], cm["correctness"]
+assert cm["all_correct"] is False
+assert cm["perf_scores"][3] is None
+v = {x["kernel_id"]: x for x in res["verdicts"]}
+assert v["vector_add_unrolled"]["verdict"] == "baseline"
+assert v["vector_add_offbyone"]["verdict"] == "not_ranked"
+for k in ("vector_add", "vector_add_twopass"):
+    assert v[k]["verdict"] in ("faster", "slower", "same", "ambiguous"), v[k]
+    assert v[k]["ci_low"] <= v[k]["speedup_vs_baseline"] <= v[k]["ci_high"], v[k]
+ranked = [i for i, _ in res["rankings"]]
+assert 3 not in ranked and sorted(ranked) == [0, 1, 2], ranked
+assert res["winner"] in (0, 1, 2)
+bad = res["kernel_results"][3]
+assert bad["outcome"] == "incorrect" and bad["performance_state"] == "SKIPPED"
+# the three timed kernels were sampled interleaved: equal sample counts
+n = [res["kernel_results"][i]["timing"]["samples"] for i in range(3)]
+assert len(set(n)) == 1, n
+PY
+# Positional kernels: ids kernel_<i>_<stem>, compare needs >= 2 kernels, bad baseline is an error.
+set +e
+"$MAGPIE_BIN" compare "$EX/vector_add.cpp" --type host -o "$out" --no-perf 2> "$GOLDEN_TMP/e1.txt"; rc1=$?
+"$MAGPIE_BIN" compare "$EX/vector_add.cpp" "$EX/vector_add_unrolled.cpp" --type host --baseline 5 -o "$out" 2> "$GOLDEN_TMP/e2.txt"; rc2=$?
+set -e
+[ "$rc1" -eq 1 ] && grep -q "at least 2 kernels" "$GOLDEN_TMP/e1.txt" || fail "single-kernel compare: rc=$rc1 $(cat "$GOLDEN_TMP/e1.txt")"
+[ "$rc2" -eq 1 ] && grep -q "out of range" "$GOLDEN_TMP/e2.txt" || fail "bad baseline: rc=$rc2 $(cat "$GOLDEN_TMP/e2.txt")"
+"$MAGPIE_BIN" compare "$EX/vector_add.cpp" "$EX/vector_add_offbyone.cpp" --type host --no-perf -o "$out/pos" > /dev/null
+ws=$(workspace_of "$out/pos" compare)
+check_json "$ws/compare_report.json" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+ids = [k["extra"]["kernel_id"] for k in res["kernel_results"]]
+assert ids == ["kernel_0_vector_add", "kernel_1_vector_add_offbyone"], ids
+assert res["comparison_metrics"]["correctness"] == [True, False]
+assert res["winner"] == 0
+PY
+echo "ok: compare host golden"
