@@ -38,6 +38,10 @@ class CuptiMarks:
         for f in (self.begin, self.end):
             f.argtypes = [ctypes.c_uint64]
             f.restype = None
+        self.flush = getattr(lib, "magpie_cupti_flush", None)  # optional export
+        if self.flush is not None:
+            self.flush.argtypes = []
+            self.flush.restype = None
 
 
 class HostTimer:
@@ -241,6 +245,9 @@ def _serve(channel, timer, device):
             raise BenchError("control channel closed without 'stop'")
         if cmd[0] == "stop" and len(cmd) == 1:
             device.synchronize()
+            cupti = getattr(timer, "cupti", None)
+            if cupti is not None and cupti.flush is not None:
+                cupti.flush()
             return 0
         if cmd[0] not in ("warmup", "sample") or len(cmd) != 2 or not cmd[1].isdigit():
             raise BenchError("bad command %r (expected: warmup <n> | sample <id> | stop)"

@@ -1,6 +1,8 @@
 """Unit tests of python/magpie_bench internals (run by tests/golden/py_harness_unit/run.sh)."""
 import json
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -163,6 +165,43 @@ class Environment(unittest.TestCase):
         finally:
             del os.environ["MAGPIE_TEST_INT"]
         self.assertEqual(dev.env_int("MAGPIE_TEST_UNSET", 7), 7)
+
+
+FAKE_CUPTI = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void put(const char* what, uint64_t id) {
+  FILE* f = fopen(getenv("FAKE_CUPTI_OUT"), "a");
+  fprintf(f, "%s %llu\n", what, (unsigned long long)id);
+  fclose(f);
+}
+void magpie_cupti_begin(uint64_t id) { put("begin", id); }
+void magpie_cupti_end(uint64_t id) { put("end", id); }
+void magpie_cupti_flush(void) { put("flush", 0); }
+"""
+
+
+class Cupti(unittest.TestCase):
+    @unittest.skipUnless(shutil.which("cc"), "no C compiler")
+    def test_marks_pass_uint64_ids(self):
+        from magpie_bench.timing import CuptiMarks
+        with tempfile.TemporaryDirectory() as d:
+            src, lib = os.path.join(d, "fake.c"), os.path.join(d, "libfake.so")
+            with open(src, "w") as f:
+                f.write(FAKE_CUPTI)
+            subprocess.run(["cc", "-shared", "-fPIC", "-o", lib, src], check=True)
+            os.environ["FAKE_CUPTI_OUT"] = os.path.join(d, "out")
+            marks = CuptiMarks(lib)
+            marks.begin(18446744073709551615)
+            marks.end(18446744073709551615)
+            marks.flush()
+            with open(os.path.join(d, "out")) as f:
+                self.assertEqual(f.read().split("\n")[:3], ["begin 18446744073709551615",
+                                                            "end 18446744073709551615",
+                                                            "flush 0"])
+        with self.assertRaisesRegex(BenchError, "MAGPIE_CUPTI_LIB"):
+            CuptiMarks("/nonexistent/libmagpie_cupti.so")
 
 
 if __name__ == "__main__":
