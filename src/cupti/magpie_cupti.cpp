@@ -8,7 +8,8 @@
 //   {"kind":"extcorr","corr":id,"id":<sample id>}
 //   {"kind":"dropped","count":n}                 (records CUPTI could not store)
 //
-// Timestamps are CUPTI's (ns). Harnesses mark samples with magpie_cupti_begin/end(id), found
+// Runtime and driver API activity is enabled too (CUPTI attaches external correlation records
+// to API records only) but not written. Timestamps are CUPTI's (ns). Harnesses mark samples with magpie_cupti_begin/end(id), found
 // with dlopen(MAGPIE_CUPTI_LIB, RTLD_NOW | RTLD_NOLOAD) + dlsym.
 //
 // Built with the host compiler, -static-libstdc++ -static-libgcc: runtime dependencies are
@@ -168,7 +169,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
   }
   if (!ok(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed), "cuptiActivityRegisterCallbacks") ||
       !ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), "enable CONCURRENT_KERNEL") ||
-      !ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), "enable EXTERNAL_CORRELATION")) {
+      !ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION), "enable EXTERNAL_CORRELATION") ||
+      // CUPTI emits an external-correlation record only in front of a driver/runtime API
+      // activity record, so API records must exist (they are consumed, not written).
+      !ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME), "enable RUNTIME") ||
+      !ok(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER), "enable DRIVER")) {
     ::close(g_fd);
     g_fd = -1;
     return 1;

@@ -14,12 +14,21 @@ HERE="$SRC/tests/golden/bench_cuda_compile"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/magpie_bench_cuda.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 fail=0
-nv() { "$NVCC" -O3 -std=c++17 -arch=sm_90 -I"$SRC/include" -Xcompiler -Wall,-Wextra "$@" 2>"$WORK/log" || { cat "$WORK/log"; return 1; }
-       if grep -q "magpie/bench" "$WORK/log"; then echo "warnings in bench headers:"; cat "$WORK/log"; return 1; fi; }
 
-nv "$SRC/examples/cuda/vector_add.cu" -o "$WORK/vector_add" && echo "ok: nvcc vector_add.cu (linked)" || fail=1
-nv -c "$HERE/cuda_types.cu" -o "$WORK/cuda_types.o" && echo "ok: nvcc -c cuda_types.cu" || fail=1
-nv -c "$HERE/copy_kernel.cu" -o "$WORK/copy_kernel.o" || fail=1
+nv() {  # log-name nvcc-args...: compile; fail on errors or on warnings from the bench headers
+  local log="$WORK/$1.log"; shift
+  "$NVCC" -O3 -std=c++17 -arch=sm_90 -I"$SRC/include" -Xcompiler -Wall,-Wextra "$@" 2>"$log" || { cat "$log"; return 1; }
+  if grep -q "magpie/bench" "$log"; then echo "warnings in bench headers:"; cat "$log"; return 1; fi
+}
+# Two nvcc jobs at a time (CI has 2 cores).
+nv vector_add "$SRC/examples/cuda/vector_add.cu" -o "$WORK/vector_add" & p1=$!
+nv cuda_types -c "$HERE/cuda_types.cu" -o "$WORK/cuda_types.o" & p2=$!
+wait $p1 && echo "ok: nvcc vector_add.cu (linked)" || fail=1
+wait $p2 && echo "ok: nvcc -c cuda_types.cu" || fail=1
+nv sync_in_launch -c "$HERE/sync_in_launch.cu" -o "$WORK/sync_in_launch.o" & p1=$!
+nv copy_kernel -c "$HERE/copy_kernel.cu" -o "$WORK/copy_kernel.o" & p2=$!
+wait $p1 && echo "ok: nvcc -c sync_in_launch.cu" || fail=1
+wait $p2 || fail=1
 if g++ -std=c++17 -O2 -Wall -Wextra -Werror -DMAGPIE_BENCH_CUDA -I"$SRC/include" -I"$CUDA_ROOT/include" \
      -c "$HERE/host_launcher.cpp" -o "$WORK/host_launcher.o" &&
    g++ "$WORK/host_launcher.o" "$WORK/copy_kernel.o" -L"$CUDA_ROOT/lib64" -L"$CUDA_ROOT/lib" -lcudart_static -ldl -lpthread -lrt \
