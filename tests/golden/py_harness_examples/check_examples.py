@@ -98,7 +98,8 @@ class TorchCpuExamples(Base):
         self.check_variants(ref, good, wrong, [1, 2, 3, 4], timed=3, extra=env)
         ready, ns, error, rc = timing(ref, 1, 2, dict(env, MAGPIE_BENCH_SIZE="1"))
         self.assertEqual((rc, error), (0, None))
-        self.assertEqual((ready["entry"], ready["size"], ready["device"]), ("Model", "rows=7", "cpu"))
+        self.assertEqual((ready["entry"], ready["size"], ready["device"]),
+                         ("Model", "rows=7", "cpu"))
 
     def test_kernelbench_problem_unchanged_on_cpu(self):
         d = ex("kernelbench")
