@@ -1,0 +1,356 @@
+#include "trace/gap_analysis.h"
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "core/log.h"
+#include "core/strings.h"
+#include "trace/discovery.h"
+#include "trace/util.h"
+
+namespace magpie::trace {
+
+// ---------------------------------------------------------------- gap_config
+
+status gap_config::validate() const {
+  if (!(trace_start_pct >= 0.0 && trace_start_pct <= 100.0))
+    return invalid_argument("trace_start_pct must be 0-100, got %s", python_float_repr(trace_start_pct).c_str());
+  if (!(trace_end_pct >= 0.0 && trace_end_pct <= 100.0))
+    return invalid_argument("trace_end_pct must be 0-100, got %s", python_float_repr(trace_end_pct).c_str());
+  if (trace_start_pct >= trace_end_pct)
+    return invalid_argument("trace_start_pct (%s) must be less than trace_end_pct (%s)",
+                            python_float_repr(trace_start_pct).c_str(), python_float_repr(trace_end_pct).c_str());
+  if (top_k < 1) return invalid_argument("top_k must be >= 1, got %d", top_k);
+  if (min_duration_us < 0) return invalid_argument("min_duration_us must be >= 0");
+  return ok_status();
+}
+
+namespace {
+
+json optional_list(const std::optional<std::vector<std::string>>& v) {
+  if (!v) return nullptr;
+  json a = json::array();
+  for (const auto& s : *v) a.push_back(s);
+  return a;
+}
+
+status read_optional_list(const json& j, const char* key, std::optional<std::vector<std::string>>* out) {
+  if (!j.contains(key)) return ok_status();
+  const json& v = j[key];
+  if (v.is_null()) {
+    out->reset();
+    return ok_status();
+  }
+  if (!v.is_array()) return invalid_argument("gap_analysis.%s: expected a list of strings", key);
+  std::vector<std::string> items;
+  for (const auto& e : v) {
+    if (!e.is_string()) return invalid_argument("gap_analysis.%s: expected a list of strings", key);
+    items.push_back(e.get<std::string>());
+  }
+  *out = std::move(items);
+  return ok_status();
+}
+
+status read_number(const json& j, const char* key, double* out) {
+  if (!j.contains(key) || j[key].is_null()) return ok_status();
+  if (!j[key].is_number()) return invalid_argument("gap_analysis.%s: expected a number", key);
+  *out = j[key].get<double>();
+  return ok_status();
+}
+
+status read_bool(const json& j, const char* key, bool* out) {
+  if (!j.contains(key) || j[key].is_null()) return ok_status();
+  if (!j[key].is_boolean()) return invalid_argument("gap_analysis.%s: expected true or false", key);
+  *out = j[key].get<bool>();
+  return ok_status();
+}
+
+}  // namespace
+
+json gap_config::to_json() const {
+  json j;
+  j["enabled"] = enabled;
+  j["trace_start_pct"] = trace_start_pct;
+  j["trace_end_pct"] = trace_end_pct;
+  j["top_k"] = top_k;
+  j["min_duration_us"] = min_duration_us;
+  j["categories"] = optional_list(categories);
+  j["ignore_categories"] = optional_list(ignore_categories);
+  j["find_kernel_sources"] = find_kernel_sources;
+  j["kernel_source_repos"] = optional_list(kernel_source_repos);
+  j["auto_clone_repos"] = auto_clone_repos;
+  j["repos_base_dir"] = repos_base_dir ? json(*repos_base_dir) : json(nullptr);
+  return j;
+}
+
+status_or<gap_config> gap_config::from_json(const json& j) {
+  gap_config c;
+  if (!j.is_object()) return invalid_argument("gap_analysis: expected a mapping");
+  MAGPIE_RETURN_IF_ERROR(read_bool(j, "enabled", &c.enabled));
+  MAGPIE_RETURN_IF_ERROR(read_number(j, "trace_start_pct", &c.trace_start_pct));
+  MAGPIE_RETURN_IF_ERROR(read_number(j, "trace_end_pct", &c.trace_end_pct));
+  double top_k = c.top_k;
+  MAGPIE_RETURN_IF_ERROR(read_number(j, "top_k", &top_k));
+  if (top_k != static_cast<double>(static_cast<int>(top_k))) return invalid_argument("gap_analysis.top_k: expected an integer");
+  c.top_k = static_cast<int>(top_k);
+  MAGPIE_RETURN_IF_ERROR(read_number(j, "min_duration_us", &c.min_duration_us));
+  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "categories", &c.categories));
+  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "ignore_categories", &c.ignore_categories));
+  MAGPIE_RETURN_IF_ERROR(read_bool(j, "find_kernel_sources", &c.find_kernel_sources));
+  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "kernel_source_repos", &c.kernel_source_repos));
+  MAGPIE_RETURN_IF_ERROR(read_bool(j, "auto_clone_repos", &c.auto_clone_repos));
+  if (j.contains("repos_base_dir") && j["repos_base_dir"].is_string())
+    c.repos_base_dir = j["repos_base_dir"].get<std::string>();
+  static const char* k_known[] = {"enabled", "trace_start_pct", "trace_end_pct", "top_k", "min_duration_us",
+                                  "categories", "ignore_categories", "find_kernel_sources",
+                                  "kernel_source_repos", "auto_clone_repos", "repos_base_dir"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (std::find_if(std::begin(k_known), std::end(k_known), [&](const char* k) { return it.key() == k; }) ==
+        std::end(k_known))
+      return invalid_argument("gap_analysis: unknown field '%s'", it.key().c_str());
+  }
+  MAGPIE_RETURN_IF_ERROR(c.validate());
+  return c;
+}
+
+std::string kernel_stat::unique_shapes() const {
+  std::string out;
+  for (size_t i = 0; i < shapes.size() && i < 10; ++i) {
+    if (i) out += "; ";
+    out += shapes[i];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- per-rank streaming pass
+
+namespace {
+
+struct candidate {
+  uint32_t name;
+  bool has_ts, has_ext;
+  double ts, dur;
+  int64_t ext;
+};
+
+struct cpu_shape {
+  int64_t ext;
+  uint32_t shape;  ///< id in the shape interner
+  bool has_ts;
+  double ts, dur;
+};
+
+/// Collects what gap analysis needs from one trace; everything else is dropped on the fly.
+class gap_sink : public event_sink {
+ public:
+  explicit gap_sink(const gap_config& cfg) : m_windowed(cfg.trace_start_pct > 0 || cfg.trace_end_pct < 100) {
+    if (cfg.categories)
+      for (const auto& c : *cfg.categories) m_allow.push_back(lower_ascii(c));
+    if (cfg.ignore_categories)
+      for (const auto& c : *cfg.ignore_categories) m_deny.push_back(lower_ascii(c));
+  }
+
+  void on_event(const event_view& e) override {
+    double dur = e.has_dur ? e.dur : 0.0;
+    if (e.has_ts && e.has_dur && e.dur > 0) {
+      m_t_min = std::min(m_t_min, e.ts);
+      m_t_max = std::max(m_t_max, e.ts + e.dur);
+    }
+    const cat_info& ci = category(e.has_cat ? e.cat : std::string_view());
+    if (ci.cpu_op && e.has_external_id && !e.input_dims.empty()) {
+      uint32_t shape = shape_of(e.input_dims);
+      if (shape != k_no_shape) {
+        if (m_windowed) m_cpu.push_back({e.external_id, shape, e.has_ts, e.ts, dur});
+        else m_shape_by_ext[e.external_id] = shape;
+      }
+    }
+    if (!ci.pass) return;
+    uint32_t name = m_names.intern(e.has_name ? e.name : std::string_view("<?>"));
+    m_cands.push_back({name, e.has_ts, e.has_external_id, e.ts, dur, e.external_id});
+  }
+
+  /// Applies window, shapes and min duration; aggregates by name.
+  void finish(const gap_config& cfg, rank_result* out) {
+    out->has_span = m_t_min <= m_t_max;
+    out->span_start_us = out->has_span ? m_t_min : 0;
+    out->span_end_us = out->has_span ? m_t_max : 0;
+    bool windowed = m_windowed && m_t_min <= m_t_max;
+    double t_start = 0, t_end = 0;
+    if (windowed) {
+      double span = m_t_max - m_t_min;
+      t_start = m_t_min + span * (cfg.trace_start_pct / 100.0);
+      t_end = m_t_min + span * (cfg.trace_end_pct / 100.0);
+      for (const auto& c : m_cpu)
+        if (c.has_ts && c.ts + c.dur >= t_start && c.ts <= t_end) m_shape_by_ext[c.ext] = c.shape;
+    } else {
+      for (const auto& c : m_cpu) m_shape_by_ext[c.ext] = c.shape;  // window fell back to all events
+    }
+    std::vector<int32_t> slot(m_names.size(), -1);
+    std::vector<kernel_stat>& ks = out->kernels;
+    for (const auto& c : m_cands) {
+      // Magpie drops events without ts when it windows (not when it fell back to all events).
+      if (windowed && (!c.has_ts || !(c.ts + c.dur >= t_start && c.ts <= t_end))) continue;
+      ++out->events_in_window;
+      if (cfg.min_duration_us > 0 && !(c.dur >= cfg.min_duration_us)) continue;
+      ++out->events_after_filter;
+      if (slot[c.name] < 0) {
+        slot[c.name] = static_cast<int32_t>(ks.size());
+        kernel_stat k;
+        k.name = m_names.str(c.name);
+        k.min_us = std::numeric_limits<double>::infinity();
+        k.max_us = -std::numeric_limits<double>::infinity();
+        ks.push_back(std::move(k));
+      }
+      kernel_stat& k = ks[static_cast<size_t>(slot[c.name])];
+      k.total_us += c.dur;
+      ++k.calls;
+      k.min_us = std::min(k.min_us, c.dur);
+      k.max_us = std::max(k.max_us, c.dur);
+      if (c.has_ext) {
+        auto it = m_shape_by_ext.find(c.ext);
+        if (it != m_shape_by_ext.end()) add_shape(k, it->second);
+      }
+    }
+    std::stable_sort(ks.begin(), ks.end(), [](const kernel_stat& a, const kernel_stat& b) { return -a.total_us < -b.total_us; });
+    out->total_us = 0;
+    for (const auto& k : ks) out->total_us += k.total_us;
+  }
+
+ private:
+  static constexpr uint32_t k_no_shape = 0xFFFFFFFFu;
+  struct cat_info {
+    bool pass = false, cpu_op = false;
+  };
+  struct hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+
+  const cat_info& category(std::string_view cat) {
+    auto it = m_cats.find(cat);
+    if (it != m_cats.end()) return it->second;
+    std::string low = lower_ascii(cat);
+    cat_info ci;
+    ci.cpu_op = contains(low, "cpu_op");
+    bool denied = std::any_of(m_deny.begin(), m_deny.end(), [&](const std::string& d) { return contains(low, d); });
+    bool allowed = m_allow.empty() ||
+                   std::any_of(m_allow.begin(), m_allow.end(), [&](const std::string& a) { return contains(low, a); });
+    ci.pass = !denied && allowed;
+    return m_cats.emplace(std::string(cat), ci).first->second;
+  }
+
+  uint32_t shape_of(std::string_view raw) {
+    uint32_t raw_id = m_raw_dims.intern(raw);
+    if (raw_id >= m_shape_of_raw.size()) {
+      std::string s = format_gap_shape(raw);
+      m_shape_of_raw.push_back(s.empty() ? k_no_shape : m_shapes.intern(s));
+    }
+    return m_shape_of_raw[raw_id];
+  }
+
+  void add_shape(kernel_stat& k, uint32_t shape) {
+    const std::string& s = m_shapes.str(shape);
+    if (k.shapes.size() < 64 && std::find(k.shapes.begin(), k.shapes.end(), s) == k.shapes.end()) k.shapes.push_back(s);
+  }
+
+  bool m_windowed;
+  std::vector<std::string> m_allow, m_deny;
+  std::unordered_map<std::string, cat_info, hash, std::equal_to<>> m_cats;
+  interner m_names, m_raw_dims, m_shapes;
+  std::vector<uint32_t> m_shape_of_raw;
+  std::vector<candidate> m_cands;
+  std::vector<cpu_shape> m_cpu;
+  std::unordered_map<int64_t, uint32_t> m_shape_by_ext;
+  double m_t_min = std::numeric_limits<double>::infinity();
+  double m_t_max = -std::numeric_limits<double>::infinity();
+};
+
+std::vector<kernel_stat> merge_ranks(const std::vector<rank_result>& ranks) {
+  std::vector<kernel_stat> merged;
+  std::unordered_map<std::string, size_t> slot;
+  for (const auto& rr : ranks) {
+    for (const auto& k : rr.kernels) {
+      auto [it, fresh] = slot.emplace(k.name, merged.size());
+      if (fresh) {
+        kernel_stat m;
+        m.name = k.name;
+        m.min_us = k.min_us;
+        m.max_us = k.max_us;
+        merged.push_back(std::move(m));
+      }
+      kernel_stat& m = merged[it->second];
+      m.total_us += k.total_us;
+      m.calls += k.calls;
+      m.min_us = std::min(m.min_us, k.min_us);
+      m.max_us = std::max(m.max_us, k.max_us);
+      for (const auto& s : k.shapes)
+        if (m.shapes.size() < 64 && std::find(m.shapes.begin(), m.shapes.end(), s) == m.shapes.end()) m.shapes.push_back(s);
+    }
+  }
+  std::stable_sort(merged.begin(), merged.end(), [](const kernel_stat& a, const kernel_stat& b) { return -a.total_us < -b.total_us; });
+  return merged;
+}
+
+}  // namespace
+
+status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::path& trace_file) {
+  gap_sink sink(cfg);
+  MAGPIE_ASSIGN_OR_RETURN(read_stats st, read_trace(trace_file, sink));
+  rank_result rr;
+  rr.rank = rank;
+  rr.trace_file = trace_file;
+  rr.stats = st;
+  sink.finish(cfg, &rr);
+  return rr;
+}
+
+gap_result analyze_gap(const gap_config& cfg, const fs::path& trace_dir) {
+  gap_result r;
+  r.cfg = cfg;
+  r.trace_dir = trace_dir;
+  std::error_code ec;
+  if (!fs::exists(trace_dir, ec)) {
+    r.errors.push_back("Trace directory not found: " + trace_dir.string());
+    return r;
+  }
+  discovery d = discover_rank_traces(trace_dir);
+  r.trace_dir = d.trace_dir;
+  for (const auto& s : d.skipped) r.warnings.push_back("Skipped (not a torch trace): " + s);
+  if (d.files.empty()) {
+    r.errors.push_back("No trace files found in " + d.trace_dir.string());
+    return r;
+  }
+  MAGPIE_LOG_INFO("Found %zu trace file(s) in %s", d.files.size(), d.trace_dir.c_str());
+  for (const auto& f : d.files) {
+    auto rr = analyze_rank(cfg, f.rank, f.path);
+    if (!rr.ok()) {
+      r.errors.push_back(strprintf("Failed to analyze rank %d (%s): %s", f.rank, f.path.filename().c_str(),
+                                   rr.get_status().message().c_str()));
+      continue;
+    }
+    if (!rr->stats.complete) {
+      r.errors.push_back(strprintf("Rank %d (%s): %s; analysed the %llu events read before it", f.rank,
+                                   f.path.filename().c_str(), rr->stats.error.c_str(),
+                                   static_cast<unsigned long long>(rr->stats.events)));
+    }
+    if (rr->stats.non_object_elements || rr->stats.events_with_bad_fields) {
+      r.warnings.push_back(strprintf("Rank %d (%s): %llu non-object elements and %llu events with mistyped fields ignored",
+                                     f.rank, f.path.filename().c_str(),
+                                     static_cast<unsigned long long>(rr->stats.non_object_elements),
+                                     static_cast<unsigned long long>(rr->stats.events_with_bad_fields)));
+    }
+    r.ranks.push_back(std::move(rr).value());
+  }
+  if (!r.ranks.empty()) {
+    r.merged = merge_ranks(r.ranks);
+    for (const auto& rr : r.ranks) r.total_us += rr.total_us;
+    size_t k = static_cast<size_t>(cfg.top_k);
+    if (r.merged.size() > k) r.merged.resize(k);
+    for (auto& rr : r.ranks)
+      if (rr.kernels.size() > k) rr.kernels.resize(k);
+  }
+  return r;
+}
+
+}  // namespace magpie::trace

@@ -1,0 +1,85 @@
+// Gap analysis (Magpie's modes/benchmark/gap_analysis.py, re-implemented on the streaming
+// reader): per rank, events overlapping the time window, filtered by category substrings and
+// minimum duration, aggregated by exact event name; ranks merged by name; top-k kept with
+// percentages relative to the untruncated totals.
+//
+// Numeric semantics follow Magpie's Python exactly: durations are the trace's µs doubles,
+// summed in file order per name; a rank's total is the sum of its per-name totals in sorted
+// order; the merged total is the sum of rank totals in rank order; sorting is stable by
+// descending total. One deliberate difference: the window span is taken from events with
+// dur > 0 (Magpie's newer fix), so metadata / instant events ("Record Window End") far outside
+// the profiled region do not stretch it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/json.h"
+#include "trace/api.h"
+#include "trace/reader.h"
+
+namespace magpie::trace {
+
+struct kernel_stat {
+  std::string name;
+  double total_us = 0;
+  int64_t calls = 0;
+  double min_us = 0, max_us = 0;
+  std::vector<std::string> shapes;  ///< distinct non-empty shapes, first-seen order
+  double avg_us() const { return calls ? total_us / static_cast<double>(calls) : 0.0; }
+  /// Magpie's unique_shapes: the first 10 distinct shapes joined with "; ".
+  std::string unique_shapes() const;
+};
+
+struct rank_result {
+  int rank = 0;
+  fs::path trace_file;
+  double total_us = 0;
+  std::vector<kernel_stat> kernels;  ///< sorted by total desc (truncated to top_k at the end)
+  read_stats stats;
+  uint64_t events_in_window = 0, events_after_filter = 0;
+  bool has_span = false;               ///< some event has ts and dur > 0
+  double span_start_us = 0, span_end_us = 0;  ///< [min ts, max ts+dur] over those events
+};
+
+struct gap_result {
+  gap_config cfg;
+  fs::path trace_dir;                ///< resolved directory that was searched
+  std::vector<rank_result> ranks;
+  std::vector<kernel_stat> merged;   ///< truncated to top_k
+  double total_us = 0;               ///< untruncated merged total
+  std::vector<fs::path> clamped_traces;
+  std::vector<std::string> errors, warnings;
+};
+
+/// One rank's statistics (untruncated). Data problems are in rank_result.stats.
+status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::path& trace_file);
+/// Discovery, every rank, merge and truncation. Missing directories or traces are errors in
+/// the result (Magpie's messages), not a status.
+gap_result analyze_gap(const gap_config& cfg, const fs::path& trace_dir);
+
+/// Writes gap_analysis.csv, the per-rank CSVs and (cfg.clamped_traces) the clamped traces of
+/// an analysed result into `out_dir`; returns the `gap_analysis` block (as run_gap_analysis).
+status_or<json> write_gap_outputs(gap_result& r, const fs::path& out_dir);
+
+/// gap_analysis.csv text (rows end in "\r\n" as Python's csv module writes them). With kernel
+/// sources, `preamble` lines (without '\n') come first, then Magpie's "# Warning: columns …"
+/// line, and `source_header` / `source_rows` (one per merged kernel) are appended to each row.
+std::string gap_csv(const gap_result& r, const std::vector<std::string>& preamble = {},
+                    const std::vector<std::string>& source_header = {},
+                    const std::vector<std::vector<std::string>>& source_rows = {});
+/// gap_analysis_rank<N>.csv text (percentages of that rank's total).
+std::string gap_rank_csv(const rank_result& r);
+/// Magpie's console summary (header, ranks, categories, total, table, "Output: <dir>").
+std::string gap_console_summary(const gap_result& r, const fs::path& gap_dir);
+/// Magpie's result dict (config, total_duration_us, num_ranks, top_kernels, clamped_trace_paths,
+/// errors) plus "ranks" and "warnings".
+json gap_result_json(const gap_result& r);
+
+/// Writes <out_dir>/<stem>_clamped_<start>_<end>.trace.json.gz for each rank (no category
+/// filter; events overlapping the window, ts/dur clipped to it; other top-level keys kept).
+status_or<std::vector<fs::path>> write_clamped_traces(const gap_config& cfg, const gap_result& r,
+                                                      const fs::path& out_dir);
+
+}  // namespace magpie::trace

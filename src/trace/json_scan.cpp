@@ -1,0 +1,270 @@
+#include "trace/json_scan.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+
+namespace magpie::trace::detail {
+namespace {
+
+
+
+
+/// First byte in [p, end) that is '"', '\\' or a control character (< 0x20), or end.
+
+
+
+
+void append_utf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+/// Decodes the escaped body [b, e) (already validated by skip_string) into `out`.
+}  // namespace
+
+void decode_escapes(const char* b, const char* e, std::string* out) {
+  out->clear();
+  while (b < e) {
+    if (*b != '\\') {
+      out->push_back(*b++);
+      continue;
+    }
+    char c = b[1];
+    b += 2;
+    switch (c) {
+      case 'b': out->push_back('\b'); break;
+      case 'f': out->push_back('\f'); break;
+      case 'n': out->push_back('\n'); break;
+      case 'r': out->push_back('\r'); break;
+      case 't': out->push_back('\t'); break;
+      case 'u': {
+        uint32_t cp = 0;
+        for (int i = 0; i < 4; ++i) cp = cp * 16 + static_cast<uint32_t>(hex_value(b[i]));
+        b += 4;
+        if (cp >= 0xD800 && cp <= 0xDBFF && e - b >= 6 && b[0] == '\\' && b[1] == 'u') {
+          uint32_t lo = 0;
+          bool ok = true;
+          for (int i = 0; i < 4; ++i) {
+            int h = hex_value(b[2 + i]);
+            if (h < 0) ok = false;
+            lo = lo * 16 + static_cast<uint32_t>(h < 0 ? 0 : h);
+          }
+          if (ok && lo >= 0xDC00 && lo <= 0xDFFF) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            b += 6;
+          } else {
+            cp = 0xFFFD;
+          }
+        } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+          cp = 0xFFFD;
+        }
+        append_utf8(out, cp);
+        break;
+      }
+      default: out->push_back(c); break;  // '"', '\\', '/'
+    }
+  }
+}
+
+namespace {
+
+scan skip_literal(const char*& p, scan_ctx& ctx, const char* word, size_t n) {
+  size_t have = static_cast<size_t>(ctx.end - p);
+  size_t cmp = have < n ? have : n;
+  if (std::memcmp(p, word, cmp) != 0) return ctx.fail(p, "invalid literal");
+  if (have < n) return ctx.eof(p);
+  p += n;
+  return scan::ok;
+}
+
+}  // namespace
+
+
+
+
+
+scan skip_value(const char*& p, scan_ctx& ctx, std::string_view* raw) {
+  const char* q = p;
+  if (q < ctx.end && (*q == '"' || *q == '-' || is_digit(*q))) {  // scalar fast path
+    scan r = *q == '"' ? skip_string(q, ctx, nullptr) : skip_number(q, ctx, nullptr);
+    if (r != scan::ok) return r;
+    if (raw) *raw = std::string_view(p, static_cast<size_t>(q - p));
+    p = q;
+    return scan::ok;
+  }
+  auto& st = ctx.stack;
+  st.clear();
+  scan r;
+  for (;;) {
+    // Expect a value at q.
+    if ((r = skip_ws(q, ctx)) != scan::ok) return r;
+    if (q == ctx.end) return ctx.eof(p);
+    char c = *q;
+    if (c == '{' || c == '[') {
+      if (st.size() >= k_max_depth) return ctx.fail(q, "nesting too deep");
+      st.push_back(c == '{' ? '}' : ']');
+      ++q;
+      if ((r = skip_ws(q, ctx)) != scan::ok) return r;
+      if (q == ctx.end) return ctx.eof(p);
+      if (*q == st.back()) {
+        ++q;
+        st.pop_back();
+      } else if (c == '{') {
+        if (*q != '"') return ctx.fail(q, "object key expected");
+        if ((r = skip_string(q, ctx, nullptr)) != scan::ok) return r;
+        if ((r = skip_ws(q, ctx)) != scan::ok) return r;
+        if (q == ctx.end) return ctx.eof(p);
+        if (*q != ':') return ctx.fail(q, "':' expected");
+        ++q;
+        continue;
+      } else {
+        continue;
+      }
+    } else if (c == '"') {
+      if ((r = skip_string(q, ctx, nullptr)) != scan::ok) return r;
+    } else if (c == '-' || is_digit(c)) {
+      if ((r = skip_number(q, ctx, nullptr)) != scan::ok) return r;
+    } else if (c == 't') {
+      if ((r = skip_literal(q, ctx, "true", 4)) != scan::ok) return r;
+    } else if (c == 'f') {
+      if ((r = skip_literal(q, ctx, "false", 5)) != scan::ok) return r;
+    } else if (c == 'n') {
+      if ((r = skip_literal(q, ctx, "null", 4)) != scan::ok) return r;
+    } else {
+      return ctx.fail(q, "value expected");
+    }
+    // After a value: close containers or continue with the next element.
+    for (;;) {
+      if (st.empty()) {
+        if (raw) *raw = std::string_view(p, static_cast<size_t>(q - p));
+        p = q;
+        return scan::ok;
+      }
+      if ((r = skip_ws(q, ctx)) != scan::ok) return r;
+      if (q == ctx.end) return ctx.eof(p);
+      if (*q == st.back()) {
+        ++q;
+        st.pop_back();
+        continue;
+      }
+      if (*q != ',') return ctx.fail(q, "',' or closing bracket expected");
+      ++q;
+      if (st.back() == '}') {
+        if ((r = skip_ws(q, ctx)) != scan::ok) return r;
+        if (q == ctx.end) return ctx.eof(p);
+        if (*q != '"') return ctx.fail(q, "object key expected");
+        if ((r = skip_string(q, ctx, nullptr)) != scan::ok) return r;
+        if ((r = skip_ws(q, ctx)) != scan::ok) return r;
+        if (q == ctx.end) return ctx.eof(p);
+        if (*q != ':') return ctx.fail(q, "':' expected");
+        ++q;
+      }
+      break;
+    }
+  }
+}
+
+bool number_to_int(std::string_view t, int64_t* out) {
+  if (!t.empty() && t.size() <= 18) {  // plain [-]digits: no overflow possible
+    size_t i = t[0] == '-' ? 1 : 0;
+    int64_t v = 0;
+    bool plain = i < t.size();
+    for (; i < t.size(); ++i) {
+      char c = t[i];
+      if (c < '0' || c > '9') {
+        plain = false;
+        break;
+      }
+      v = v * 10 + (c - '0');
+    }
+    if (plain) {
+      *out = t[0] == '-' ? -v : v;
+      return true;
+    }
+  }
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc() && ptr == t.data() + t.size()) {
+    *out = v;
+    return true;
+  }
+  double d = number_to_double(t);
+  if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) >= 9.2e18) return false;
+  *out = static_cast<int64_t>(d);
+  return true;
+}
+
+double number_to_double(std::string_view t) {
+  double d = 0;
+  auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), d);
+  if (ec == std::errc::result_out_of_range) {
+    return (!t.empty() && t[0] == '-') ? -std::numeric_limits<double>::infinity()
+                                       : std::numeric_limits<double>::infinity();
+  }
+  (void)ptr;
+  return d;
+}
+
+bool micros_to_ns(std::string_view t, int64_t* out, bool* exact) {
+  const char* p = t.data();
+  const char* end = p + t.size();
+  bool neg = false;
+  if (p < end && *p == '-') {
+    neg = true;
+    ++p;
+  }
+  uint64_t ip = 0;
+  int digits = 0;
+  while (p < end && is_digit(*p)) {
+    if (++digits > 15) goto fallback;  // keeps ip*1000 far from overflow
+    ip = ip * 10 + static_cast<uint64_t>(*p++ - '0');
+  }
+  {
+    uint64_t frac = 0;
+    int nfrac = 0;
+    bool round_up = false;
+    if (p < end && *p == '.') {
+      ++p;
+      while (p < end && is_digit(*p)) {
+        if (nfrac < 3) {
+          frac = frac * 10 + static_cast<uint64_t>(*p - '0');
+        } else if (nfrac == 3) {
+          round_up = *p >= '5';
+        }
+        ++nfrac;
+        ++p;
+      }
+    }
+    if (p != end) goto fallback;  // exponent
+    if (exact) *exact = nfrac <= 3;
+    for (int i = nfrac; i < 3; ++i) frac *= 10;
+    uint64_t v = ip * 1000 + frac + (round_up ? 1 : 0);
+    *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    return true;
+  }
+fallback : {
+  if (exact) *exact = false;
+  double d = number_to_double(t) * 1000.0;
+  if (!std::isfinite(d) || std::fabs(d) >= 9.2e18) return false;
+  *out = static_cast<int64_t>(std::llround(d));
+  return true;
+}
+}
+
+}  // namespace magpie::trace::detail

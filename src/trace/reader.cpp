@@ -1,0 +1,547 @@
+#include "trace/reader.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "core/progress.h"
+#include "core/strings.h"
+#include "core/subprocess.h"
+#include "trace/byte_source.h"
+#include "trace/json_scan.h"
+
+namespace magpie::trace {
+
+using detail::scan;
+using detail::scan_ctx;
+
+json read_stats::to_json() const {
+  return json{{"path", path},
+              {"gzip", gzip},
+              {"root", root_is_list ? "list" : "object"},
+              {"has_trace_events", has_trace_events},
+              {"file_bytes", file_bytes},
+              {"json_bytes", json_bytes},
+              {"events", events},
+              {"non_object_elements", non_object_elements},
+              {"events_with_bad_fields", events_with_bad_fields},
+              {"complete", complete},
+              {"error", error},
+              {"error_offset", error_offset},
+              {"seconds", seconds}};
+}
+
+namespace {
+
+inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/// Skips whitespace; ok only when a character is available at q.
+inline scan next(const char*& q, scan_ctx& ctx) {
+  while (q < ctx.end && is_ws(*q)) ++q;
+  if (q == ctx.end) return ctx.eof(q);
+  return scan::ok;
+}
+
+#define SCAN_TRY(expr)             \
+  do {                             \
+    scan r_ = (expr);              \
+    if (r_ != scan::ok) return r_; \
+  } while (0)
+
+struct scratch {
+  std::string key, ph, cat, name, pid, tid, bp;
+};
+
+inline bool key_is(std::string_view k, const char* lit, size_t n) {
+  return k.size() == n && std::memcmp(k.data(), lit, n) == 0;
+}
+#define KEY(lit) key_is(key, lit, sizeof(lit) - 1)
+
+scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string* s, bool* has, event_view& ev) {
+  if (*q == '"') {
+    SCAN_TRY(detail::read_string(q, ctx, out, s));
+    if (has) *has = true;
+    return scan::ok;
+  }
+  ++ev.bad_fields;
+  return detail::skip_value(q, ctx);
+}
+
+scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has, std::string_view* text,
+               event_view& ev) {
+  if (*q == '-' || (*q >= '0' && *q <= '9')) {
+    SCAN_TRY(detail::skip_number(q, ctx, text));
+    bool exact = false;
+    if (detail::micros_to_ns(*text, ns, &exact)) {
+      *has = true;
+      // ns/1000 is the exact decimal value, so one IEEE division gives the correctly rounded
+      // double — the same value strtod / Python's float() produce.
+      constexpr int64_t k_2p53 = int64_t{1} << 53;
+      *us = (exact && *ns < k_2p53 && *ns > -k_2p53) ? static_cast<double>(*ns) / 1000.0
+                                                     : detail::number_to_double(*text);
+    } else {
+      *us = detail::number_to_double(*text);
+      ++ev.bad_fields;
+    }
+    return scan::ok;
+  }
+  ++ev.bad_fields;
+  return detail::skip_value(q, ctx);
+}
+
+scan read_int(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view& ev) {
+  if (*q == '-' || (*q >= '0' && *q <= '9')) {
+    std::string_view t;
+    SCAN_TRY(detail::skip_number(q, ctx, &t));
+    if (detail::number_to_int(t, out)) *has = true;
+    else ++ev.bad_fields;
+    return scan::ok;
+  }
+  ++ev.bad_fields;
+  return detail::skip_value(q, ctx);
+}
+
+/// pid / tid: an integer or a string.
+scan read_id(const char*& q, scan_ctx& ctx, int64_t* num, std::string_view* str, bool* is_str, bool* has,
+             std::string* s, event_view& ev) {
+  if (*q == '"') {
+    SCAN_TRY(detail::read_string(q, ctx, str, s));
+    *is_str = true;
+    *has = true;
+    return scan::ok;
+  }
+  return read_int(q, ctx, num, has, ev);
+}
+
+scan read_raw(const char*& q, scan_ctx& ctx, std::string_view* raw) { return detail::skip_value(q, ctx, raw); }
+
+scan parse_arg_value(std::string_view key, const char*& q, scan_ctx& ctx, event_view& ev) {
+  switch (key.size()) {
+    case 6:
+      if (KEY("stream")) return read_int(q, ctx, &ev.stream, &ev.has_stream, ev);
+      if (KEY("device")) return read_int(q, ctx, &ev.device, &ev.has_device, ev);
+      break;
+    case 4:
+      if (KEY("grid")) return read_raw(q, ctx, &ev.grid);
+      break;
+    case 5:
+      if (KEY("block")) return read_raw(q, ctx, &ev.block);
+      if (KEY("dtype")) return read_raw(q, ctx, &ev.dtype);
+      break;
+    case 10:
+      if (KEY("Input Dims")) return read_raw(q, ctx, &ev.input_dims);
+      if (KEY("Input type")) return read_raw(q, ctx, &ev.input_type);
+      if (KEY("Group size")) return read_raw(q, ctx, &ev.group_size);
+      break;
+    case 11:
+      if (KEY("External id")) return read_int(q, ctx, &ev.external_id, &ev.has_external_id, ev);
+      if (KEY("correlation")) return read_int(q, ctx, &ev.correlation, &ev.has_correlation, ev);
+      break;
+    case 13:
+      if (KEY("Input Strides")) return read_raw(q, ctx, &ev.input_strides);
+      if (KEY("In msg nelems")) return read_raw(q, ctx, &ev.in_msg_nelems);
+      break;
+    case 14:
+      if (KEY("Out msg nelems")) return read_raw(q, ctx, &ev.out_msg_nelems);
+      break;
+    case 15:
+      if (KEY("Concrete Inputs")) return read_raw(q, ctx, &ev.concrete_inputs);
+      if (KEY("Collective name")) return read_raw(q, ctx, &ev.collective_name);
+      if (KEY("Sequence number")) return read_int(q, ctx, &ev.sequence_number, &ev.has_sequence_number, ev);
+      break;
+    case 18:
+      if (KEY("Process Group Name")) return read_raw(q, ctx, &ev.pg_name);
+      break;
+    default:
+      break;
+  }
+  return detail::skip_value(q, ctx);
+}
+
+scan parse_args(const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
+  if (*q != '{') {
+    ++ev.bad_fields;
+    return detail::skip_value(q, ctx);
+  }
+  ++q;
+  SCAN_TRY(next(q, ctx));
+  if (*q == '}') {
+    ++q;
+    return scan::ok;
+  }
+  for (;;) {
+    if (*q != '"') return ctx.fail(q, "object key expected");
+    std::string_view key;
+    SCAN_TRY(detail::read_string(q, ctx, &key, &s.key));
+    SCAN_TRY(next(q, ctx));
+    if (*q != ':') return ctx.fail(q, "':' expected");
+    ++q;
+    SCAN_TRY(next(q, ctx));
+    SCAN_TRY(parse_arg_value(key, q, ctx, ev));
+    SCAN_TRY(next(q, ctx));
+    if (*q == ',') {
+      ++q;
+      SCAN_TRY(next(q, ctx));
+      continue;
+    }
+    if (*q == '}') {
+      ++q;
+      return scan::ok;
+    }
+    return ctx.fail(q, "',' or '}' expected");
+  }
+}
+
+scan parse_event_value(std::string_view key, const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
+  switch (key.size()) {
+    case 2:
+      if (KEY("ph")) return read_str(q, ctx, &ev.ph, &s.ph, nullptr, ev);
+      if (KEY("ts")) return read_time(q, ctx, &ev.ts, &ev.ts_ns, &ev.has_ts, &ev.ts_text, ev);
+      if (KEY("id")) {
+        if (*q == '"') return detail::skip_value(q, ctx);  // string flow ids are not linkable
+        return read_int(q, ctx, &ev.id, &ev.has_id, ev);
+      }
+      if (KEY("bp")) return read_str(q, ctx, &ev.bp, &s.bp, nullptr, ev);
+      break;
+    case 3:
+      if (KEY("cat")) return read_str(q, ctx, &ev.cat, &s.cat, &ev.has_cat, ev);
+      if (KEY("dur")) return read_time(q, ctx, &ev.dur, &ev.dur_ns, &ev.has_dur, &ev.dur_text, ev);
+      if (KEY("pid")) return read_id(q, ctx, &ev.pid, &ev.pid_str, &ev.pid_is_str, &ev.has_pid, &s.pid, ev);
+      if (KEY("tid")) return read_id(q, ctx, &ev.tid, &ev.tid_str, &ev.tid_is_str, &ev.has_tid, &s.tid, ev);
+      break;
+    case 4:
+      if (KEY("name")) return read_str(q, ctx, &ev.name, &s.name, &ev.has_name, ev);
+      if (KEY("args")) return parse_args(q, ctx, ev, s);
+      break;
+    default:
+      break;
+  }
+  return detail::skip_value(q, ctx);
+}
+
+/// p at '{'. On ok, `ev` describes the event and p is past its '}'.
+scan parse_event(const char*& p, scan_ctx& ctx, event_view& ev, scratch& s) {
+  const char* q = p + 1;
+  uint64_t index = ev.index;
+  ev = event_view{};
+  ev.index = index;
+  SCAN_TRY(next(q, ctx));
+  if (*q != '}') {
+    for (;;) {
+      if (*q != '"') return ctx.fail(q, "object key expected");
+      std::string_view key;
+      SCAN_TRY(detail::read_string(q, ctx, &key, &s.key));
+      SCAN_TRY(next(q, ctx));
+      if (*q != ':') return ctx.fail(q, "':' expected");
+      ++q;
+      SCAN_TRY(next(q, ctx));
+      SCAN_TRY(parse_event_value(key, q, ctx, ev, s));
+      SCAN_TRY(next(q, ctx));
+      if (*q == ',') {
+        ++q;
+        SCAN_TRY(next(q, ctx));
+        continue;
+      }
+      if (*q == '}') break;
+      return ctx.fail(q, "',' or '}' expected");
+    }
+  }
+  ++q;
+  ev.raw = std::string_view(p, static_cast<size_t>(q - p));
+  p = q;
+  return scan::ok;
+}
+
+/// The input window over a byte source.
+class window {
+ public:
+  window(detail::byte_source* src, size_t initial, size_t max_bytes)
+      : m_src(src), m_buf(initial), m_max(max_bytes) {}
+
+  const char* begin() const { return m_buf.data(); }
+  const char* end() const { return m_buf.data() + m_size; }
+  bool eof() const { return m_eof; }
+  /// Stream offset of a pointer into the window.
+  uint64_t offset(const char* p) const { return m_base + static_cast<uint64_t>(p - m_buf.data()); }
+
+  /// Drops everything before `keep`, then reads more. `keep` is updated to the new position.
+  status refill(const char*& keep) {
+    size_t off = static_cast<size_t>(keep - m_buf.data());
+    if (off > 0) {
+      std::memmove(m_buf.data(), m_buf.data() + off, m_size - off);
+      m_size -= off;
+      m_base += off;
+    }
+    if (m_size == m_buf.size()) {
+      if (m_buf.size() >= m_max) return error(status_code::parse_error, "one element exceeds %zu bytes", m_max);
+      m_buf.resize(std::min(m_max, m_buf.size() * 2));
+    }
+    MAGPIE_ASSIGN_OR_RETURN(size_t got, m_src->read(m_buf.data() + m_size, m_buf.size() - m_size));
+    if (got == 0) m_eof = true;
+    m_size += got;
+    keep = m_buf.data();
+    return ok_status();
+  }
+
+ private:
+  detail::byte_source* m_src;
+  std::vector<char> m_buf;
+  size_t m_size = 0;
+  size_t m_max;
+  uint64_t m_base = 0;
+  bool m_eof = false;
+};
+
+enum class stage { root, obj_key, obj_value, obj_after, events_start, events_elem, events_after, tail, done };
+
+/// The document state machine. Each step starts at `p`; scan::more leaves p at the step's
+/// start so the caller can refill and repeat it.
+class driver {
+ public:
+  driver(event_sink& sink, read_stats& st) : m_sink(sink), m_st(st) {}
+
+  scan step(const char*& p, scan_ctx& ctx) {
+    switch (m_stage) {
+      case stage::root: return root(p, ctx);
+      case stage::obj_key: return obj_key(p, ctx);
+      case stage::obj_value: return obj_value(p, ctx);
+      case stage::obj_after: return obj_after(p, ctx);
+      case stage::events_start: return events_start(p, ctx);
+      case stage::events_elem: return events(p, ctx);
+      case stage::events_after: return events(p, ctx);
+      case stage::tail: return tail(p, ctx);
+      case stage::done: return scan::ok;
+    }
+    return scan::ok;
+  }
+  bool done() const { return m_stage == stage::done; }
+  bool in_events() const { return m_stage == stage::events_elem || m_stage == stage::events_after; }
+
+ private:
+  scan root(const char*& p, scan_ctx& ctx) {
+    const char* q = p;
+    SCAN_TRY(next(q, ctx));
+    if (*q == '{') {
+      m_stage = stage::obj_key;
+      m_first = true;
+      m_sink.on_root_begin(false);
+    } else if (*q == '[') {
+      m_sink.on_root_begin(true);
+      m_st.root_is_list = true;
+      m_st.has_trace_events = true;
+      m_stage = stage::events_start;
+      m_events_in_list = true;
+      m_sink.on_trace_events_begin();
+    } else {
+      return ctx.fail(q, "root is neither an object nor a list");
+    }
+    p = q + 1;
+    return scan::ok;
+  }
+  scan obj_key(const char*& p, scan_ctx& ctx) {
+    const char* q = p;
+    SCAN_TRY(next(q, ctx));
+    if (m_first && *q == '}') {
+      p = q + 1;
+      m_stage = stage::tail;
+      return scan::ok;
+    }
+    if (*q != '"') return ctx.fail(q, "object key expected");
+    std::string_view key;
+    SCAN_TRY(detail::read_string(q, ctx, &key, &m_s.key));
+    SCAN_TRY(next(q, ctx));
+    if (*q != ':') return ctx.fail(q, "':' expected");
+    m_key.assign(key);
+    p = q + 1;
+    m_first = false;
+    m_stage = stage::obj_value;
+    return scan::ok;
+  }
+  scan obj_value(const char*& p, scan_ctx& ctx) {
+    const char* q = p;
+    SCAN_TRY(next(q, ctx));
+    if (m_key == "traceEvents" && *q == '[') {
+      m_st.has_trace_events = true;
+      p = q + 1;
+      m_stage = stage::events_start;
+      m_sink.on_trace_events_begin();
+      return scan::ok;
+    }
+    std::string_view raw;
+    SCAN_TRY(detail::skip_value(q, ctx, &raw));
+    if (m_key == "traceEvents") {
+      if (m_st.error.empty()) m_st.error = "traceEvents is not a list";
+      m_st.complete = false;
+    } else {
+      m_sink.on_top_level(m_key, raw);
+    }
+    p = q;
+    m_stage = stage::obj_after;
+    return scan::ok;
+  }
+  scan obj_after(const char*& p, scan_ctx& ctx) {
+    const char* q = p;
+    SCAN_TRY(next(q, ctx));
+    if (*q == ',') m_stage = stage::obj_key;
+    else if (*q == '}') m_stage = stage::tail;
+    else return ctx.fail(q, "',' or '}' expected");
+    p = q + 1;
+    return scan::ok;
+  }
+  scan events_start(const char*& p, scan_ctx& ctx) {
+    const char* q = p;
+    SCAN_TRY(next(q, ctx));
+    if (*q == ']') {
+      p = q + 1;
+      m_stage = m_events_in_list ? stage::tail : stage::obj_after;
+      m_sink.on_trace_events_end();
+      return scan::ok;
+    }
+    m_stage = stage::events_elem;
+    p = q;
+    return scan::ok;
+  }
+  /// The hot loop: as many elements as the window holds.
+  scan events(const char*& p, scan_ctx& ctx) {
+    for (;;) {
+      const char* q = p;
+      if (m_stage == stage::events_after) {
+        SCAN_TRY(next(q, ctx));
+        if (*q == ']') {
+          p = q + 1;
+          m_stage = m_events_in_list ? stage::tail : stage::obj_after;
+          m_sink.on_trace_events_end();
+          return scan::ok;
+        }
+        if (*q != ',') return ctx.fail(q, "',' or ']' expected between events");
+        ++q;
+        p = q;
+        m_stage = stage::events_elem;
+      }
+      SCAN_TRY(next(q, ctx));
+      if (*q == '{') {
+        SCAN_TRY(parse_event(q, ctx, m_ev, m_s));
+        ++m_st.events;
+        if (m_ev.bad_fields) ++m_st.events_with_bad_fields;
+        m_sink.on_event(m_ev);
+      } else {
+        SCAN_TRY(detail::skip_value(q, ctx));
+        ++m_st.non_object_elements;
+      }
+      ++m_ev.index;
+      p = q;
+      m_stage = stage::events_after;
+    }
+  }
+  scan tail(const char*& p, scan_ctx& ctx) {
+    const char* q = p;
+    while (q < ctx.end && is_ws(*q)) ++q;
+    if (q == ctx.end) {
+      p = q;
+      if (!ctx.final) return scan::more;
+      m_stage = stage::done;
+      return scan::ok;
+    }
+    return ctx.fail(q, "unexpected data after the JSON document");
+  }
+
+  event_sink& m_sink;
+  read_stats& m_st;
+  stage m_stage = stage::root;
+  bool m_first = true, m_events_in_list = false;
+  std::string m_key;
+  scratch m_s;
+  event_view m_ev;
+};
+
+void run(detail::byte_source& src, event_sink& sink, const read_options& opts, read_stats& st,
+         progress_bar* bar) {
+  double t0 = monotonic_seconds();
+  window win(&src, opts.window_bytes, opts.max_event_bytes);
+  driver drv(sink, st);
+  scan_ctx ctx;
+  const char* p = win.begin();
+  ctx.end = win.end();
+  bool need_data = true;
+  while (!drv.done()) {
+    if (need_data) {
+      status s = win.refill(p);
+      if (!s.ok()) {
+        st.complete = false;
+        st.error = s.message();
+        st.error_offset = win.offset(p);
+        break;
+      }
+      ctx.end = win.end();
+      ctx.final = win.eof();
+      if (bar) bar->set(src.consumed());
+      need_data = false;
+    }
+    scan r = drv.step(p, ctx);
+    if (r == scan::more) {
+      need_data = true;
+      continue;
+    }
+    if (r == scan::bad) {
+      st.complete = false;
+      std::string why = src.data_error();
+      st.error_offset = win.offset(ctx.err_at ? ctx.err_at : p);
+      if (why.empty()) why = ctx.err_msg ? ctx.err_msg : "invalid JSON";
+      st.error = strprintf("%s at byte %llu", why.c_str(), static_cast<unsigned long long>(st.error_offset));
+      break;
+    }
+  }
+  if (st.complete && !src.data_error().empty()) {  // e.g. garbage after a complete document
+    st.complete = false;
+    st.error = src.data_error();
+  }
+  st.json_bytes = win.offset(p);
+  st.seconds = monotonic_seconds() - t0;
+}
+
+bool looks_gzip(const unsigned char* b, size_t n) { return n >= 2 && b[0] == 0x1f && b[1] == 0x8b; }
+
+}  // namespace
+
+status_or<read_stats> read_trace(const fs::path& path, event_sink& sink, const read_options& opts) {
+  read_stats st;
+  st.path = path.string();
+  unsigned char magic[2] = {0, 0};
+  ssize_t got = 0;
+  {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return not_found("%s: cannot open trace: %s", path.c_str(), std::strerror(errno));
+    got = ::pread(fd, magic, 2, 0);
+    ::close(fd);
+  }
+  std::error_code ec;
+  st.file_bytes = fs::file_size(path, ec);
+  st.gzip = looks_gzip(magic, got > 0 ? static_cast<size_t>(got) : 0);
+  MAGPIE_ASSIGN_OR_RETURN(std::unique_ptr<detail::byte_source> src, detail::open_file_source(path));
+  if (st.gzip) {
+    src = detail::inflate_source(std::move(src));
+    if (opts.threaded_inflate) src = detail::prefetch_source(std::move(src));
+  }
+  std::unique_ptr<progress_bar> bar;
+  if (opts.show_progress && progress_bar::drawing_enabled() && st.file_bytes > (64u << 20))
+    bar = std::make_unique<progress_bar>("reading " + path.filename().string(), st.file_bytes);
+  run(*src, sink, opts, st, bar.get());
+  if (bar) bar->finish();
+  return st;
+}
+
+read_stats read_trace_bytes(std::string_view bytes, event_sink& sink, const read_options& opts) {
+  read_stats st;
+  st.path = "<memory>";
+  st.file_bytes = bytes.size();
+  st.gzip = looks_gzip(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size());
+  std::unique_ptr<detail::byte_source> src = detail::memory_source(bytes);
+  if (st.gzip) src = detail::inflate_source(std::move(src));
+  run(*src, sink, opts, st, nullptr);
+  return st;
+}
+
+}  // namespace magpie::trace
