@@ -1,5 +1,6 @@
 #include "kernel/harness.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/log.h"
@@ -220,6 +221,14 @@ status_or<sample_record> timing_session::sample(uint64_t id) {
   if (parts.size() < 2 || parse_int(parts[0]).value_or(-1) != static_cast<int64_t>(id) || !parse_double(parts[1]))
     return parse_error("%s: malformed sample reply 'sample %s'", m_spec.id.c_str(), rest.c_str());
   r.harness_ns = *parse_double(parts[1]) / m_policy.batch;
+  if (parts.size() > 2) {  // optional JSON with harness warnings (e.g. blocking-kernel timeout)
+    size_t brace = rest.find('{');
+    json extra = brace == std::string::npos ? json() : json::parse(rest.substr(brace), nullptr, false);
+    if (extra.is_object() && extra.contains("warning") && extra["warning"].is_string()) {
+      std::string w = extra["warning"].get<std::string>();
+      if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end()) m_warnings.push_back(w);
+    }
+  }
   if (!m_cupti_path.empty()) {
     m_cupti.poll(m_cupti_path);
     m_cupti.join();

@@ -92,6 +92,8 @@ class timing_session {
   const cupti_log& cupti() const { return m_cupti; }
   bool cupti_active() const { return !m_cupti_path.empty(); }
   const std::string& stderr_tail() const { return m_stderr; }
+  /// Distinct warnings the harness attached to its sample replies.
+  const std::vector<std::string>& warnings() const { return m_warnings; }
   const kernel_spec& spec() const { return m_spec; }
 
  private:
@@ -106,6 +108,7 @@ class timing_session {
   fs::path m_cupti_path;
   cupti_log m_cupti;
   std::string m_stderr;
+  std::vector<std::string> m_warnings;
 };
 
 }  // namespace magpie::kernel

@@ -1,6 +1,7 @@
 #include "kernel/prepare.h"
 
 #include <cstdlib>
+#include <vector>
 
 #include "core/log.h"
 #include "core/strings.h"
@@ -17,7 +18,14 @@ json stage_result::to_json() const {
 
 fs::path resource_dir(const std::string& name) {
   fs::path exe = executable_dir();
-  for (const fs::path& p : {exe / name, exe / ".." / "share" / "magpie" / name, fs::path(MAGPIE_SOURCE_DIR) / name}) {
+  std::vector<fs::path> cands;
+  if (const char* home = std::getenv("MAGPIE_HOME")) cands.push_back(fs::path(home) / name);
+  // next to the binary; installed layout; a build directory inside the source tree; the tree
+  // the binary was configured from.
+  for (const fs::path& p : {exe / name, exe / ".." / "share" / "magpie" / name, exe / ".." / name,
+                            fs::path(MAGPIE_SOURCE_DIR) / name})
+    cands.push_back(p);
+  for (const fs::path& p : cands) {
     std::error_code ec;
     if (fs::is_directory(p, ec)) return absolute_path(p);
   }

@@ -86,6 +86,7 @@ void finalize(live_session& ls, const timing_policy& p) {
   if (!rr.success() && r.error.empty())
     r.warnings.push_back("the harness did not exit cleanly after 'stop': " + rr.describe() + " " + rr.output_tail(300));
   r.ready = ls.s->ready();
+  for (const auto& w : ls.s->warnings()) r.warnings.push_back("harness: " + w);
   std::vector<double> harness, cupti;
   for (const auto& smp : ls.s->samples()) {
     harness.push_back(smp.harness_ns);
