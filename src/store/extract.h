@@ -1,0 +1,48 @@
+// Reading a run workspace into store records: which mode it is, its metrics (with the
+// direction that is better), per-request samples when the workspace has them, and the
+// configuration hash that groups repeated runs (replicates).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/status.h"
+
+namespace magpie::store {
+
+struct metric {
+  std::string name;       ///< "throughput.output_throughput", "k1.kernel_time_median_us"
+  double value = 0;
+  std::string unit;       ///< "tok/s", "ms", "us", "req/s", "count", ""
+  std::string direction;  ///< "higher" | "lower" | "none" (which way is better)
+  json extra = json::object();  ///< within-run spread when known: n, p25, p75, rel_stdev
+};
+
+struct run_record {
+  fs::path workspace;      ///< absolute
+  std::string mode;        ///< analyze | compare | benchmark
+  std::string name;        ///< "vllm/meta-llama/…" or the kernel ids
+  std::string timestamp;   ///< report timestamp or directory mtime (YYYYmmdd_HHMMSS)
+  std::string config_hash; ///< 16 hex digits over the volatile-free configuration
+  bool success = false;
+  fs::path report_path;
+  json summary = json::object();  ///< a few display fields (framework, model, kernels…)
+  std::vector<metric> metrics;
+  /// Per-request samples (ms) keyed by metric family ("latency.ttft", "latency.e2el", …).
+  std::map<std::string, std::vector<double>> samples;
+};
+
+/// Reads `workspace` (must hold analyze_report.json, compare_report.json or
+/// benchmark_report.json). Errors name the directory and the file.
+status_or<run_record> read_workspace(const fs::path& workspace);
+
+/// Metrics of a report object of the given mode (exposed for tests).
+std::vector<metric> extract_metrics(const std::string& mode, const json& report);
+/// FNV-1a over the canonical (key-sorted) dump of `config` with volatile keys removed
+/// (output_dir, workspace*, timestamp, date, label, start/end times).
+std::string config_hash(const json& config);
+
+}  // namespace magpie::store

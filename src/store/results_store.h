@@ -1,0 +1,79 @@
+// The results store: every run workspace registered in one SQLite database (default
+// <output-dir>/magpie_results.sqlite), with its metrics and per-request samples, so that runs
+// can be listed, shown and compared later (`magpie results …`, MCP tools).
+//
+// Replicates: runs of one mode whose configuration hash is equal (or that were registered with
+// the same explicit replicate group) are repeated runs of one configuration; comparisons use
+// them to measure run-to-run noise.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/status.h"
+#include "store/extract.h"
+
+namespace magpie::store {
+
+class database;
+
+constexpr const char* k_default_db_name = "magpie_results.sqlite";
+
+/// <output_dir>/magpie_results.sqlite.
+fs::path default_db_path(const fs::path& output_dir);
+
+struct register_options {
+  std::string replicate_group;  ///< explicit group (overrides the configuration hash); "" = hash
+};
+
+/// Reads `workspace_dir` and registers it (re-registering a workspace replaces its rows).
+/// Creates the database and its directory when needed. Returns the run id.
+/// Safe to call from concurrent processes (SQLite locking with a busy timeout).
+status_or<int64_t> register_workspace(const fs::path& db_path, const fs::path& workspace_dir,
+                                      const register_options& opts = {});
+
+struct run_row {
+  int64_t id = 0;
+  fs::path workspace;
+  std::string mode, name, timestamp, registered_at, config_hash, replicate_group;
+  bool success = false;
+  fs::path report_path;
+  json summary = json::object();
+  /// The key replicates share: "group:<name>" or "hash:<config_hash>".
+  std::string group_key() const;
+};
+
+class results_store {
+ public:
+  /// Opens (creating) the database and its schema.
+  static status_or<results_store> open(const fs::path& db_path);
+  results_store(results_store&&) noexcept;
+  results_store& operator=(results_store&&) noexcept;
+  ~results_store();
+
+  status_or<int64_t> add(const run_record& rec, const register_options& opts);
+  /// Newest first (timestamp, then id); mode "" = all; limit <= 0 = no limit.
+  status_or<std::vector<run_row>> list(const std::string& mode, int limit) const;
+  /// By id ("12") or workspace path (absolute or relative to the cwd).
+  status_or<run_row> find(const std::string& ref) const;
+  status_or<std::vector<metric>> metrics(int64_t run_id) const;
+  status_or<std::map<std::string, std::vector<double>>> samples(int64_t run_id) const;
+  /// Runs of the same mode and group key as `run` (including it), oldest first.
+  status_or<std::vector<run_row>> replicates(const run_row& run) const;
+  const fs::path& path() const;
+
+ private:
+  results_store() = default;
+  std::unique_ptr<database> m_db;
+};
+
+/// {id, workspace, mode, name, timestamp, registered_at, success, config_hash,
+///  replicate_group, report_path, summary}.
+json run_to_json(const run_row& r);
+
+}  // namespace magpie::store
