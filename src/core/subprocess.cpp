@@ -301,6 +301,15 @@ void child_process::kill_group() {
   ::kill(-m_pid, SIGKILL);  // leftover members of the group (no-op if none)
 }
 
+bool child_process::poll_output(double max_wait_s) {
+  double until = monotonic_seconds() + max_wait_s;
+  while (!m_exited) {
+    double left = until - monotonic_seconds();
+    if (left <= 0 || !pump(static_cast<int>(std::min(left, 0.1) * 1000) + 1)) break;
+  }
+  return !m_exited;
+}
+
 run_result child_process::wait(double timeout_s) {
   double deadline = timeout_s > 0 ? m_start + timeout_s : 0;
   close_fd(m_ctrl_w);  // a waiting harness sees EOF on its command channel

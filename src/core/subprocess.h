@@ -61,6 +61,9 @@ class child_process {
   status_or<std::string> read_control_line(double timeout_s);
   status write_control(const std::string& line);
 
+  /// Pumps output (capture, callbacks, forwarding) for up to max_wait_s without killing
+  /// anything, for callers that supervise a long-running child; returns running().
+  bool poll_output(double max_wait_s);
   /// Waits for exit, pumping output; kills the group at the deadline (timeout_s <= 0: none).
   run_result wait(double timeout_s);
   /// SIGTERM to the group, SIGKILL after the grace period; reaps the child.

@@ -74,9 +74,11 @@ status_or<tcp::endpoint> resolve(asio::io_context& io, const endpoint_url& url) 
 }
 
 struct connection {
-  explicit connection(asio::io_context& io) : sock(io) {}
+  connection(asio::io_context& io, size_t body_chunk) : sock(io), body(new char[body_chunk]), body_size(body_chunk) {}
   tcp::socket sock;
-  beast::flat_buffer buf;
+  beast::flat_buffer buf;             ///< bytes read from the socket, not yet parsed
+  std::unique_ptr<char[]> body;       ///< parsed body bytes of one parse step (uninitialised)
+  size_t body_size;
   bool used = false;  ///< carried an earlier exchange (a keep-alive reuse)
 };
 
@@ -92,7 +94,6 @@ struct exchange {
   openai_stream_decoder decoder;
   std::string error_body;
   std::string wire_head;
-  std::vector<char> rbuf;
   bool header_seen = false, got_bytes = false, retried = false, finished = false;
   bool event_stream = false;
   std::string stop_reason;  ///< set when we close the socket on purpose (timeout, abort)
@@ -115,6 +116,7 @@ class runner {
 
  private:
   int64_t now() const { return monotonic_ns(); }
+  size_t chunk_bytes() const { return std::max<size_t>(m_opts.read_buffer_bytes, 4096); }
 
   void schedule_next() {
     int64_t t = now();
@@ -122,7 +124,7 @@ class runner {
     if (m_next >= m_recs.size()) return;
     m_sched_timer.expires_after(std::chrono::nanoseconds(m_recs[m_next].scheduled_ns - t));
     m_sched_timer.async_wait([this](boost::system::error_code ec) {
-      if (!ec && m_abort.empty()) schedule_next();
+      if (!ec && m_abort.empty() && !m_finished) schedule_next();
     });
   }
 
@@ -162,7 +164,7 @@ class runner {
       send(ex);
       return;
     }
-    ex->conn = std::make_shared<connection>(m_io);
+    ex->conn = std::make_shared<connection>(m_io, chunk_bytes());
     ex->conn->sock.async_connect(m_endpoint, [this, ex](boost::system::error_code ec) {
       if (ec) return fail(ex, "connect to " + m_opts.url.to_string() + " failed: " + ec.message());
       boost::system::error_code ignored;
@@ -185,7 +187,7 @@ class runner {
   }
 
   void read(const std::shared_ptr<exchange>& ex) {
-    auto space = ex->conn->buf.prepare(std::max<size_t>(m_opts.read_buffer_bytes, 4096));
+    auto space = ex->conn->buf.prepare(chunk_bytes());
     ex->conn->sock.async_read_some(space, [this, ex](boost::system::error_code ec, size_t n) {
       int64_t t = now();
       if (ec == asio::error::eof) return on_eof(ex, t);
@@ -199,10 +201,10 @@ class runner {
   /// Feeds buffered bytes to the parser; returns true when more bytes are needed.
   bool parse(const std::shared_ptr<exchange>& ex, int64_t t) {
     parser_t& p = *ex->parser;
-    if (ex->rbuf.empty()) ex->rbuf.resize(std::max<size_t>(m_opts.read_buffer_bytes, 4096));
+    connection& c = *ex->conn;
     for (;;) {
-      p.get().body().data = ex->rbuf.data();
-      p.get().body().size = ex->rbuf.size();
+      p.get().body().data = c.body.get();
+      p.get().body().size = c.body_size;
       boost::system::error_code ec;
       size_t used = p.put(ex->conn->buf.data(), ec);
       ex->conn->buf.consume(used);
@@ -214,8 +216,8 @@ class runner {
         return false;
       }
       if (p.is_header_done() && !ex->header_seen) on_header(ex);
-      size_t got = ex->rbuf.size() - p.get().body().size;
-      if (got) on_body(ex, std::string_view(ex->rbuf.data(), got), t);
+      size_t got = c.body_size - p.get().body().size;
+      if (got) on_body(ex, std::string_view(c.body.get(), got), t);
       if (p.is_done()) {
         finish(ex, t);
         return false;
@@ -319,6 +321,7 @@ class runner {
 
   void maybe_done() {
     if (m_in_flight == 0 && m_pending.empty() && (m_next >= m_recs.size() || !m_abort.empty())) {
+      m_finished = true;  // a timer handler already queued must not re-arm
       m_abort_timer.cancel();
       m_sched_timer.cancel();
       for (auto& c : m_idle) close_conn(c);
@@ -341,7 +344,7 @@ class runner {
   void arm_abort_check() {
     m_abort_timer.expires_after(std::chrono::milliseconds(20));
     m_abort_timer.async_wait([this](boost::system::error_code ec) {
-      if (ec) return;
+      if (ec || m_finished) return;
       std::string why = m_opts.abort_check();
       if (why.empty()) return arm_abort_check();
       abort_all(why);
@@ -373,6 +376,7 @@ class runner {
   std::string m_target, m_host_header, m_abort;
   size_t m_next = 0;
   int64_t m_in_flight = 0;
+  bool m_finished = false;
   std::deque<size_t> m_pending;
   std::vector<std::shared_ptr<connection>> m_idle;
   std::vector<std::shared_ptr<exchange>> m_active;

@@ -30,7 +30,7 @@ struct load_options {
   api_kind api = api_kind::completions;
   int64_t max_concurrency = 0;           ///< requests in flight at most (0: unlimited)
   double request_timeout_s = 0;          ///< per request, from its start (0: none)
-  size_t read_buffer_bytes = 1u << 20;   ///< body bytes taken per read
+  size_t read_buffer_bytes = 256u << 10; ///< bytes per socket read, per connection
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra request headers
   /// Polled every 20 ms; returning a non-empty reason stops the run: requests in flight and
   /// not yet sent fail with that reason, finished ones are kept.

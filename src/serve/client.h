@@ -1,0 +1,66 @@
+// The benchmark client: dataset → request bodies → warm-up → scheduled run → metrics.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/status.h"
+#include "serve/dataset.h"
+#include "serve/http_client.h"
+#include "serve/metrics.h"
+#include "serve/schedule.h"
+
+namespace magpie::serve {
+
+struct client_config {
+  endpoint_url url;
+  std::string endpoint = "/v1/completions";  ///< chat when it contains "chat/completions"
+  std::string model;                         ///< request "model"; empty: first id of /v1/models
+  dataset_options dataset;
+  arrival_options arrivals;
+  int64_t max_concurrency = 0;               ///< 0: unlimited
+  int num_warmups = 1;                       ///< requests sent (and discarded) before the run
+  bool ignore_eos = false;
+  bool continuous_usage = true;              ///< ask for usage in every chunk (token-exact ITL)
+  double temperature = 0.0;
+  json extra_body = json::object();          ///< merged into every request body
+  std::vector<std::pair<std::string, std::string>> headers;
+  double request_timeout_s = 0;
+  metric_options metrics;
+  std::string request_id_prefix;             ///< default "magpie-<pid>"
+};
+
+struct client_result {
+  std::string model;                         ///< the model name sent
+  std::vector<request_record> warmups, records;
+  int64_t t0_ns = 0;                         ///< schedule origin
+  serving_metrics metrics;
+  std::string aborted;                       ///< why the run stopped early ("" if it did not)
+  json vllm_json;                            ///< vLLM bench-serve compatible result
+};
+
+/// Hooks for the orchestrator: abort_check as in load_options; on_progress(done, total).
+struct client_hooks {
+  std::function<std::string()> abort_check;
+  std::function<void(size_t, size_t)> on_progress;
+  /// Called between warm-up and the run, and after the run (profiling control).
+  std::function<status()> before_run, after_run;
+};
+
+/// Runs the whole client. Errors: invalid_argument (dataset/config), unavailable (no /v1/models
+/// answer when the model name is needed), failed_precondition (every warm-up request failed:
+/// the message carries the first error). A partial run (abort) is a result, not an error.
+status_or<client_result> run_client(const client_config& cfg, const client_hooks& hooks = {});
+
+/// The JSON body of one request (exposed for tests).
+std::string request_body(const client_config& cfg, const std::string& model, const prompt_spec& p);
+
+/// The first model id of GET /v1/models.
+status_or<std::string> first_served_model(const endpoint_url& url, double timeout_s);
+
+/// One line per request for requests.jsonl: id, times (ms from t0), status, tokens, error, ITLs.
+std::string request_details_jsonl(const std::vector<request_record>& records, int64_t t0_ns);
+
+}  // namespace magpie::serve
