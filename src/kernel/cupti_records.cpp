@@ -89,13 +89,14 @@ bool cupti_log::sample_time(uint64_t id, double* span, double* sum, int* count) 
   return true;
 }
 
-json cupti_log::summary(bool dem) const {
+json cupti_log::summary(bool dem, bool sampled_only) const {
   struct agg {
     std::vector<double> d;
     const cupti_kernel* first = nullptr;
   };
   std::map<std::string, agg> by_name;
   for (const auto& k : m_kernels) {
+    if (sampled_only && k.sample < 0) continue;
     auto& a = by_name[k.name];
     a.d.push_back(static_cast<double>(k.end - k.start));
     if (!a.first) a.first = &k;

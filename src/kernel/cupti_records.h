@@ -34,7 +34,8 @@ class cupti_log {
   /// Span (first start → last end) and sum of durations of the kernels of sample `id`.
   bool sample_time(uint64_t id, double* span_ns, double* sum_ns, int* count) const;
   /// Per kernel name: count, median/min/max/total duration (ns), grid/block of the first launch.
-  json summary(bool demangle) const;
+  /// `sampled_only`: only kernels inside a timed sample (drops cache-flush and warm-up work).
+  json summary(bool demangle, bool sampled_only = false) const;
 
  private:
   uint64_t m_offset = 0;

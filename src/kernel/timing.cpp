@@ -95,7 +95,7 @@ void finalize(live_session& ls, const timing_policy& p) {
   r.harness_stats = summarize(harness);
   std::string timer = json_string(r.ready, "timer", "harness");
   if (ls.s->cupti_active()) {
-    r.cupti_kernels = ls.s->cupti().summary(true);
+    r.cupti_kernels = ls.s->cupti().summary(true, true);
     if (ls.s->cupti().dropped()) r.warnings.push_back(strprintf("CUPTI dropped %llu records",
                                                               static_cast<unsigned long long>(ls.s->cupti().dropped())));
   }
