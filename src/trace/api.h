@@ -79,6 +79,7 @@ struct inference_config {
   fs::path gpu_spec_file;
   std::string gpu_name;
   bool use_achievable = true;  ///< measured ceilings where the spec table has them, else datasheet
+  fs::path trace_file;         ///< explicit trace to analyse (skips the rank-0 search in trace_dir)
 };
 
 /// Finds the rank-0 trace in `trace_dir` (Magpie's vLLM/SGLang patterns, then any trace),
