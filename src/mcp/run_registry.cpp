@@ -1,0 +1,110 @@
+// Background runs (see run_registry.h).
+#include "mcp/run_registry.h"
+
+#include "core/strings.h"
+#include "mcp/child_run.h"
+
+namespace magpie::mcp {
+namespace {
+constexpr size_t k_log_lines = 400;
+}
+
+run_registry::~run_registry() { shutdown(); }
+
+status_or<std::string> run_registry::start(const std::string& tool, spawn_spec spec, double timeout_s, json info,
+                                           finish_fn finish) {
+  std::unique_lock<std::mutex> lock(m_mu);
+  if (m_shutdown) return error(status_code::cancelled, "the server is shutting down");
+  auto r = std::make_unique<run>();
+  r->id = "run-" + std::to_string(m_next++);
+  r->tool = tool;
+  r->info = std::move(info);
+  r->started = monotonic_seconds();
+  run* rp = r.get();
+  auto add_line = [this, rp](const std::string& line) {
+    std::lock_guard<std::mutex> l(m_mu);
+    rp->log.push_back(line);
+    if (rp->log.size() > k_log_lines) rp->log.pop_front();
+  };
+  auto out_split = std::make_shared<line_splitter>(add_line), err_split = std::make_shared<line_splitter>(add_line);
+  spec.on_stdout = [out_split](std::string_view c) { out_split->feed(c); };
+  spec.on_stderr = [err_split](std::string_view c) { err_split->feed(c); };
+  auto child = child_process::spawn(spec);
+  if (!child.ok()) return child.get_status();
+  std::string id = r->id;
+  std::shared_ptr<child_process> cp(std::move(*child));
+  r->worker = std::thread([this, rp, cp, timeout_s, finish = std::move(finish), out_split, err_split] {
+    run_result res;
+    bool cancelled;
+    {
+      cancel_watch watch(cp->pid(), [this, rp] {
+        std::lock_guard<std::mutex> l(m_mu);
+        return rp->cancel_requested;
+      });
+      res = cp->wait(timeout_s);
+      cancelled = watch.fired();
+    }
+    out_split->flush();
+    err_split->flush();
+    std::string err;
+    json result = cancelled ? json(nullptr) : finish(res, &err);
+    std::lock_guard<std::mutex> l(m_mu);
+    rp->finished = monotonic_seconds();
+    rp->result = std::move(result);
+    if (cancelled) rp->state = "cancelled";
+    else if (res.timed_out) rp->state = "timed_out", rp->error = res.describe();
+    else if (!err.empty()) rp->state = "failed", rp->error = err;
+    else rp->state = "succeeded";
+  });
+  m_runs[id] = std::move(r);
+  return id;
+}
+
+json run_registry::to_json(const run& r, size_t tail_lines) const {
+  json j = {{"run_id", r.id}, {"tool", r.tool}, {"state", r.state},
+            {"elapsed_s", (r.finished > 0 ? r.finished : monotonic_seconds()) - r.started}, {"info", r.info}};
+  json tail = json::array();
+  size_t from = r.log.size() > tail_lines ? r.log.size() - tail_lines : 0;
+  for (size_t i = from; i < r.log.size(); ++i) tail.push_back(r.log[i]);
+  j["log_tail"] = tail;
+  if (!r.result.is_null()) j["result"] = r.result;
+  if (!r.error.empty()) j["error"] = r.error;
+  return j;
+}
+
+std::optional<json> run_registry::status(const std::string& id, size_t tail_lines) const {
+  std::lock_guard<std::mutex> l(m_mu);
+  auto it = m_runs.find(id);
+  if (it == m_runs.end()) return std::nullopt;
+  return to_json(*it->second, tail_lines);
+}
+
+bool run_registry::cancel(const std::string& id) {
+  std::lock_guard<std::mutex> l(m_mu);
+  auto it = m_runs.find(id);
+  if (it == m_runs.end() || it->second->state != "running") return false;
+  it->second->cancel_requested = true;
+  return true;
+}
+
+json run_registry::list() const {
+  std::lock_guard<std::mutex> l(m_mu);
+  json a = json::array();
+  for (const auto& [id, r] : m_runs) a.push_back(to_json(*r, 0));
+  return a;
+}
+
+void run_registry::shutdown() {
+  std::vector<std::thread*> workers;
+  {
+    std::lock_guard<std::mutex> l(m_mu);
+    m_shutdown = true;
+    for (auto& [id, r] : m_runs) {
+      r->cancel_requested = true;
+      if (r->worker.joinable()) workers.push_back(&r->worker);
+    }
+  }
+  for (auto* w : workers) w->join();
+}
+
+}  // namespace magpie::mcp

@@ -1,0 +1,58 @@
+// Background runs (run handles): a long tool (benchmark) starts a child and returns a handle
+// at once; benchmark_status polls it, benchmark_cancel stops it. Runs live as long as the
+// server process; on shutdown every running child is killed.
+#pragma once
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/json.h"
+#include "core/subprocess.h"
+
+namespace magpie::mcp {
+
+/// Turns a finished child run into the structured result ("error" set → state failed).
+using finish_fn = std::function<json(const run_result& r, std::string* error)>;
+
+class run_registry {
+ public:
+  run_registry() = default;
+  ~run_registry();
+  run_registry(const run_registry&) = delete;
+  run_registry& operator=(const run_registry&) = delete;
+
+  /// Starts `spec` in the background; returns the run id ("run-<n>") or a spawn error.
+  status_or<std::string> start(const std::string& tool, spawn_spec spec, double timeout_s, json info, finish_fn finish);
+  /// {run_id, tool, state: running|succeeded|failed|cancelled|timed_out, elapsed_s, info,
+  ///  log_tail[], result?, error?}; nullopt for an unknown id.
+  std::optional<json> status(const std::string& id, size_t tail_lines) const;
+  /// Requests cancellation; false for an unknown id or a finished run.
+  bool cancel(const std::string& id);
+  json list() const;
+  /// Cancels every running child and joins the threads.
+  void shutdown();
+
+ private:
+  struct run {
+    std::string id, tool, state = "running", error;
+    json info, result;
+    double started = 0, finished = 0;
+    std::deque<std::string> log;  ///< last lines of stdout+stderr
+    bool cancel_requested = false;
+    std::thread worker;
+  };
+  json to_json(const run& r, size_t tail_lines) const;
+
+  mutable std::mutex m_mu;
+  std::map<std::string, std::unique_ptr<run>> m_runs;
+  int m_next = 1;
+  bool m_shutdown = false;
+};
+
+}  // namespace magpie::mcp

@@ -1,0 +1,110 @@
+// JSON Schema subset (see schema.h).
+#include "mcp/schema.h"
+
+#include <cmath>
+#include <optional>
+
+#include "core/strings.h"
+
+namespace magpie::mcp {
+namespace {
+
+bool type_matches(const std::string& t, const json& v) {
+  if (t == "string") return v.is_string();
+  if (t == "integer") return v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
+  if (t == "number") return v.is_number();
+  if (t == "boolean") return v.is_boolean();
+  if (t == "array") return v.is_array();
+  if (t == "object") return v.is_object();
+  if (t == "null") return v.is_null();
+  return true;
+}
+
+std::string check(const json& s, const json& v, const std::string& path) {
+  if (!s.is_object()) return "";
+  std::string where = path.empty() ? "/" : path;
+  if (s.contains("type")) {
+    bool ok = false;
+    if (s["type"].is_string()) ok = type_matches(s["type"].get<std::string>(), v);
+    else if (s["type"].is_array())
+      for (const auto& t : s["type"]) ok = ok || (t.is_string() && type_matches(t.get<std::string>(), v));
+    if (!ok) return where + ": expected " + dump_compact(s["type"]) + ", got " + v.type_name();
+  }
+  if (s.contains("enum") && s["enum"].is_array()) {
+    bool found = false;
+    for (const auto& e : s["enum"]) found = found || e == v;
+    if (!found) return where + ": must be one of " + dump_compact(s["enum"]);
+  }
+  if (v.is_number()) {
+    double x = v.get<double>();
+    if (s.contains("minimum") && x < s["minimum"].get<double>()) return where + ": must be >= " + dump_compact(s["minimum"]);
+    if (s.contains("maximum") && x > s["maximum"].get<double>()) return where + ": must be <= " + dump_compact(s["maximum"]);
+  }
+  if (v.is_string() && s.contains("minLength") && v.get<std::string>().size() < s["minLength"].get<size_t>())
+    return where + ": must have at least " + dump_compact(s["minLength"]) + " characters";
+  if (v.is_array()) {
+    if (s.contains("minItems") && v.size() < s["minItems"].get<size_t>())
+      return where + ": needs at least " + dump_compact(s["minItems"]) + " items";
+    if (s.contains("items"))
+      for (size_t i = 0; i < v.size(); ++i)
+        if (auto e = check(s["items"], v[i], path + "/" + std::to_string(i)); !e.empty()) return e;
+  }
+  if (v.is_object()) {
+    if (s.contains("required"))
+      for (const auto& r : s["required"])
+        if (!v.contains(r.get<std::string>())) return where + ": missing required property '" + r.get<std::string>() + "'";
+    const json* props = s.contains("properties") ? &s["properties"] : nullptr;
+    bool closed = s.contains("additionalProperties") && s["additionalProperties"].is_boolean() &&
+                  !s["additionalProperties"].get<bool>();
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (props && props->contains(it.key())) {
+        if (auto e = check((*props)[it.key()], it.value(), path + "/" + it.key()); !e.empty()) return e;
+      } else if (closed) {
+        return where + ": unknown property '" + it.key() + "'";
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+json s_string(const std::string& d) { return {{"type", "string"}, {"description", d}}; }
+json s_integer(const std::string& d, std::optional<double> min) {
+  json j = {{"type", "integer"}, {"description", d}};
+  if (min) j["minimum"] = *min;
+  return j;
+}
+json s_number(const std::string& d, std::optional<double> min, std::optional<double> max) {
+  json j = {{"type", "number"}, {"description", d}};
+  if (min) j["minimum"] = *min;
+  if (max) j["maximum"] = *max;
+  return j;
+}
+json s_boolean(const std::string& d) { return {{"type", "boolean"}, {"description", d}}; }
+json s_enum(const std::string& d, const std::vector<std::string>& values) {
+  return {{"type", "string"}, {"description", d}, {"enum", values}};
+}
+json s_array(const json& items, const std::string& d, size_t min_items) {
+  json j = {{"type", "array"}, {"description", d}, {"items", items}};
+  if (min_items > 0) j["minItems"] = min_items;
+  return j;
+}
+json s_any_object(const std::string& d) { return {{"type", "object"}, {"description", d}}; }
+json s_object(std::initializer_list<std::pair<const char*, json>> properties, const std::vector<std::string>& required,
+              bool closed) {
+  json p = json::object();
+  for (const auto& [k, v] : properties) p[k] = v;
+  json j = {{"type", "object"}, {"properties", p}};
+  if (!required.empty()) j["required"] = required;
+  if (closed) j["additionalProperties"] = false;
+  return j;
+}
+json with_default(json schema, json value) {
+  schema["default"] = std::move(value);
+  return schema;
+}
+
+std::string validate(const json& schema, const json& value) { return check(schema, value, ""); }
+
+}  // namespace magpie::mcp

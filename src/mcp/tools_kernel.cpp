@@ -1,0 +1,206 @@
+// Kernel tools: analyze, compare (run `magpie analyze|compare -k <generated YAML>` as a child
+// and read the report it writes), create_kernel_config.
+#include "core/log.h"
+#include "core/strings.h"
+#include "core/yaml.h"
+#include "mcp/schema.h"
+#include "mcp/tool_util.h"
+
+namespace magpie::mcp {
+namespace {
+
+constexpr double k_default_kernel_timeout_s = 1800;
+
+json kernel_entry(const std::string& id, const std::string& type, const std::string& path, const std::string& testcase,
+                  const std::string& working_dir, const std::string& compile) {
+  json k = {{"id", id}, {"type", type}, {"source_files", json::array({absolute_path(path).string()})}};
+  if (!working_dir.empty()) k["working_dir"] = absolute_path(working_dir).string();
+  if (!compile.empty()) k["compile_command"] = compile;
+  if (!testcase.empty()) k["testcase_command"] = testcase;
+  return k;
+}
+
+/// Flags shared by analyze and compare tool calls.
+void common_flags(const json& a, std::vector<std::string>* argv) {
+  if (!arg_bool(a, "check_performance", true)) argv->push_back("--no-perf");
+  if (!arg_str(a, "reference_path").empty()) argv->insert(argv->end(), {"--reference", arg_str(a, "reference_path")});
+  if (a.contains("seed")) argv->insert(argv->end(), {"--seed", std::to_string(static_cast<int64_t>(arg_num(a, "seed", 0)))});
+  if (a.contains("trials")) argv->insert(argv->end(), {"--trials", std::to_string(static_cast<int64_t>(arg_num(a, "trials", 5)))});
+  if (a.contains("atol")) argv->insert(argv->end(), {"--atol", strprintf("%.17g", arg_num(a, "atol", 0))});
+  if (a.contains("rtol")) argv->insert(argv->end(), {"--rtol", strprintf("%.17g", arg_num(a, "rtol", 0))});
+}
+
+/// Runs the kernel CLI for `mode` with the YAML document; returns the parsed report and workspace.
+status_or<std::pair<json, fs::path>> run_kernel_cli(tool_context& ctx, const json& a, const std::string& mode,
+                                                    const json& yaml_doc, std::vector<std::string> extra) {
+  MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_arg(a, ctx));
+  MAGPIE_ASSIGN_OR_RETURN(fs::path cfg, write_request_file(out, mode, "yaml", json_to_yaml(yaml_doc)));
+  std::vector<std::string> argv = {mode, "-k", cfg.string(), "-o", out.string()};
+  common_flags(a, &argv);
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  MAGPIE_ASSIGN_OR_RETURN(cli_run run, run_magpie(ctx, argv, arg_num(a, "timeout_seconds", k_default_kernel_timeout_s),
+                                                  out, mode + "_"));
+  fs::path report = run.workspace / (mode + "_report.json");
+  std::error_code ec;
+  if (run.workspace.empty() || !fs::exists(report, ec))
+    return error(status_code::internal, "magpie %s wrote no %s_report.json (%s): %s", mode.c_str(), mode.c_str(),
+                 run.outcome.result.describe().c_str(), std::string(trim(run.outcome.result.output_tail(1500))).c_str());
+  MAGPIE_ASSIGN_OR_RETURN(json r, read_json_file(report));
+  register_quietly(out, run.workspace);
+  return std::make_pair(std::move(r), run.workspace);
+}
+
+json kernel_row(const json& res) {
+  json row = json::object();
+  for (const char* k : {"compiling_state", "correctness_state", "performance_state", "score", "errors", "outcome"})
+    if (res.contains(k)) row[k] = res[k];
+  if (res.contains("extra")) row["kernel_id"] = json_string(res["extra"], "kernel_id");
+  if (res.contains("timing") && res["timing"].is_object() && res["timing"].contains("stats_ns"))
+    row["kernel_time_median_us"] = json_number(res["timing"]["stats_ns"], "median", 0) / 1e3;
+  return row;
+}
+
+tool_result analyze_tool(const json& a, tool_context& ctx) {
+  std::string path = arg_str(a, "kernel_path");
+  std::string id = arg_str(a, "kernel_id", fs::path(path).stem().string());
+  json doc = {{"kernel", kernel_entry(id, arg_str(a, "kernel_type", "hip"), path, arg_str(a, "testcase_command"),
+                                      arg_str(a, "working_dir"), arg_str(a, "compile_command"))}};
+  auto r = run_kernel_cli(ctx, a, "analyze", doc, {});
+  if (!r.ok()) return tool_result::error("analyze failed: " + r.get_status().message());
+  const json& report = r->first;
+  json out = {{"workspace", r->second.string()}, {"report_path", (r->second / "analyze_report.json").string()}};
+  const json& res = report.contains("results") && report["results"].is_array() && !report["results"].empty()
+                        ? report["results"][0] : json::object();
+  json row = kernel_row(res);
+  for (auto it = row.begin(); it != row.end(); ++it) out[it.key()] = it.value();
+  out["kernel_type"] = arg_str(a, "kernel_type", "hip");
+  for (const char* k : {"compiling_result", "correctness_result", "performance_result", "timing", "correctness", "kernel_config"})
+    if (res.contains(k)) out[k] = res[k];
+  std::string summary = strprintf("%s: correctness %s", id.c_str(), json_string(out, "correctness_state", "?").c_str());
+  if (out.contains("kernel_time_median_us")) summary += strprintf(", median %.3f us", out["kernel_time_median_us"].get<double>());
+  summary += " (workspace " + r->second.string() + ")";
+  return tool_result::ok(summary, out);
+}
+
+tool_result compare_tool(const json& a, tool_context& ctx) {
+  auto paths = arg_strings(a, "kernel_paths");
+  auto cmds = arg_strings(a, "testcase_commands");
+  if (!cmds.empty() && cmds.size() != 1 && cmds.size() != paths.size())
+    return tool_result::error("testcase_commands must have one entry or one per kernel_paths entry");
+  json kernels = json::array(), configs = json::array();
+  std::string type = arg_str(a, "kernel_type", "hip");
+  int base = static_cast<int>(arg_num(a, "baseline_index", 0));
+  if (base < 0 || base >= static_cast<int>(paths.size())) return tool_result::error("baseline_index out of range");
+  for (size_t i = 0; i < paths.size(); ++i) {
+    std::string id = strprintf("kernel_%zu_%s", i, fs::path(paths[i]).stem().string().c_str());
+    std::string cmd = cmds.empty() ? "" : cmds.size() == 1 ? cmds[0] : cmds[i];
+    kernels.push_back(kernel_entry(id, type, paths[i], cmd, arg_str(a, "working_dir"), arg_str(a, "compile_command")));
+    configs.push_back({{"kernel_id", id}, {"kernel_type", type}, {"source_file_path", absolute_path(paths[i]).string()},
+                       {"testcase_command", cmd}, {"is_baseline", static_cast<int>(i) == base}});
+  }
+  auto r = run_kernel_cli(ctx, a, "compare", {{"kernels", kernels}}, {"--baseline", std::to_string(base)});
+  if (!r.ok()) return tool_result::error("compare failed: " + r.get_status().message());
+  const json& report = r->first;
+  json res = report.contains("results") ? report["results"] : json::object();
+  json out = {{"workspace", r->second.string()}, {"report_path", (r->second / "compare_report.json").string()}};
+  for (const char* k : {"winner", "winner_reason", "rankings", "verdicts", "comparison_metrics", "summary", "baseline_index"})
+    if (res.is_object() && res.contains(k)) out[k] = res[k];
+  json rows = json::array();
+  if (res.is_object() && res.contains("kernel_results"))
+    for (const auto& k : res["kernel_results"]) rows.push_back(kernel_row(k));
+  out["kernels"] = rows;
+  out["kernel_configs"] = configs;
+  std::string winner = out.contains("winner") && out["winner"].is_number()
+                           ? configs[out["winner"].get<size_t>()]["kernel_id"].get<std::string>() : "none";
+  return tool_result::ok("compared " + std::to_string(paths.size()) + " kernels; winner: " + winner +
+                             " (workspace " + r->second.string() + ")", out);
+}
+
+tool_result create_config_tool(const json& a, tool_context&) {
+  std::string path = arg_str(a, "kernel_path");
+  json doc = {{"kernel", kernel_entry(arg_str(a, "kernel_id"), arg_str(a, "kernel_type", "hip"), path,
+                                      arg_str(a, "testcase_command"), arg_str(a, "working_dir"),
+                                      arg_str(a, "compile_command"))}};
+  std::string yaml = json_to_yaml(doc);
+  json out = {{"config_content", yaml},
+              {"usage", "save as kernel.yaml, then: magpie analyze -k kernel.yaml (or the analyze tool)"}};
+  std::string target = arg_str(a, "output_path");
+  if (!target.empty()) {
+    if (auto st = write_file_atomic(target, yaml); !st.ok()) return tool_result::error(st.message());
+    out["written_to"] = absolute_path(target).string();
+  }
+  return tool_result::ok("kernel config for " + arg_str(a, "kernel_id"), out);
+}
+
+json kernel_props_common() {
+  return {{"kernel_type", with_default(s_enum("kernel type", kernel_types()), "hip")},
+          {"working_dir", s_string("working directory for compile/testcase commands")},
+          {"compile_command", s_string("compile command (whitespace-split, no shell)")},
+          {"check_performance", with_default(s_boolean("run the timing/profiling stage"), true)},
+          {"reference_path", s_string("reference implementation whose outputs the kernel must match")},
+          {"seed", s_integer("run seed for trial inputs", 0)},
+          {"trials", s_integer("seeded correctness trials", 1)},
+          {"atol", s_number("absolute tolerance", 0)},
+          {"rtol", s_number("relative tolerance", 0)},
+          {"output_dir", s_string("results directory (default ./results); the workspace is created inside")},
+          {"timeout_seconds", with_default(s_number("wall-clock limit for the whole run, s", 1), k_default_kernel_timeout_s)}};
+}
+
+json merge_props(json base, std::initializer_list<std::pair<const char*, json>> extra) {
+  for (const auto& [k, v] : extra) base[k] = v;
+  return base;
+}
+
+json closed_object(json props, std::vector<std::string> required) {
+  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
+  if (!required.empty()) j["required"] = std::move(required);
+  return j;
+}
+
+}  // namespace
+
+void add_kernel_tools(std::vector<tool_def>* out) {
+  json analyze_in = closed_object(
+      merge_props(kernel_props_common(),
+                  {{"kernel_path", s_string("kernel source file")},
+                   {"testcase_command", s_string("command that runs the kernel (whitespace-split, no shell)")},
+                   {"kernel_id", s_string("kernel id (default: file stem)")}}),
+      {"kernel_path"});
+  out->push_back({"analyze", "Analyze a kernel",
+                  "Compile a GPU kernel, prove correctness against a reference (or Magpie's exit-code mode), time it "
+                  "and profile it. Runs `magpie analyze`; returns the analyze_report.json result and workspace.",
+                  analyze_in,
+                  s_object({{"workspace", s_string("run workspace")}, {"report_path", s_string("analyze_report.json")},
+                            {"correctness_state", s_string("SUCCESS | FAILED | SKIPPED")}},
+                           {"workspace", "report_path"}, false),
+                  false, analyze_tool});
+  json compare_in = closed_object(
+      merge_props(kernel_props_common(),
+                  {{"kernel_paths", s_array(s_string("kernel source"), "kernels to compare", 2)},
+                   {"testcase_commands", s_array(s_string("command"), "one command, or one per kernel")},
+                   {"baseline_index", with_default(s_integer("index of the baseline kernel", 0), 0)}}),
+      {"kernel_paths"});
+  out->push_back({"compare", "Compare kernels",
+                  "Evaluate several kernels on identical inputs with a correctness gate and rank them with a "
+                  "verdict and confidence interval per candidate. Runs `magpie compare`.",
+                  compare_in,
+                  s_object({{"workspace", s_string("run workspace")}, {"kernels", s_array(s_any_object("row"), "per kernel")}},
+                           {"workspace"}, false),
+                  false, compare_tool});
+  json cfg_in = closed_object({{"kernel_id", s_string("kernel id")},
+                               {"kernel_path", s_string("kernel source file")},
+                               {"testcase_command", s_string("testcase command")},
+                               {"kernel_type", with_default(s_enum("kernel type", kernel_types()), "hip")},
+                               {"working_dir", s_string("working directory")},
+                               {"compile_command", s_string("compile command")},
+                               {"output_path", s_string("also write the YAML to this file")}},
+                              {"kernel_id", "kernel_path"});
+  out->push_back({"create_kernel_config", "Create a kernel config",
+                  "Generate a Magpie kernel YAML (kernel: id, type, source_files, working_dir, compile_command, "
+                  "testcase_command) for magpie analyze -k.",
+                  cfg_in, s_object({{"config_content", s_string("YAML text")}, {"usage", s_string("how to run it")}},
+                                   {"config_content"}, false),
+                  false, create_config_tool});
+}
+
+}  // namespace magpie::mcp

@@ -1,0 +1,198 @@
+// hardware_spec (GPU detection) and suggest_optimizations (rules over an analyze result).
+#include <algorithm>
+#include <functional>
+
+#include "core/strings.h"
+#include "gpu/detect.h"
+#include "mcp/schema.h"
+#include "mcp/tool_util.h"
+
+namespace magpie::mcp {
+namespace {
+
+json closed(json props, std::vector<std::string> required) {
+  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
+  if (!required.empty()) j["required"] = std::move(required);
+  return j;
+}
+
+json device_json(const gpu::gpu_info& g, const gpu::device& d) {
+  return {{"vendor", g.vendor},
+          {"architecture", g.architecture},
+          {"device_id", d.index},
+          {"device_name", d.name},
+          {"uuid", d.uuid},
+          {"compute_cap", d.compute_cap.empty() ? json(nullptr) : json(d.compute_cap)},
+          {"memory_total_gb", d.memory_total_mib / 1024.0},
+          {"memory_used_gb", d.memory_used_mib / 1024.0},
+          {"driver_version", g.driver_version},
+          {"compiler", g.compiler},
+          {"profiler", g.profiler}};
+}
+
+tool_result hardware_tool(const json& a, tool_context&) {
+  gpu::gpu_info g = gpu::detect();
+  int id = static_cast<int>(arg_num(a, "device_id", 0));
+  json out = {{"gpu_count", g.devices.size()}, {"vendor", g.vendor}};
+  if (g.devices.empty()) {
+    out["gpu"] = nullptr;
+    out["note"] = "no GPU detected (nvidia-smi / rocm-smi / rocminfo found nothing)";
+    return tool_result::ok("no GPU detected", out);
+  }
+  if (arg_bool(a, "include_all", false)) {
+    json all = json::object();
+    for (const auto& d : g.devices) all[std::to_string(d.index)] = device_json(g, d);
+    out["gpus"] = all;
+    return tool_result::ok(strprintf("%zu GPUs (%s)", g.devices.size(), g.architecture.c_str()), out);
+  }
+  auto it = std::find_if(g.devices.begin(), g.devices.end(), [&](const gpu::device& d) { return d.index == id; });
+  if (it == g.devices.end()) return tool_result::error(strprintf("no GPU with device_id %d (have %zu)", id, g.devices.size()));
+  out["gpu"] = device_json(g, *it);
+  return tool_result::ok(it->name + " (" + g.architecture + ")", out);
+}
+
+/// Looks up a metric value by any of the name fragments in a {name: {value} | number} map.
+std::optional<double> find_metric(const json& metrics, std::initializer_list<const char*> names) {
+  if (!metrics.is_object()) return std::nullopt;
+  for (const char* n : names)
+    for (auto it = metrics.begin(); it != metrics.end(); ++it) {
+      if (!contains(it.key(), n)) continue;
+      if (it.value().is_number()) return it.value().get<double>();
+      if (it.value().is_object() && it.value().contains("value") && it.value()["value"].is_number())
+        return it.value()["value"].get<double>();
+    }
+  return std::nullopt;
+}
+
+/// Every kernel result object inside an analyze tool result / analyze or compare report.
+void collect_results(const json& j, std::vector<json>* out) {
+  if (j.is_array()) {
+    for (const auto& x : j) collect_results(x, out);
+  } else if (j.is_object()) {
+    if (j.contains("correctness_state") && (j.contains("performance_result") || j.contains("timing"))) out->push_back(j);
+    for (const char* k : {"results", "kernel_results", "report"})
+      if (j.contains(k)) collect_results(j[k], out);
+  }
+}
+
+struct finding {
+  json bottleneck, suggestion;
+  int impact;  // 3 high, 2 medium, 1 low
+};
+
+void apply_rules(const json& r, std::vector<finding>* f) {
+  auto add = [&](const char* type, const char* sev, double v, std::string desc, const char* cat, std::string sug,
+                 int impact) {
+    f->push_back({{{"type", type}, {"severity", sev}, {"value", v}, {"description", desc}},
+                  {{"category", cat}, {"suggestion", sug}, {"impact", impact == 3 ? "high" : impact == 2 ? "medium" : "low"},
+                   {"details", desc}},
+                  impact});
+  };
+  if (json_string(r, "correctness_state") != "SUCCESS") {
+    add("incorrect", "high", 0, "the kernel did not pass correctness", "correctness",
+        "fix correctness before optimizing: performance of an incorrect kernel is not ranked", 3);
+    return;
+  }
+  json summary = r.contains("performance_result") && r["performance_result"].is_object() &&
+                         r["performance_result"].contains("summary") ? r["performance_result"]["summary"] : json::object();
+  // AMD (Magpie's rules, rocprof-compute names).
+  if (auto cu = find_metric(summary, {"Active CUs"}); cu && *cu < 50)
+    add("low_cu_occupancy", *cu < 25 ? "high" : "medium", *cu, strprintf("active CUs %.0f%%", *cu), "parallelism",
+        "launch more workgroups or reduce per-workgroup resources (LDS, VGPRs) so more CUs are busy", *cu < 25 ? 3 : 2);
+  auto mfma = find_metric(summary, {"MFMA_Util", "MFMA Util"});
+  if (mfma && *mfma < 50 && find_metric(summary, {"MFMA FLOPs", "MFMA_FLOPs"}).value_or(0) > 0)
+    add("low_mfma_utilization", "medium", *mfma, strprintf("MFMA utilization %.0f%%", *mfma), "compute",
+        "feed the matrix cores: larger tiles, double-buffered LDS loads, fewer dependent instructions", 2);
+  if (auto valu = find_metric(summary, {"VALU_Util", "VALU Util"}); valu && *valu > 50 && mfma.value_or(0) < 10)
+    add("valu_bound", "medium", *valu, strprintf("VALU utilization %.0f%% with little MFMA use", *valu), "compute",
+        "vectorize / move dense math to MFMA instructions", 2);
+  if (auto vmem = find_metric(summary, {"VMEM_Util", "VMEM Util"}); vmem && *vmem > 70)
+    add("memory_bound", "high", *vmem, strprintf("vector memory utilization %.0f%%", *vmem), "memory",
+        "reduce global traffic: fuse, reuse data through LDS, use wider loads", 3);
+  // NVIDIA (Nsight Compute metric names).
+  if (auto occ = find_metric(summary, {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved_occupancy"}); occ && *occ < 50)
+    add("low_occupancy", *occ < 25 ? "high" : "medium", *occ, strprintf("achieved occupancy %.0f%%", *occ), "parallelism",
+        "raise occupancy: fewer registers/shared memory per block, more blocks", *occ < 25 ? 3 : 2);
+  auto dram = find_metric(summary, {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__compute_memory_throughput"});
+  auto sm = find_metric(summary, {"sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  if (dram && *dram > 70 && sm.value_or(0) < 40)
+    add("memory_bound", "high", *dram, strprintf("DRAM throughput %.0f%% of peak", *dram), "memory",
+        "memory bound: fuse with neighbours, keep data in shared memory / L2, use vectorized loads", 3);
+  if (dram && sm && *dram < 30 && *sm < 30)
+    add("latency_bound", "medium", *sm, strprintf("SM %.0f%% and DRAM %.0f%% of peak", *sm, *dram), "latency",
+        "neither compute nor memory is busy: expose more parallelism/ILP, check launch configuration", 2);
+  if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("stats_ns")) {
+    double med_us = json_number(r["timing"]["stats_ns"], "median", 0) / 1e3;
+    double noise = json_number(r["timing"]["stats_ns"], "rel_stdev", 0);
+    if (med_us > 0 && med_us < 10)
+      add("kernel_launch_overhead", "medium", med_us, strprintf("median %.2f us: launch overhead dominates", med_us),
+          "fusion", "fuse with neighbouring kernels or use CUDA graphs to amortize launches", 2);
+    if (noise > 0.05)
+      add("noisy_measurement", "low", noise, strprintf("timing relative stdev %.1f%%", noise * 100), "measurement",
+          "results are noisy: pin clocks, increase samples or the time budget before comparing", 1);
+  }
+}
+
+tool_result suggest_tool(const json& a, tool_context&) {
+  std::vector<json> results;
+  collect_results(a["analysis_result"], &results);
+  if (results.empty()) return tool_result::error("analysis_result holds no kernel result (pass the analyze tool's output or an analyze_report.json)");
+  std::vector<finding> f;
+  for (const auto& r : results) apply_rules(r, &f);
+  std::stable_sort(f.begin(), f.end(), [](const finding& x, const finding& y) { return x.impact > y.impact; });
+  json b = json::array(), s = json::array();
+  size_t high = 0;
+  for (const auto& x : f) {
+    b.push_back(x.bottleneck);
+    s.push_back(x.suggestion);
+    high += x.impact == 3;
+  }
+  const json& first = results[0];
+  std::string id = first.contains("extra") ? json_string(first["extra"], "kernel_id") : json_string(first, "kernel_id");
+  json out = {{"kernel_id", id}, {"overall_score", first.contains("score") ? first["score"] : json(nullptr)},
+              {"bottlenecks", b}, {"suggestions", s},
+              {"summary", {{"total_bottlenecks", b.size()}, {"total_suggestions", s.size()}, {"high_impact_suggestions", high}}}};
+  return tool_result::ok(strprintf("%zu suggestions (%zu high impact)", s.size(), high), out);
+}
+
+}  // namespace
+
+void add_misc_tools(std::vector<tool_def>* out) {
+  out->push_back({"hardware_spec", "GPU hardware",
+                  "Detected GPUs: vendor, architecture, name, memory, compute capability, driver, compiler and "
+                  "profiler on PATH.",
+                  closed({{"device_id", with_default(s_integer("GPU index", 0), 0)},
+                          {"include_all", with_default(s_boolean("every GPU"), false)}},
+                         {}),
+                  s_object({{"gpu_count", s_integer("GPUs")}}, {"gpu_count"}, false), true, hardware_tool});
+  out->push_back({"suggest_optimizations", "Suggest optimizations",
+                  "Rule-based bottlenecks and suggestions from an analyze result (profiler metrics of Nsight Compute "
+                  "or rocprof-compute, timing and correctness), sorted by impact.",
+                  closed({{"analysis_result", s_any_object("the analyze tool's result or an analyze_report.json")}},
+                         {"analysis_result"}),
+                  s_object({{"bottlenecks", s_array(s_any_object("b"), "found")},
+                            {"suggestions", s_array(s_any_object("s"), "ranked")}},
+                           {"bottlenecks", "suggestions"}, false),
+                  true, suggest_tool});
+}
+
+const std::vector<tool_def>& all_tools() {
+  static const std::vector<tool_def> tools = [] {
+    std::vector<tool_def> t;
+    add_misc_tools(&t);
+    add_kernel_tools(&t);
+    add_benchmark_tools(&t);
+    add_trace_tools(&t);
+    add_results_tools(&t);
+    return t;
+  }();
+  return tools;
+}
+
+const tool_def* find_tool(const std::string& name) {
+  for (const auto& t : all_tools())
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+}  // namespace magpie::mcp

@@ -1,0 +1,202 @@
+// Results tools: list_benchmark_results, get_benchmark_result, compare_benchmark_reports
+// (workspaces on disk + the SQLite results store).
+#include <algorithm>
+
+#include "core/strings.h"
+#include "core/workspace.h"
+#include "mcp/schema.h"
+#include "mcp/tool_util.h"
+#include "store/compare.h"
+#include "store/results_store.h"
+
+namespace magpie::mcp {
+
+/// The report of a workspace (benchmark, compare or analyze) with "mode" added; {} if none.
+json read_workspace_report(const std::string& dir);
+
+namespace {
+
+std::string name_timestamp(const std::string& n) { return n.size() > 15 ? n.substr(n.size() - 15) : n; }
+
+json closed(json props, std::vector<std::string> required) {
+  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
+  if (!required.empty()) j["required"] = std::move(required);
+  return j;
+}
+
+const char* report_name(const std::string& mode) {
+  return mode == "benchmark" ? "benchmark_report.json" : mode == "compare" ? "compare_report.json" : "analyze_report.json";
+}
+
+/// Magpie's per-run row (list_benchmark_results / get_benchmark_result).
+json run_row(const fs::path& ws, const json& r) {
+  std::error_code ec;
+  json top = json::array();
+  if (r.contains("top_bottlenecks") && r["top_bottlenecks"].is_array())
+    for (size_t i = 0; i < r["top_bottlenecks"].size() && i < 5; ++i) top.push_back(r["top_bottlenecks"][i]);
+  return {{"workspace", ws.string()},
+          {"name", ws.filename().string()},
+          {"framework", json_string(r, "framework")},
+          {"model", json_string(r, "model")},
+          {"timestamp", json_string(r, "timestamp", name_timestamp(ws.filename().string()))},
+          {"success", json_bool(r, "success", false)},
+          {"execution_time", r.contains("execution_time") ? r["execution_time"] : json(nullptr)},
+          {"throughput", r.contains("throughput") ? r["throughput"] : json(nullptr)},
+          {"latency", r.contains("latency") ? r["latency"] : json(nullptr)},
+          {"top_bottlenecks", top},
+          {"errors", r.contains("errors") ? r["errors"] : json::array()},
+          {"has_torch_trace", fs::is_directory(ws / "torch_trace", ec)},
+          {"has_tracelens", fs::is_directory(ws / "tracelens", ec) || fs::is_directory(ws / "tracelens_rank0_csvs", ec)}};
+}
+
+tool_result list_tool(const json& a, tool_context& ctx) {
+  fs::path dir = absolute_path(arg_str(a, "output_dir", ctx.settings().default_output_dir.string()));
+  std::string mode = arg_str(a, "mode", "benchmark");
+  size_t limit = static_cast<size_t>(arg_num(a, "limit", 20));
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return tool_result::error("output_dir '" + dir.string() + "' does not exist");
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    for (const char* m : {"benchmark", "analyze", "compare"}) {
+      if ((mode == "all" || mode == m) && starts_with(n, std::string(m) + "_") && fs::exists(e.path() / report_name(m), ec))
+        found.push_back(e.path());
+    }
+  }
+  auto stamp = [](const fs::path& p) {  // names end with _YYYYmmdd_HHMMSS[_N]: newest first by mtime
+    std::error_code e2;
+    return fs::last_write_time(p, e2);
+  };
+  std::sort(found.begin(), found.end(), [&](const fs::path& x, const fs::path& y) { return stamp(x) > stamp(y); });
+  auto st = store::results_store::open(store::default_db_path(dir));
+  json runs = json::array();
+  for (size_t i = 0; i < found.size() && i < limit; ++i) {
+    std::string n = found[i].filename().string();
+    std::string m = starts_with(n, "benchmark_") ? "benchmark" : starts_with(n, "compare_") ? "compare" : "analyze";
+    auto r = read_json_file(found[i] / report_name(m));
+    json row = run_row(found[i], r.ok() ? *r : json::object());
+    row["mode"] = m;
+    if (st.ok())
+      if (auto reg = st->find(found[i].string()); reg.ok()) row["run_id"] = reg->id;
+    runs.push_back(std::move(row));
+  }
+  json out = {{"output_dir", dir.string()}, {"total_found", found.size()}, {"showing", runs.size()}, {"runs", runs}};
+  return tool_result::ok(strprintf("%zu runs in %s (showing %zu)", found.size(), dir.c_str(), runs.size()), out);
+}
+
+tool_result get_tool(const json& a, tool_context&) {
+  fs::path ws = absolute_path(arg_str(a, "workspace_dir"));
+  auto r = read_json_file(ws / "benchmark_report.json");
+  if (!r.ok()) return tool_result::error(r.get_status().message());
+  json out = run_row(ws, *r);
+  out["config"] = r->contains("config") ? (*r)["config"] : json(nullptr);
+  if (arg_bool(a, "include_kernel_summary", true) && r->contains("kernel_summary")) out["kernel_summary"] = (*r)["kernel_summary"];
+  if (arg_bool(a, "include_raw_result", false) && r->contains("raw_result")) out["raw_result"] = (*r)["raw_result"];
+  if (r->contains("gap_analysis")) out["gap_analysis"] = (*r)["gap_analysis"];
+  auto summary = read_file(ws / "summary.txt");
+  out["summary_text"] = summary.ok() ? *summary : "";
+  std::error_code ec;
+  auto list = [&](const fs::path& d, const std::string& suffix) {
+    json files = json::array();
+    fs::recursive_directory_iterator it(d, fs::directory_options::skip_permission_denied, ec), end;
+    for (; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file(ec) && ends_with(it->path().filename().string(), suffix)) files.push_back(it->path().string());
+    return files;
+  };
+  out["torch_trace_files"] = fs::is_directory(ws / "torch_trace", ec) ? list(ws / "torch_trace", ".json.gz") : json::array();
+  if (arg_bool(a, "include_tracelens_files", true))
+    out["tracelens_files"] = {{"tracelens", fs::is_directory(ws / "tracelens", ec) ? list(ws / "tracelens", ".csv") : json::array()}};
+  return tool_result::ok(ws.filename().string() + (json_bool(*r, "success", false) ? ": success" : ": failed"), out);
+}
+
+tool_result compare_reports_tool(const json& a, tool_context& ctx) {
+  auto dirs = arg_strings(a, "workspace_dirs");
+  auto labels = arg_strings(a, "labels");
+  fs::path db = arg_str(a, "db_path").empty() ? store::default_db_path(absolute_path(dirs[0]).parent_path())
+                                              : fs::path(arg_str(a, "db_path"));
+  json summaries = json::array();
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    auto id = store::register_workspace(db, dirs[i]);
+    if (!id.ok()) return tool_result::error(id.get_status().message());
+    auto r = read_workspace_report(dirs[i]);
+    json row = {{"workspace", absolute_path(dirs[i]).string()}, {"label", i < labels.size() ? labels[i] : fs::path(dirs[i]).filename().string()},
+                {"run_id", *id}};
+    for (const char* k : {"framework", "model", "throughput", "latency", "mode"})
+      if (r.contains(k)) row[k] = r[k];
+    summaries.push_back(std::move(row));
+  }
+  auto st = store::results_store::open(db);
+  if (!st.ok()) return tool_result::error(st.get_status().message());
+  store::compare_options o;
+  o.alpha = arg_num(a, "alpha", 0.05);
+  o.expand_replicates = arg_bool(a, "use_replicates", true);
+  json comparisons = json::array();
+  for (size_t i = 1; i < dirs.size(); ++i) {
+    auto c = store::compare_runs(*st, {dirs[0]}, {dirs[i]}, o);
+    if (!c.ok()) return tool_result::error(c.get_status().message());
+    json j = store::comparison_to_json(*c, o);
+    j["baseline"] = summaries[0]["label"];
+    j["candidate"] = summaries[i]["label"];
+    comparisons.push_back(std::move(j));
+  }
+  json out = {{"success", true}, {"db_path", absolute_path(db).string()}, {"run_summaries", summaries},
+              {"comparisons", comparisons}, {"errors", json::array()}};
+  auto outdir = output_dir_arg(a, ctx);
+  if (outdir.ok()) {
+    fs::path f = *outdir / ("comparison_" + timestamp_now() + ".json");
+    if (write_json_file(f, out).ok()) out["output_files"] = json::array({f.string()});
+  }
+  return tool_result::ok(strprintf("compared %zu runs against %s", dirs.size() - 1, dirs[0].c_str()), out);
+}
+
+}  // namespace
+
+json read_workspace_report(const std::string& dir) {
+  for (const char* m : {"benchmark", "compare", "analyze"}) {
+    auto r = read_json_file(fs::path(dir) / report_name(m));
+    if (r.ok() && r->is_object()) {
+      (*r)["mode"] = m;
+      return *r;
+    }
+  }
+  return json::object();
+}
+
+void add_results_tools(std::vector<tool_def>* out) {
+  out->push_back({"list_benchmark_results", "List run results",
+                  "Run workspaces in an output directory, newest first (benchmark runs by default; mode=all adds "
+                  "analyze and compare), with throughput, latency, bottlenecks and the results-store run id.",
+                  closed({{"output_dir", with_default(s_string("results directory"), "./results")},
+                          {"limit", with_default(s_integer("rows", 1), 20)},
+                          {"mode", with_default(s_enum("run kind", {"benchmark", "analyze", "compare", "all"}), "benchmark")}},
+                         {}),
+                  s_object({{"total_found", s_integer("count")}, {"runs", s_array(s_any_object("run"), "runs")}},
+                           {"runs"}, false),
+                  true, list_tool});
+  out->push_back({"get_benchmark_result", "Get a benchmark result",
+                  "One benchmark workspace: config, throughput, latency, bottlenecks, kernel summary, summary.txt, "
+                  "trace and TraceLens file lists.",
+                  closed({{"workspace_dir", s_string("benchmark workspace")},
+                          {"include_kernel_summary", with_default(s_boolean("kernel summary"), true)},
+                          {"include_raw_result", with_default(s_boolean("raw client result"), false)},
+                          {"include_tracelens_files", with_default(s_boolean("TraceLens CSV list"), true)}},
+                         {"workspace_dir"}),
+                  s_object({{"workspace", s_string("dir")}, {"success", s_boolean("ok")}}, {"workspace"}, false), true,
+                  get_tool});
+  out->push_back({"compare_benchmark_reports", "Compare run results",
+                  "Compare runs (benchmark, or analyze/compare) metric by metric against the first: direction, ratio "
+                  "and whether the difference is beyond run-to-run noise (decided only from repeated runs of the same "
+                  "configuration registered in the results store; otherwise 'insufficient_data').",
+                  closed({{"workspace_dirs", s_array(s_string("workspace"), "baseline first", 2)},
+                          {"labels", s_array(s_string("label"), "display labels")},
+                          {"output_dir", s_string("where the comparison JSON is written (default ./results)")},
+                          {"db_path", s_string("results database (default: next to the first workspace)")},
+                          {"alpha", with_default(s_number("significance level", 0.0001, 0.5), 0.05)},
+                          {"use_replicates", with_default(s_boolean("include registered replicates"), true)}},
+                         {"workspace_dirs"}),
+                  s_object({{"success", s_boolean("ok")}, {"comparisons", s_array(s_any_object("comparison"), "vs baseline")}},
+                           {"success", "comparisons"}, false),
+                  false, compare_reports_tool});
+}
+
+}  // namespace magpie::mcp

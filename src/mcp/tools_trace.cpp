@@ -1,0 +1,256 @@
+// Trace tools: gap_analysis and trace_report (children running `magpie benchmark --trace-dir`
+// and `magpie trace report`), find_kernel_sources and discover_kernels (in-process).
+#include <algorithm>
+#include <set>
+
+#include "core/csv.h"
+#include "core/strings.h"
+#include "mcp/schema.h"
+#include "mcp/tool_util.h"
+#include "mcp/trace_kernels.h"
+#include "source/kernel_sources.h"
+#include "source/repo_index.h"
+#include "source/report.h"
+
+namespace magpie::mcp {
+namespace {
+
+json closed(json props, std::vector<std::string> required) {
+  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
+  if (!required.empty()) j["required"] = std::move(required);
+  return j;
+}
+
+/// gap_analysis.csv rows → Magpie's top_kernels objects (extra columns kept by name).
+json csv_top_kernels(const std::string& text) {
+  json out = json::array();
+  auto rows = parse_csv(text, true);
+  if (!rows.ok() || rows->empty()) return out;
+  const auto& h = (*rows)[0];
+  for (size_t r = 1; r < rows->size(); ++r) {
+    const auto& row = (*rows)[r];
+    json k = json::object();
+    for (size_t c = 0; c < h.size() && c < row.size(); ++c) {
+      static const std::map<std::string, std::string> k_names = {
+          {"Name", "name"}, {"Calls", "calls"}, {"Self CUDA total (us)", "self_cuda_total_us"},
+          {"Avg time (us)", "avg_time_us"}, {"% Total", "pct_total"}, {"Input Shapes", "input_shapes"}};
+      auto it = k_names.find(h[c]);
+      std::string key = it == k_names.end() ? h[c] : it->second;
+      auto num = parse_double(row[c]);
+      k[key] = (num && key != "name" && key != "input_shapes") ? json(*num) : json(row[c]);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+tool_result gap_tool(const json& a, tool_context& ctx) {
+  auto out = output_dir_arg(a, ctx);
+  if (!out.ok()) return tool_result::error(out.get_status().message());
+  std::vector<std::string> argv = {"benchmark", "--trace-dir", arg_str(a, "trace_dir"), "--output-dir", out->string(),
+                                   "--top-k", std::to_string(static_cast<int>(arg_num(a, "top_k", 20))),
+                                   "--start-pct", strprintf("%.17g", arg_num(a, "start_pct", 0)),
+                                   "--end-pct", strprintf("%.17g", arg_num(a, "end_pct", 100)),
+                                   "--min-duration-us", strprintf("%.17g", arg_num(a, "min_duration_us", 0))};
+  for (const char* key : {"categories", "ignore_categories"}) {
+    auto v = arg_strings(a, key);
+    if (v.empty()) continue;
+    argv.push_back(std::string("--") + replace_all(key, "_", "-"));
+    argv.insert(argv.end(), v.begin(), v.end());
+  }
+  if (arg_bool(a, "generate_clamped_traces", false)) argv.push_back("--clamped-traces");
+  if (arg_bool(a, "find_kernel_sources", false)) {
+    argv.push_back("--find-kernel-sources");
+    auto repos = arg_strings(a, "kernel_source_repos");
+    if (!repos.empty()) {
+      argv.push_back("--kernel-source-repos");
+      argv.insert(argv.end(), repos.begin(), repos.end());
+    }
+  }
+  auto run = run_magpie(ctx, argv, arg_num(a, "timeout_seconds", 1800));
+  if (!run.ok()) return tool_result::error("gap_analysis failed: " + run.get_status().message());
+  fs::path dir = *out / "gap_analysis", csv = dir / "gap_analysis.csv";
+  auto text = read_file(csv);
+  if (!run->outcome.result.success() || !text.ok())
+    return tool_result::error("gap_analysis failed (" + run->outcome.result.describe() + "): " +
+                              std::string(trim(run->outcome.result.output_tail(1500))));
+  json r = {{"output_dir", dir.string()}, {"csv_file", csv.string()}, {"top_kernels", csv_top_kernels(*text)}};
+  json ranks = json::array(), clamped = json::array();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (starts_with(n, "gap_analysis_rank")) ranks.push_back(e.path().string());
+    if (contains(n, "_clamped_")) clamped.push_back(e.path().string());
+  }
+  r["rank_csv_files"] = ranks;
+  r["num_ranks"] = std::max<size_t>(1, ranks.size());
+  if (!clamped.empty()) r["clamped_trace_files"] = clamped;
+  r["console"] = join(run->stdout_lines, "\n");
+  return tool_result::ok(strprintf("gap analysis: %zu kernels in %s", r["top_kernels"].size(), csv.c_str()), r);
+}
+
+tool_result trace_report_tool(const json& a, tool_context& ctx) {
+  auto out = output_dir_arg(a, ctx);
+  if (!out.ok()) return tool_result::error(out.get_status().message());
+  fs::path dir = *out / ("trace_report_" + sanitize_label(fs::path(arg_str(a, "trace_file")).stem().string()));
+  std::vector<std::string> argv = {"trace", "report", arg_str(a, "trace_file"), "--output-dir", dir.string()};
+  if (!arg_str(a, "gpu").empty()) argv.insert(argv.end(), {"--gpu", arg_str(a, "gpu")});
+  if (a.contains("top_k")) argv.insert(argv.end(), {"--top-k", std::to_string(static_cast<int>(arg_num(a, "top_k", 50)))});
+  auto run = run_magpie(ctx, argv, arg_num(a, "timeout_seconds", 1800));
+  if (!run.ok()) return tool_result::error("trace_report failed: " + run.get_status().message());
+  auto report = read_json_file(dir / "report.json");
+  if (!run->outcome.result.success() || !report.ok())
+    return tool_result::error("trace_report failed (" + run->outcome.result.describe() + "): " +
+                              std::string(trim(run->outcome.result.output_tail(1500))));
+  json files = json::array();
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) files.push_back(e.path().string());
+  json r = {{"output_dir", dir.string()}, {"files", files}, {"report", *report}};
+  return tool_result::ok("trace report written to " + dir.string(), r);
+}
+
+tool_result sources_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> names = arg_strings(a, "kernel_names");
+  std::vector<source::kernel_stat> stats;
+  auto traces = arg_strings(a, "trace_files");
+  if (!traces.empty()) {
+    trace_kernel_options o;
+    o.top_k = static_cast<size_t>(arg_num(a, "top_k", 20));
+    std::vector<fs::path> in(traces.begin(), traces.end());
+    std::vector<std::string> warnings;
+    ctx.progress(1, 3, "reading traces");
+    auto s = collect_trace_kernels(in, o, &warnings);
+    if (!s.ok()) return tool_result::error(s.get_status().message());
+    stats = std::move(*s);
+    for (const auto& k : stats) names.push_back(k.name);
+  }
+  if (names.empty()) return tool_result::error("give kernel_names or trace_files");
+  if (!stats.empty() && names.size() != stats.size()) return tool_result::error("give kernel_names or trace_files, not both");
+  std::vector<fs::path> roots;
+  for (const auto& r : arg_strings(a, "kernel_source_repos")) roots.emplace_back(r);
+  ctx.progress(2, 3, "indexing repositories");
+  auto infos = source::find_kernel_sources(names, roots);
+  if (!infos.ok()) return tool_result::error(infos.get_status().message());
+  json r = source::kernel_sources_report(*infos, stats, roots);
+  const json& s = r["summary"];
+  return tool_result::ok(strprintf("%d kernels: %d resolved, %d unresolved, %d unsupported", s["total"].get<int>(),
+                                   s["resolved"].get<int>(), s["unresolved"].get<int>(), s["unsupported"].get<int>()),
+                         r);
+}
+
+/// Executables named like `stem` under build/bin/out/results/cmake-build-* of `root`.
+json possible_binaries(const fs::path& root, const std::string& stem) {
+  json out = json::array();
+  std::error_code ec;
+  for (const auto& top : fs::directory_iterator(root, ec)) {
+    std::string n = top.path().filename().string();
+    if (!top.is_directory(ec) || !(n == "build" || n == "bin" || n == "out" || n == "results" || starts_with(n, "cmake-build-")))
+      continue;
+    fs::recursive_directory_iterator it(top.path(), fs::directory_options::skip_permission_denied, ec), end;
+    for (int seen = 0; it != end && seen < 20000 && out.size() < 5; it.increment(ec), ++seen) {
+      if (ec) break;
+      if (it->is_regular_file(ec) && it->path().stem() == stem && ::access(it->path().c_str(), X_OK) == 0)
+        out.push_back(it->path().string());
+    }
+  }
+  return out;
+}
+
+tool_result discover_tool(const json& a, tool_context& ctx) {
+  fs::path root = absolute_path(arg_str(a, "project_path"));
+  std::string type = arg_str(a, "kernel_type", "all");
+  bool tests = arg_bool(a, "include_tests", true), examples = arg_bool(a, "include_examples", true);
+  ctx.progress(1, 2, "indexing " + root.string());
+  auto idx = source::repo_index::build({root});
+  if (!idx.ok()) return tool_result::error(idx.get_status().message());
+  json kernels = json::array();
+  std::set<std::string> seen;
+  size_t total = 0;
+  for (const auto& d : idx->definitions()) {
+    std::string lang = d.language == "triton" ? "triton" : d.language == "hip" ? "hip" : "cuda";
+    if (d.language == "cpp") lang = "hip_or_cuda";
+    if (type != "all" && lang != type && !(lang == "hip_or_cuda" && (type == "hip" || type == "cuda"))) continue;
+    std::string rel = d.rel_path.generic_string();
+    bool is_test = contains(to_lower(rel), "test"), is_example = contains(to_lower(rel), "example");
+    if ((is_test && !tests) || (is_example && !examples) || !d.is_definition) continue;
+    if (!seen.insert(rel + ":" + d.symbol).second) continue;
+    ++total;
+    if (kernels.size() >= 50) continue;
+    std::string ktype = lang == "hip_or_cuda" ? (type == "all" ? "cuda" : type) : lang;
+    fs::path file = root / d.rel_path;
+    json cfg = {{"kernel_path", file.string()}, {"kernel_type", ktype}, {"working_dir", file.parent_path().string()}};
+    json bins = possible_binaries(root, file.stem().string());
+    if (!bins.empty()) cfg["testcase_command"] = bins[0];
+    kernels.push_back({{"source_file", file.string()}, {"line", d.line}, {"name", d.symbol}, {"language", d.language},
+                       {"is_test", is_test}, {"is_example", is_example}, {"possible_binaries", bins},
+                       {"suggested_config", cfg}});
+  }
+  json r = {{"project_path", root.string()}, {"kernel_type", type}, {"total_found", total}, {"kernels", kernels}};
+  return tool_result::ok(strprintf("%zu kernels found in %s", total, root.c_str()), r);
+}
+
+}  // namespace
+
+void add_trace_tools(std::vector<tool_def>* out) {
+  json cats = s_array(s_string("category substring"), "event category substrings (case-insensitive)");
+  out->push_back(
+      {"gap_analysis", "Gap analysis of traces",
+       "Aggregate GPU kernel time from PyTorch-profiler traces (multi-rank) over a time window: top kernels by "
+       "self time with calls, averages, % of total and input shapes; optionally map them to source. Runs "
+       "`magpie benchmark --trace-dir`.",
+       closed({{"trace_dir", s_string("directory with *.pt.trace.json(.gz) files (or a benchmark workspace)")},
+               {"start_pct", with_default(s_number("window start, % of trace span", 0, 100), 0)},
+               {"end_pct", with_default(s_number("window end, % of trace span", 0, 100), 100)},
+               {"top_k", with_default(s_integer("kernels kept", 1), 20)},
+               {"min_duration_us", with_default(s_number("drop shorter events, us", 0), 0)},
+               {"categories", cats}, {"ignore_categories", cats},
+               {"output_dir", s_string("results directory (gap_analysis/ is written inside)")},
+               {"generate_clamped_traces", with_default(s_boolean("write clamped traces"), false)},
+               {"find_kernel_sources", with_default(s_boolean("append the 15 kernel-source columns"), false)},
+               {"kernel_source_repos", s_array(s_string("dir"), "repository roots to search")},
+               {"timeout_seconds", with_default(s_number("limit, s", 1), 1800)}},
+              {"trace_dir"}),
+       s_object({{"output_dir", s_string("gap_analysis dir")}, {"top_kernels", s_array(s_any_object("kernel"), "rows")}},
+                {"top_kernels"}, false),
+       false, gap_tool});
+  out->push_back(
+      {"trace_report", "Trace report",
+       "Single-trace report: GPU timeline, kernel and op tables with perf models and roofline, HTML. Runs "
+       "`magpie trace report`.",
+       closed({{"trace_file", s_string("trace file (.json / .json.gz)")},
+               {"output_dir", s_string("results directory")},
+               {"gpu", s_string("GPU spec name for the roofline (e.g. H200)")},
+               {"top_k", s_integer("rows in HTML tables", 1)},
+               {"timeout_seconds", with_default(s_number("limit, s", 1), 1800)}},
+              {"trace_file"}),
+       s_object({{"output_dir", s_string("dir")}, {"report", s_any_object("report.json")}}, {"output_dir"}, false),
+       false, trace_report_tool});
+  out->push_back(
+      {"find_kernel_sources", "Map kernels to source",
+       "Map kernel names (or the top kernels of traces) to the file:line defining them in the given repository "
+       "roots: Magpie's 15 columns (kind, category, source_file, test_file, baseline/triton references, "
+       "source_resolution, source_error …) plus confidence. Fail-closed: ambiguous names stay unresolved. "
+       "Nothing is cloned.",
+       closed({{"kernel_names", s_array(s_string("kernel name as in a trace"), "names to map")},
+               {"trace_files", s_array(s_string("trace file or directory"), "traces whose kernels are mapped")},
+               {"top_k", with_default(s_integer("trace input: kernels mapped (0 = all)", 0), 20)},
+               {"kernel_source_repos", s_array(s_string("dir"), "repository roots to index")}},
+              {}),
+       s_object({{"summary", s_any_object("counts")}, {"kernels", s_array(s_any_object("kernel"), "results")}},
+                {"summary", "kernels"}, false),
+       true, sources_tool});
+  out->push_back(
+      {"discover_kernels", "Discover kernels",
+       "Find GPU kernels in a project: CUDA/HIP __global__ functions and Triton @triton.jit functions, with "
+       "line numbers, possible binaries and a suggested analyze config (at most 50 listed).",
+       closed({{"project_path", s_string("project root")},
+               {"kernel_type", with_default(s_enum("filter", {"hip", "cuda", "triton", "all"}), "all")},
+               {"include_tests", with_default(s_boolean("include paths containing 'test'"), true)},
+               {"include_examples", with_default(s_boolean("include paths containing 'example'"), true)}},
+              {"project_path"}),
+       s_object({{"total_found", s_integer("count")}, {"kernels", s_array(s_any_object("kernel"), "kernels")}},
+                {"total_found", "kernels"}, false),
+       true, discover_tool});
+}
+
+}  // namespace magpie::mcp
