@@ -28,6 +28,9 @@ void common_flags(const json& a, std::vector<std::string>* argv) {
   if (a.contains("trials")) argv->insert(argv->end(), {"--trials", std::to_string(static_cast<int64_t>(arg_num(a, "trials", 5)))});
   if (a.contains("atol")) argv->insert(argv->end(), {"--atol", strprintf("%.17g", arg_num(a, "atol", 0))});
   if (a.contains("rtol")) argv->insert(argv->end(), {"--rtol", strprintf("%.17g", arg_num(a, "rtol", 0))});
+  if (a.contains("correctness_method")) argv->insert(argv->end(), {"--correctness-method", arg_str(a, "correctness_method")});
+  if (a.contains("max_time_seconds"))
+    argv->insert(argv->end(), {"--max-time", strprintf("%.17g", arg_num(a, "max_time_seconds", 15))});
 }
 
 /// Runs the kernel CLI for `mode` with the YAML document; returns the parsed report and workspace.
@@ -142,6 +145,10 @@ json kernel_props_common() {
           {"trials", s_integer("seeded correctness trials", 1)},
           {"atol", s_number("absolute tolerance", 0)},
           {"rtol", s_number("relative tolerance", 0)},
+          {"correctness_method",
+           with_default(s_enum("auto: compare outputs when the harness writes them; exit_code: Magpie's mode",
+                               {"auto", "outputs", "exit_code"}), "auto")},
+          {"max_time_seconds", s_number("timing budget per kernel, s (default 15)", 0)},
           {"output_dir", s_string("results directory (default ./results); the workspace is created inside")},
           {"timeout_seconds", with_default(s_number("wall-clock limit for the whole run, s", 1), k_default_kernel_timeout_s)}};
 }
