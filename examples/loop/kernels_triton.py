@@ -84,13 +84,13 @@ def _rotary_fused_kernel(q_ptr, k_ptr, cs_ptr, pos_ptr, qo_ptr, ko_ptr, nq, nk, 
     else:
         i1 = d
         i2 = d + HALF
-    mq = h < nq
+    mq = (h < nq) & (d < HALF)
     x1 = tl.load(q_ptr + t * sq + h * (2 * HALF) + i1, mask=mq, other=0.0).to(tl.float32)
     x2 = tl.load(q_ptr + t * sq + h * (2 * HALF) + i2, mask=mq, other=0.0).to(tl.float32)
     dst = qo_ptr + (t * nq + h) * (2 * HALF)
     tl.store(dst + i1, (x1 * c - x2 * s).to(qo_ptr.dtype.element_ty), mask=mq)
     tl.store(dst + i2, (x2 * c + x1 * s).to(qo_ptr.dtype.element_ty), mask=mq)
-    mk = h < nk
+    mk = (h < nk) & (d < HALF)
     y1 = tl.load(k_ptr + t * sk + h * (2 * HALF) + i1, mask=mk, other=0.0).to(tl.float32)
     y2 = tl.load(k_ptr + t * sk + h * (2 * HALF) + i2, mask=mk, other=0.0).to(tl.float32)
     dk = ko_ptr + (t * nk + h) * (2 * HALF)

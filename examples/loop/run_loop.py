@@ -15,6 +15,7 @@ Exit: 0 the loop finished (improved, or stopped for a reason in the report), 1 a
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 
@@ -217,6 +218,10 @@ def main(argv=None):
     with open(a.config) as f:
         cfg = json.load(f)
     os.makedirs(a.out, exist_ok=True)
+
+    def on_term(signum, frame):  # a time limit: end the current step, stop the server, write the report
+        raise S.StepError("terminated by signal %d (time limit)" % signum)
+    signal.signal(signal.SIGTERM, on_term)
     loop = Loop(a, cfg)
     rep = loop.run()
     paths = loop_report.write(rep, loop.out)
