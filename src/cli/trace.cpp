@@ -1,0 +1,313 @@
+// magpie trace <action>: native analysis of PyTorch-profiler traces.
+//   report    JSON + CSV + self-contained HTML (timeline, roofline plot, op/kernel tables, steps)
+//   gap       Magpie's gap analysis with an explicit output directory
+//   timeline  GPU timeline breakdown (computation / exposed comm / exposed memcpy / idle)
+//   roofline  modelled ops with FLOPs, bytes and roofline against a GPU spec
+//   stages    inference stage split + Magpie's kernel_roofline_simple CSVs
+//   sources   kernel-name → source mapping (src/cli/trace_sources.cpp)
+#include <cstdio>
+
+#include "cli/subcommand.h"
+#include "cli/trace_sources.h"
+#include "core/args.h"
+#include "core/strings.h"
+#include "trace/analysis.h"
+#include "trace/api.h"
+#include "trace/gap_analysis.h"
+#include "trace/report.h"
+#include "trace/stages.h"
+#include "trace/util.h"
+
+namespace magpie::cli {
+namespace {
+
+void add_spec_flags(arg_parser& p) {
+  p.add_value("--gpu", "", "NAME", "GPU spec table entry (H100, H200, A100, B200, MI300X, MI325X, MI355X); default: the "
+                                   "trace's deviceProperties name")
+      .add_value("--gpu-spec", "", "FILE", "TraceLens arch JSON (mem_bw_gbps GB/s, max_achievable_tflops TFLOP/s); wins over --gpu")
+      .add_bool("--datasheet", "", "use datasheet peaks instead of measured / achievable ceilings");
+}
+
+int parse_or_help(arg_parser& p, const std::vector<std::string>& args, bool* done) {
+  *done = false;
+  if (auto st = p.parse(args); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    *done = true;
+    return k_exit_usage;
+  }
+  if (p.help_requested()) {
+    std::fputs(p.help().c_str(), stdout);
+    *done = true;
+  }
+  return k_exit_ok;
+}
+
+int fail(const status& s) {
+  std::fprintf(stderr, "magpie trace: %s\n", s.message().c_str());
+  return s.code() == status_code::invalid_argument ? k_exit_usage : k_exit_failure;
+}
+
+const std::string& first_positional(const arg_parser& p) {
+  static const std::string empty;
+  return p.positionals().empty() ? empty : p.positionals()[0];
+}
+
+std::string fmt_row(const std::string& a, const std::string& b, const std::string& c) {
+  return trace::py_pad_right(a, 22) + trace::py_pad_left(b, 14) + trace::py_pad_left(c, 10) + "\n";
+}
+
+int run_report(const std::vector<std::string>& args) {
+  arg_parser p("magpie trace report", "Full analysis of one trace: report.json, ops.csv, kernels.csv, gpu_timeline.csv,\n"
+                                      "execution_details.csv and a self-contained report.html (SVG roofline).");
+  p.add_positional("trace", "PyTorch-profiler trace (.json or .json.gz)", false, true)
+      .add_value("--output-dir", "-o", "DIR", "output directory (default: ./trace_report_<trace stem>)")
+      .add_value("--top-k", "", "N", "rows in the HTML tables (default: 50; CSV and JSON keep all)")
+      .add_bool("--no-html", "", "skip report.html")
+      .add_bool("--json", "", "print report.json on stdout instead of a summary");
+  add_spec_flags(p);
+  bool done;
+  int rc = parse_or_help(p, args, &done);
+  if (done) return rc;
+  trace::report_config cfg;
+  cfg.gpu_spec_file = p.value("--gpu-spec");
+  cfg.gpu_name = p.value("--gpu");
+  cfg.use_achievable = !p.has("--datasheet");
+  cfg.html = !p.has("--no-html");
+  auto top = p.integer("--top-k", 50);
+  if (!top.ok()) return fail(top.get_status());
+  cfg.top_k = static_cast<int>(*top);
+  fs::path trace = first_positional(p);
+  std::string stem = trace.filename().string();
+  for (const char* s : {".json.gz", ".json"})
+    if (ends_with(stem, s)) stem.resize(stem.size() - std::string(s).size());
+  fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(stem));
+  auto j = trace::run_trace_report(cfg, trace, out);
+  if (!j.ok()) return fail(j.get_status());
+  if (p.has("--json")) {
+    std::puts(dump_pretty(*j).c_str());
+    return k_exit_ok;
+  }
+  std::printf("Trace report: %s\nGPU spec: %s\n\n", out.c_str(), (*j)["gpu_spec_choice"].get<std::string>().c_str());
+  std::fputs(fmt_row("GPU timeline", "time ms", "percent").c_str(), stdout);
+  for (const auto& r : (*j)["analysis"]["gpu_timeline"])
+    std::fputs(fmt_row(r["type"].get<std::string>(), strprintf("%.4f", r["time ms"].get<double>()),
+                       strprintf("%.2f", r["percent"].get<double>()))
+                   .c_str(),
+               stdout);
+  std::printf("\nTop kernels:\n");
+  int n = 0;
+  for (const auto& k : (*j)["analysis"]["kernels"]) {
+    if (n++ == 10) break;
+    std::string name = k["name"].get<std::string>();
+    if (trace::utf8_length(name) > 60) name = trace::utf8_prefix(name, 57) + "...";
+    std::printf("  %-60s %8lld %12.2f us  %s\n", name.c_str(), static_cast<long long>(k["calls"].get<int64_t>()),
+                k["total_us"].get<double>(), k["category"].get<std::string>().c_str());
+  }
+  std::printf("\nFiles:\n");
+  for (const auto& f : (*j)["output_files"]) std::printf("  %s\n", f.get<std::string>().c_str());
+  return k_exit_ok;
+}
+
+int run_gap(const std::vector<std::string>& args) {
+  arg_parser p("magpie trace gap", "Magpie's gap analysis (same CSVs and table as 'magpie benchmark --trace-dir').");
+  p.add_positional("trace_dir", "directory of rank traces (or a workspace holding torch_trace/)", false, true)
+      .add_value("--output-dir", "-o", "DIR", "directory that receives gap_analysis/ (default: ./results)")
+      .add_value("--top-k", "", "N", "rows kept (default: 20)")
+      .add_value("--start-pct", "", "PCT", "window start, % of the trace span (default: 0)")
+      .add_value("--end-pct", "", "PCT", "window end, % of the trace span (default: 100)")
+      .add_value("--min-duration-us", "", "US", "drop events shorter than this, µs (default: 0)")
+      .add_multi("--categories", "", "CAT", "category substrings to keep (default: kernel gpu)")
+      .add_multi("--ignore-categories", "", "CAT", "category substrings to drop (default: gpu_user_annotation user_annotation)")
+      .add_bool("--no-rank-csv", "", "skip gap_analysis_rank<N>.csv")
+      .add_bool("--clamped-traces", "", "also write the clamped traces")
+      .add_bool("--json", "", "print the gap_analysis block as JSON instead of the table");
+  bool done;
+  int rc = parse_or_help(p, args, &done);
+  if (done) return rc;
+  trace::gap_config c;
+  c.enabled = true;
+  auto top = p.integer("--top-k", 20);
+  auto s = p.number("--start-pct", 0), e = p.number("--end-pct", 100), md = p.number("--min-duration-us", 0);
+  for (const status* st : {&top.get_status(), &s.get_status(), &e.get_status(), &md.get_status()})
+    if (!st->ok()) return fail(*st);
+  c.top_k = static_cast<int>(*top);
+  c.trace_start_pct = *s;
+  c.trace_end_pct = *e;
+  c.min_duration_us = *md;
+  if (p.has("--categories")) c.categories = p.values("--categories");
+  if (p.has("--ignore-categories")) c.ignore_categories = p.values("--ignore-categories");
+  c.write_rank_csv = !p.has("--no-rank-csv");
+  c.clamped_traces = p.has("--clamped-traces");
+  if (auto st = c.validate(); !st.ok()) return fail(st);
+  fs::path gap_dir = fs::path(p.value("--output-dir", "./results")) / "gap_analysis";
+  trace::gap_result r = trace::analyze_gap(c, first_positional(p));
+  auto block = trace::write_gap_outputs(r, gap_dir);
+  if (!block.ok()) return fail(block.get_status());
+  if (p.has("--json")) {
+    std::puts(dump_pretty(*block).c_str());
+  } else {
+    for (const auto& err : r.errors) std::printf("Warning: %s\n", err.c_str());
+    if (!r.merged.empty()) std::fputs(trace::gap_console_summary(r, gap_dir).c_str(), stdout);
+  }
+  if (r.merged.empty()) {
+    if (!p.has("--json")) std::printf("No kernel events found in traces.\n");
+    return k_exit_failure;
+  }
+  return k_exit_ok;
+}
+
+status_or<trace::spec_choice> spec_from(const arg_parser& p, const trace::trace_model& m) {
+  return trace::choose_gpu_spec(p.value("--gpu-spec"), p.value("--gpu"), m.device_name, !p.has("--datasheet"));
+}
+
+int run_timeline(const std::vector<std::string>& args) {
+  arg_parser p("magpie trace timeline", "GPU timeline breakdown of one trace (TraceLens's gpu_timeline rows), all GPU events.");
+  p.add_positional("trace", "PyTorch-profiler trace", false, true)
+      .add_value("--micro-idle-us", "", "US", "split idle into gaps shorter (micro) / not shorter (macro) than this")
+      .add_bool("--json", "", "JSON on stdout");
+  bool done;
+  int rc = parse_or_help(p, args, &done);
+  if (done) return rc;
+  auto micro = p.number("--micro-idle-us", 0);
+  if (!micro.ok()) return fail(micro.get_status());
+  auto m = trace::load_trace_model(first_positional(p));
+  if (!m.ok()) return fail(m.get_status());
+  if (!m->stats.complete) std::fprintf(stderr, "warning: %s\n", m->stats.error.c_str());
+  trace::timeline_breakdown t = trace::gpu_timeline(*m, m->gpu, static_cast<int64_t>(*micro * 1000));
+  if (p.has("--json")) {
+    std::puts(dump_pretty(json{{"gpu_timeline", t.to_json()}, {"trace", m->summary_json()}}).c_str());
+    return k_exit_ok;
+  }
+  std::fputs(fmt_row("type", "time ms", "percent").c_str(), stdout);
+  for (const auto& r : t.to_json())
+    std::fputs(fmt_row(r["type"].get<std::string>(), strprintf("%.4f", r["time ms"].get<double>()),
+                       strprintf("%.2f", r["percent"].get<double>()))
+                   .c_str(),
+               stdout);
+  return k_exit_ok;
+}
+
+int run_roofline(const std::vector<std::string>& args) {
+  arg_parser p("magpie trace roofline", "Modelled ops (FLOPs, bytes) of one trace against a GPU spec.");
+  p.add_positional("trace", "PyTorch-profiler trace", false, true)
+      .add_value("--top-k", "", "N", "rows printed (default: 25)")
+      .add_value("--csv", "", "FILE", "also write the full op table (ops.csv columns)")
+      .add_bool("--json", "", "JSON on stdout");
+  add_spec_flags(p);
+  bool done;
+  int rc = parse_or_help(p, args, &done);
+  if (done) return rc;
+  auto m = trace::load_trace_model(first_positional(p));
+  if (!m.ok()) return fail(m.get_status());
+  auto sc = spec_from(p, *m);
+  if (!sc.ok()) return fail(sc.get_status());
+  const gpu::gpu_spec* spec = sc->spec ? &*sc->spec : nullptr;
+  trace::analysis a = trace::analyze(*m, m->gpu, spec, trace::step_spans(*m));
+  if (p.has("--csv"))
+    if (auto st = write_file_atomic(p.value("--csv"), trace::ops_csv(a)); !st.ok()) return fail(st);
+  auto top = p.integer("--top-k", 25);
+  if (!top.ok()) return fail(top.get_status());
+  if (p.has("--json")) {
+    std::puts(dump_pretty(trace::analysis_json(a, static_cast<size_t>(*top))).c_str());
+    return k_exit_ok;
+  }
+  std::printf("GPU spec: %s\n%-44s %-12s %6s %11s %9s %9s %9s %-13s %7s\n", sc->how.c_str(), "op", "category", "count",
+              "kernel_us", "FLOP/B", "TFLOP/s", "TB/s", "bound", "%roof");
+  for (size_t i = 0; i < a.ops.size() && i < static_cast<size_t>(*top); ++i) {
+    const trace::op_row& r = a.ops[i];
+    double ai = (r.model.computed && r.bytes && *r.bytes > 0) ? r.model.flops / *r.bytes : 0;
+    std::string name = r.name.size() > 44 ? r.name.substr(0, 41) + "..." : r.name;
+    std::printf("%-44s %-12s %6lld %11.2f %9.3g %9.3g %9.3g %-13s %7.1f\n", name.c_str(), r.category.c_str(),
+                static_cast<long long>(r.operation_count), r.kernel_time_us_sum, ai,
+                std::isfinite(r.tflops_mean) ? r.tflops_mean : 0.0, std::isfinite(r.tbps_mean) ? r.tbps_mean : 0.0,
+                r.roof.ok ? r.roof.bound.c_str() : "-", r.roof.ok ? r.pct_roofline_mean : 0.0);
+  }
+  return k_exit_ok;
+}
+
+int run_stages(const std::vector<std::string>& args) {
+  arg_parser p("magpie trace stages",
+               "Inference stage split (prefilldecode / decode / prefill) of a serving trace and Magpie's\n"
+               "<label>_ISL<isl>_OSL<osl>_CONC<conc>_kernel_roofline_simple.csv per stage.");
+  p.add_positional("trace", "trace file, or a directory searched for the rank-0 trace", false, true)
+      .add_value("--output-dir", "-o", "DIR", "output directory (default: ./tracelens)")
+      .add_multi("--stages", "", "STAGE", "stages: prefilldecode decode prefill | all (default: all)")
+      .add_value("--isl", "", "N", "input length for the file names (default: unknown)")
+      .add_value("--osl", "", "N", "output length for the file names (default: unknown)")
+      .add_value("--conc", "", "N", "concurrency: file names and the decode pick (closest request count)")
+      .add_bool("--json", "", "print the tracelens_analysis block");
+  add_spec_flags(p);
+  bool done;
+  int rc = parse_or_help(p, args, &done);
+  if (done) return rc;
+  trace::inference_config cfg;
+  if (p.has("--stages") && !p.values("--stages").empty()) cfg.stages = p.values("--stages");
+  cfg.isl = p.value("--isl");
+  cfg.osl = p.value("--osl");
+  cfg.conc = p.value("--conc");
+  cfg.gpu_spec_file = p.value("--gpu-spec");
+  cfg.gpu_name = p.value("--gpu");
+  cfg.use_achievable = !p.has("--datasheet");
+  fs::path in = first_positional(p);
+  std::error_code ec;
+  fs::path dir = in;
+  if (fs::is_regular_file(in, ec)) {
+    cfg.trace_file = in;
+    dir = in.parent_path();
+  }
+  auto b = trace::run_inference_analysis(cfg, dir, p.value("--output-dir", "tracelens"));
+  if (!b.ok()) return fail(b.get_status());
+  if (p.has("--json")) {
+    std::puts(dump_pretty(*b).c_str());
+  } else {
+    std::printf("Trace: %s (steps from %s)\n", json_string(*b, "rank0_trace").c_str(), json_string(*b, "split_source").c_str());
+    for (auto it = (*b)["stage_results"].begin(); it != (*b)["stage_results"].end(); ++it) {
+      const json& r = it.value();
+      if (r.contains("error")) {
+        std::printf("  %-14s %s\n", it.key().c_str(), r["error"].get<std::string>().c_str());
+        continue;
+      }
+      std::printf("  %-14s step %s: %s\n                 -> %s\n", it.key().c_str(),
+                  r["phase_pick"]["step_name"].get<std::string>().c_str(),
+                  r["phase_pick"]["selection_reason"].get<std::string>().c_str(),
+                  r["simple_summary_file"].get<std::string>().c_str());
+    }
+    for (const auto& w : (*b)["warnings"]) std::printf("warning: %s\n", w.get<std::string>().c_str());
+    for (const auto& e : (*b)["errors"]) std::printf("error: %s\n", e.get<std::string>().c_str());
+  }
+  return (*b)["errors"].empty() ? k_exit_ok : k_exit_failure;
+}
+
+const char* k_usage =
+    "usage: magpie trace <action> [options]\n\n"
+    "actions:\n"
+    "  report    full report of one trace: JSON, CSVs and a self-contained HTML page with an SVG roofline\n"
+    "  gap       Magpie's gap analysis (gap_analysis.csv, per-rank CSVs, console table)\n"
+    "  timeline  GPU timeline breakdown: computation, exposed communication / memcpy, idle\n"
+    "  roofline  modelled ops: FLOPs, bytes, achieved TFLOP/s and TB/s, roofline bound\n"
+    "  stages    inference stage split and Magpie's kernel_roofline_simple CSVs\n"
+    "  sources   map kernel names to their source definitions in given repositories\n\n"
+    "Run 'magpie trace <action> --help' for the options of one action. Times are microseconds\n"
+    "unless a column says otherwise; traces are .json or .json.gz (detected from the bytes).\n";
+
+int run_trace(const std::vector<std::string>& args, const global_options& g) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    std::fputs(k_usage, stdout);
+    return args.empty() ? k_exit_usage : k_exit_ok;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  const std::string& a = args[0];
+  if (a == "report") return run_report(rest);
+  if (a == "gap") return run_gap(rest);
+  if (a == "timeline") return run_timeline(rest);
+  if (a == "roofline") return run_roofline(rest);
+  if (a == "stages") return run_stages(rest);
+  if (a == "sources") return run_trace_sources(rest, g);
+  std::fprintf(stderr, "magpie trace: unknown action '%s'\n\n%s", a.c_str(), k_usage);
+  return k_exit_usage;
+}
+
+}  // namespace
+MAGPIE_SUBCOMMAND(trace, "trace", "analyse PyTorch-profiler traces: report, gap, timeline, roofline, stages, sources",
+                  run_trace);
+}  // namespace magpie::cli

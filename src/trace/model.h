@@ -1,0 +1,94 @@
+// In-memory model of one trace for the richer analyses (timeline, perf models, roofline,
+// inference stages): only the events these need are kept, compactly (names and argument
+// texts interned; times as exact integer nanoseconds). python_function, flow-less
+// instants, metadata and overhead events are counted and dropped while streaming.
+//
+// Linking (TraceLens's rules, research tracelens.md §1.4, §2.1):
+//   * GPU event → launching runtime/driver event: equal "correlation" (graph launches give every
+//     replayed kernel the launch's correlation, so one cudaGraphLaunch links many kernels); for
+//     GPU events without correlation the ac2g flow end at the same (pid, tid, ts) gives the id;
+//     traces with no correlation at all fall back to "External id".
+//   * Host call tree per (pid, tid): events stably sorted by ts, a stack popped while
+//     ts >= top.end. An event that ends after its parent ("bleed") is attached anyway — a
+//     deliberate fix: TraceLens drops such events from the tree when the overlap is ≥ 1 µs.
+//   * Launcher op of a GPU event = innermost cpu_op enclosing the runtime event (a cpu_op named
+//     "execute" is passed through), else the cpu_op with the runtime event's External id.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/fs.h"
+#include "core/json.h"
+#include "core/status.h"
+#include "trace/reader.h"
+#include "trace/util.h"
+
+namespace magpie::trace {
+
+enum class ev_kind : uint8_t {
+  cpu_op,
+  runtime,          ///< cuda_runtime / cuda_driver (and HIP's equivalents)
+  kernel,
+  memcpy,           ///< gpu_memcpy
+  memset,           ///< gpu_memset
+  user_annotation,  ///< record_function ranges on the CPU (step annotations)
+  gpu_user_annotation,
+};
+
+constexpr uint32_t k_none = 0xFFFFFFFFu;
+
+struct trace_event {
+  uint64_t uid = 0;           ///< index in traceEvents (TraceLens UID)
+  int64_t ts = 0, dur = 0;    ///< ns
+  int64_t end() const { return ts + dur; }
+  uint32_t name = k_none;     ///< interned
+  uint32_t thread = k_none;   ///< interned "pid/tid" key (CPU) or "device/stream" (GPU)
+  int64_t pid = 0, tid = 0;   ///< numeric ids (0 when the trace used strings)
+  int64_t correlation = 0, external_id = 0, stream = 0, device = 0, sequence = 0;
+  bool has_correlation = false, has_external_id = false, has_stream = false, has_sequence = false;
+  ev_kind kind = ev_kind::cpu_op;
+  bool via_driver = false;    ///< runtime event of cat cuda_driver (cuLaunchKernel…)
+  uint32_t dims = k_none, types = k_none, concrete = k_none, strides = k_none;  ///< interned raw JSON
+  uint32_t parent = k_none;   ///< host tree parent (index into events)
+  uint32_t launcher = k_none; ///< GPU events: runtime event that launched it
+  uint32_t op = k_none;       ///< GPU events: launcher cpu_op (innermost)
+};
+
+struct trace_model {
+  fs::path path;
+  read_stats stats;
+  interner strings;                 ///< names, thread keys and raw argument texts
+  std::vector<trace_event> events;  ///< kept events, file order
+  std::vector<uint32_t> gpu;        ///< kernel / memcpy / memset, sorted by ts
+  std::vector<uint32_t> cpu_ops, runtimes, annotations, gpu_annotations;
+  std::string device_name;          ///< deviceProperties[0].name ("" when absent)
+  int device_count = 0;
+  std::string linking_key;          ///< "correlation" | "External id" | "none"
+  uint64_t dropped_python = 0, dropped_other = 0;
+  uint64_t gpu_linked = 0, gpu_unlinked = 0, gpu_without_op = 0;
+  uint64_t tree_bleeds = 0;         ///< events attached despite ending after their parent
+  uint64_t clipped_kernels = 0;     ///< GPU events whose dur overran the next one on their stream
+
+  const std::string& name(const trace_event& e) const { return strings.str(e.name); }
+  std::string_view text(uint32_t id) const { return id == k_none ? std::string_view() : std::string_view(strings.str(id)); }
+  /// Summary counts for reports.
+  json summary_json() const;
+};
+
+struct model_options {
+  /// Clip a GPU event's end to the start of the next event on the same stream (a serial
+  /// stream cannot overlap itself; ROCm traces sometimes report overrunning durations —
+  /// TraceLens issue #669). Perfetto clips too; TraceLens does not.
+  bool clip_stream_overruns = true;
+  read_options read;
+};
+
+/// Streams `path` into a model and links it. Data problems are in model.stats.
+status_or<trace_model> load_trace_model(const fs::path& path, const model_options& opts = {});
+
+/// Ancestors of event `i` (parent first), following the host tree.
+std::vector<uint32_t> ancestors(const trace_model& m, uint32_t i);
+
+}  // namespace magpie::trace

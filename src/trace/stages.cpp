@@ -1,0 +1,242 @@
+#include "trace/stages.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "core/csv.h"
+#include "core/strings.h"
+#include "trace/util.h"
+
+namespace magpie::trace {
+namespace {
+
+void finish_step(const trace_model& m, step_info& s) {
+  std::sort(s.gpu.begin(), s.gpu.end(), [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
+  std::vector<interval> iv;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (uint32_t g : s.gpu) {
+    iv.push_back({m.events[g].ts, m.events[g].end()});
+    lo = std::min(lo, m.events[g].ts);
+    hi = std::max(hi, m.events[g].end());
+  }
+  s.gpu_busy = busy_time(iv);
+  s.gpu_duration = s.gpu.empty() ? 0 : hi - lo;
+}
+
+/// Index of the step whose CPU range holds `ts` (ranges sorted, non-overlapping), or npos.
+size_t step_at(const std::vector<step_info>& steps, int64_t ts) {
+  auto it = std::upper_bound(steps.begin(), steps.end(), ts, [](int64_t t, const step_info& s) { return t < s.cpu_ts; });
+  if (it == steps.begin()) return SIZE_MAX;
+  --it;
+  return ts < it->cpu_end ? static_cast<size_t>(it - steps.begin()) : SIZE_MAX;
+}
+
+void assign_by_launch(const trace_model& m, std::vector<step_info>& steps) {
+  for (uint32_t g : m.gpu) {
+    const trace_event& e = m.events[g];
+    int64_t t = e.launcher != k_none ? m.events[e.launcher].ts : (e.op != k_none ? m.events[e.op].ts : INT64_MIN);
+    if (t == INT64_MIN) continue;
+    size_t k = step_at(steps, t);
+    if (k != SIZE_MAX) steps[k].gpu.push_back(g);
+  }
+}
+
+void fill_from_gpu_annotations(const trace_model& m, std::vector<step_info>& steps) {
+  std::unordered_map<std::string, std::vector<uint32_t>> by_name;
+  for (uint32_t i : m.gpu_annotations) by_name[m.name(m.events[i])].push_back(i);
+  std::unordered_map<std::string, size_t> seen;
+  for (auto& s : steps) {
+    size_t k = seen[s.name]++;
+    if (!s.gpu.empty()) continue;
+    auto it = by_name.find(s.name);
+    if (it == by_name.end() || k >= it->second.size()) continue;
+    const trace_event& a = m.events[it->second[k]];
+    for (uint32_t g : m.gpu)
+      if (m.events[g].ts >= a.ts && m.events[g].ts < a.end()) s.gpu.push_back(g);
+  }
+}
+
+int64_t gemm_tokens(const trace_model& m, const step_info& s) {
+  int64_t best = 0;
+  for (uint32_t g : s.gpu) {
+    uint32_t op = m.events[g].op;
+    for (uint32_t p = op; p != k_none; p = m.events[p].parent) {
+      const std::string& n = m.name(m.events[p]);
+      if (n != "aten::mm" && n != "aten::addmm" && n != "aten::_scaled_mm") continue;
+      auto elems = json_array_elements(m.text(m.events[p].dims));
+      size_t ia = n == "aten::addmm" ? 1 : 0;
+      if (ia < elems.size())
+        if (auto sh = json_int_list(elems[ia]); sh && sh->size() == 2) best = std::max(best, (*sh)[0]);
+      break;
+    }
+  }
+  return best;
+}
+
+stage_split pattern_split(const trace_model& m) {
+  stage_split out;
+  out.source = "pattern";
+  std::vector<int64_t> starts;
+  uint32_t marker = k_none;
+  for (uint32_t i : m.cpu_ops) {
+    const trace_event& e = m.events[i];
+    if (e.parent != k_none) continue;
+    if (marker == k_none) marker = e.name;
+    if (e.name == marker) starts.push_back(e.ts);
+  }
+  bool gpu_only = starts.empty();
+  if (gpu_only) {
+    for (uint32_t g : m.gpu) {
+      if (marker == k_none) marker = m.events[g].name;
+      if (m.events[g].name == marker) starts.push_back(m.events[g].ts);
+    }
+  }
+  if (starts.empty()) {
+    out.source = "none";
+    out.notes.push_back("no step annotations, cpu ops or kernels to split on");
+    return out;
+  }
+  out.notes.push_back("no step annotations: iterations start at each '" + m.strings.str(marker) + "' " +
+                      (gpu_only ? "kernel" : "root cpu_op"));
+  for (size_t k = 0; k < starts.size(); ++k) {
+    step_info s;
+    s.idx = k;
+    s.name = "iteration_" + std::to_string(k);
+    s.cpu_ts = starts[k];
+    s.cpu_end = k + 1 < starts.size() ? starts[k + 1] : INT64_MAX;
+    out.steps.push_back(s);
+  }
+  if (gpu_only) {
+    for (uint32_t g : m.gpu) {
+      size_t k = step_at(out.steps, m.events[g].ts);
+      if (k != SIZE_MAX) out.steps[k].gpu.push_back(g);
+    }
+  } else {
+    assign_by_launch(m, out.steps);
+  }
+  int64_t min_tok = 0;
+  for (auto& s : out.steps) {
+    finish_step(m, s);
+    s.batch_size = gemm_tokens(m, s);
+    if (s.batch_size > 0 && (min_tok == 0 || s.batch_size < min_tok)) min_tok = s.batch_size;
+  }
+  for (auto& s : out.steps) {
+    if (s.gpu.empty()) s.phase = "idle";
+    else if (min_tok == 0) s.phase = "decode_only";  // no GEMM shapes: every iteration alike
+    else s.phase = s.batch_size <= 2 * min_tok ? "decode_only" : "prefill_only";
+    s.num_requests = s.phase == "decode_only" ? s.batch_size : 0;
+  }
+  if (min_tok == 0) out.notes.push_back("no GEMM shapes (record_shapes off?): every iteration labelled decode");
+  return out;
+}
+
+}  // namespace
+
+stage_split split_steps(const trace_model& m) {
+  std::vector<step_span> spans = step_spans(m);
+  if (spans.empty()) return pattern_split(m);
+  stage_split out;
+  out.source = "annotations";
+  for (size_t k = 0; k < spans.size(); ++k) {
+    step_info s;
+    s.idx = k;
+    s.name = m.name(m.events[spans[k].event]);
+    s.ann = spans[k].ann;
+    s.phase = spans[k].ann.phase();
+    s.batch_size = spans[k].ann.batch_size;
+    s.num_requests = spans[k].ann.num_requests;
+    s.cpu_ts = spans[k].ts;
+    s.cpu_end = spans[k].end;
+    out.steps.push_back(std::move(s));
+  }
+  assign_by_launch(m, out.steps);
+  fill_from_gpu_annotations(m, out.steps);
+  for (auto& s : out.steps) finish_step(m, s);
+  return out;
+}
+
+std::string canonical_stage(const std::string& in) {
+  std::string s = to_lower(trim(in));
+  if (s == "prefilldecode" || s == "pd" || s == "mixed" || s == "prefill_decode" || s == "prefill-decode") return "prefilldecode";
+  if (s == "decode" || s == "decode_only" || s == "decode-only") return "decode";
+  if (s == "prefill" || s == "prefill_only" || s == "prefill-only") return "prefill";
+  return "";
+}
+
+std::string stage_label(const std::string& stage) {
+  if (stage == "decode") return "decode_only";
+  if (stage == "prefill") return "prefill_only";
+  return stage;
+}
+
+phase_pick pick_step(const stage_split& s, const std::string& stage, std::optional<int64_t> conc) {
+  phase_pick p;
+  p.stage = stage;
+  p.label = stage_label(stage);
+  std::string phase = stage == "prefilldecode" ? "prefilldecode" : stage_label(stage);
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    if (s.steps[i].phase == phase && !s.steps[i].gpu.empty()) cands.push_back(i);
+  if (cands.empty()) {
+    p.selection_reason = "no " + phase + " step with GPU work";
+    return p;
+  }
+  int64_t max_bs = 0;
+  for (size_t i : cands) max_bs = std::max(max_bs, s.steps[i].batch_size);
+  std::vector<size_t> best;
+  for (size_t i : cands)
+    if (s.steps[i].batch_size == max_bs) best.push_back(i);
+  p.selection_reason = strprintf("largest batch (%lld tokens) among %zu %s steps", static_cast<long long>(max_bs),
+                                 cands.size(), phase.c_str());
+  if (stage == "decode" && conc && best.size() > 1) {
+    int64_t d = INT64_MAX;
+    for (size_t i : best) d = std::min(d, static_cast<int64_t>(std::llabs(s.steps[i].num_requests - *conc)));
+    std::vector<size_t> near;
+    for (size_t i : best)
+      if (static_cast<int64_t>(std::llabs(s.steps[i].num_requests - *conc)) == d) near.push_back(i);
+    best = near;
+    p.selection_reason += strprintf(", requests closest to CONC=%lld", static_cast<long long>(*conc));
+  }
+  if (best.size() > 1) {
+    std::stable_sort(best.begin(), best.end(), [&](size_t a, size_t b) { return s.steps[a].gpu_busy < s.steps[b].gpu_busy; });
+    p.selection_reason += strprintf(", median GPU busy time of %zu ties", best.size());
+  }
+  p.step = best[(best.size() - 1) / 2];
+  return p;
+}
+
+json phase_pick::to_json(const stage_split& s) const {
+  json j{{"stage", stage}, {"output_label", label}, {"selection_reason", selection_reason}};
+  if (!step) {
+    j["row_index"] = nullptr;
+    return j;
+  }
+  const step_info& st = s.steps[*step];
+  j["row_index"] = st.idx;
+  j["step_name"] = st.name;
+  j["batch_size"] = st.batch_size;
+  j["phase_avg_conc"] = st.num_requests;
+  j["num_gpu_events"] = st.gpu.size();
+  j["gpu_duration"] = static_cast<double>(st.gpu_duration) / 1000.0;
+  j["gpu_busy_duration"] = static_cast<double>(st.gpu_busy) / 1000.0;
+  return j;
+}
+
+std::string execution_details_csv(const stage_split& s) {
+  std::string out =
+      "idx,step_name,phase,batch_size,num_requests,num_gpu_events,gpu_duration_us,gpu_busy_duration_us,"
+      "phase_num_prefill,phase_num_prefilldecode,phase_num_decode,start_ts_us,end_ts_us\n";
+  for (const auto& st : s.steps) {
+    out += strprintf("%zu,%s,%s,%lld,%lld,%zu,%.2f,%.2f,%d,%d,%d,%.3f,%.3f\n", st.idx, csv_escape(st.name).c_str(),
+                     st.phase.c_str(), static_cast<long long>(st.batch_size), static_cast<long long>(st.num_requests),
+                     st.gpu.size(), static_cast<double>(st.gpu_duration) / 1000.0,
+                     static_cast<double>(st.gpu_busy) / 1000.0, st.phase == "prefill_only" ? 1 : 0,
+                     st.phase == "prefilldecode" ? 1 : 0, st.phase == "decode_only" ? 1 : 0,
+                     static_cast<double>(st.cpu_ts) / 1000.0,
+                     st.cpu_end == INT64_MAX ? 0.0 : static_cast<double>(st.cpu_end) / 1000.0);
+  }
+  return out;
+}
+
+}  // namespace magpie::trace

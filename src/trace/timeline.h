@@ -1,0 +1,56 @@
+// Interval algebra and the GPU timeline breakdown (TraceLens's GPUEventAnalyser, research
+// tracelens.md §2.5), in exact integer nanoseconds:
+//   COMP / COMM / MEMCPY / ALL = union of the intervals of each class / of all GPU events
+//   total = end(ALL) − start(ALL); computation = |COMP|; exposed_comm = |COMM − COMP|;
+//   exposed_memcpy = |(MEMCPY − COMP) − COMM|; busy = |ALL|; idle = total − busy;
+//   computation + exposed_comm + exposed_memcpy + idle = total (exactly, in ns).
+// Classes: gpu_memcpy events and ROCm copy kernels → memcpy; names containing nccl / rccl /
+// cross_device_reduce (case-insensitive) → communication; everything else (memset included)
+// → computation. Unlike TraceLens, unlinked kernels are included by default (a GPU is busy
+// whether or not the profiler linked the launch).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+#include "trace/model.h"
+
+namespace magpie::trace {
+
+struct interval {
+  int64_t begin = 0, end = 0;
+};
+
+/// Sorted, disjoint union (touching intervals merge: start <= last end).
+std::vector<interval> merge_intervals(std::vector<interval> v);
+/// a − b for merged inputs.
+std::vector<interval> subtract_intervals(const std::vector<interval>& a, const std::vector<interval>& b);
+int64_t total_length(const std::vector<interval>& merged);
+/// Length of the union of arbitrary intervals (TraceLens's "busy time").
+int64_t busy_time(std::vector<interval> v);
+
+enum class gpu_class { computation, communication, memcpy };
+gpu_class classify_gpu_event(const trace_model& m, const trace_event& e);
+/// Kernel category for tables: gemm, attention, communication, memcpy, memset, norm, softmax,
+/// moe, reduce, elementwise, copy, indexing, triton, other (first match, name-based).
+std::string kernel_category(const trace_model& m, const trace_event& e);
+
+struct timeline_breakdown {
+  int64_t total = 0, computation = 0, exposed_comm = 0, exposed_memcpy = 0, busy = 0, idle = 0;
+  int64_t total_comm = 0, total_memcpy = 0;
+  int64_t micro_idle = 0, macro_idle = 0;  ///< gaps shorter / not shorter than the threshold
+  size_t events = 0;
+  /// TraceLens gpu_timeline rows: type, time ms, percent.
+  json to_json() const;
+  std::string to_csv() const;
+};
+
+/// Breakdown over the given GPU events (indices into m.events). `micro_idle_threshold_ns` > 0
+/// splits idle into micro (< threshold) and macro gaps.
+timeline_breakdown gpu_timeline(const trace_model& m, const std::vector<uint32_t>& gpu_events,
+                                int64_t micro_idle_threshold_ns = 0);
+
+}  // namespace magpie::trace
