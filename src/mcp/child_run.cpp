@@ -3,25 +3,77 @@
 
 #include <signal.h>
 
+#include <cctype>
 #include <chrono>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 
 namespace magpie::mcp {
+
+std::vector<pid_t> process_tree(pid_t root) {
+  std::map<pid_t, std::vector<pid_t>> children;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    std::string name = e.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    size_t close = stat.rfind(')');  // comm may hold spaces and parentheses
+    if (close == std::string::npos || close + 4 >= stat.size()) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string state;
+    long ppid = 0;
+    rest >> state >> ppid;
+    children[static_cast<pid_t>(ppid)].push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  std::vector<pid_t> out{root};
+  for (size_t i = 0; i < out.size() && out.size() < 100000; ++i)
+    for (pid_t c : children[out[i]]) out.push_back(c);
+  return out;
+}
+
+namespace {
+
+/// Signals every process of `tree` and each one's process group (children of magpie's CLI
+/// run in their own sessions, so the root's group alone would leave them running).
+void signal_tree(const std::vector<pid_t>& tree, int sig) {
+  for (pid_t p : tree) {
+    pid_t g = ::getpgid(p);
+    if (g > 1 && g != ::getpgrp()) ::kill(-g, sig);
+    ::kill(p, sig);
+  }
+}
+
+}  // namespace
 
 cancel_watch::cancel_watch(pid_t pid, std::function<bool()> should_cancel, double grace_s) {
   m_thread = std::thread([this, pid, should_cancel = std::move(should_cancel), grace_s] {
     using namespace std::chrono;
     steady_clock::time_point term_at{};
+    std::vector<pid_t> tree;
+    bool killed = false;
     while (!m_stop.load()) {
       if (!m_fired.load() && should_cancel()) {
         m_fired = true;
-        ::kill(-pid, SIGTERM);
+        tree = process_tree(pid);  // snapshot before anyone dies and is re-parented
+        signal_tree(tree, SIGTERM);
         term_at = steady_clock::now();
-      } else if (m_fired.load() && steady_clock::now() - term_at > duration<double>(grace_s)) {
-        ::kill(-pid, SIGKILL);
-        term_at = steady_clock::now() + hours(24);  // once
+      } else if (m_fired.load() && !killed && steady_clock::now() - term_at > duration<double>(grace_s)) {
+        signal_tree(tree, SIGKILL);
+        killed = true;
       }
       std::this_thread::sleep_for(milliseconds(50));
+    }
+    if (m_fired.load() && !killed) {  // the root exited within the grace: its descendants may not have
+      std::vector<pid_t> alive;
+      for (pid_t p : tree)
+        if (p != pid && ::kill(p, 0) == 0) alive.push_back(p);
+      if (!alive.empty()) {
+        std::this_thread::sleep_for(milliseconds(200));
+        signal_tree(alive, SIGKILL);
+      }
     }
   });
 }

@@ -15,8 +15,12 @@
 
 namespace magpie::mcp {
 
-/// Kills process group `pid` (SIGTERM, SIGKILL after `grace_s`) once `should_cancel` turns
-/// true; polls every 50 ms until destroyed. The child must be a group leader (spawn does that).
+/// `root` and all its descendants (from /proc), parents before children.
+std::vector<pid_t> process_tree(pid_t root);
+
+/// Once `should_cancel` turns true, sends SIGTERM to the process tree of `pid` (every process
+/// and its process group: magpie's CLI starts each child in its own session), SIGKILL after
+/// `grace_s`; polls every 50 ms until destroyed.
 class cancel_watch {
  public:
   cancel_watch(pid_t pid, std::function<bool()> should_cancel, double grace_s = 2.0);
