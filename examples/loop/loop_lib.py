@@ -210,8 +210,10 @@ def benchmark_metrics(report):
             "success": report.get("success")}
 
 
-# Keys of the effective config that define the workload (not where results go or how it is profiled).
-_WORKLOAD_KEYS = ("client", "envs", "model", "framework", "precision", "base_url")
+# Keys of the effective config that define the workload — not where results go, how it is
+# profiled, or which URL the (restarted, new-port) server had; the model is identified by the
+# server's model config and weights fingerprint instead.
+_WORKLOAD_KEYS = ("client", "envs", "model", "framework", "precision")
 
 
 def _strip(obj, drop):

@@ -159,8 +159,9 @@ class TorchBackend:
 
     def warmup(self):
         """Compiles every kernel (Triton JIT, cuBLAS heuristics) at prefill and decode shapes."""
-        self.prefill([0, 1], [[1] * 37, [2] * 300])
-        self.decode([0, 1], [3, 4], [37, 300])
+        n = min(300, self.max_len - 2)
+        self.prefill([0, 1], [[1] * 37, [2] * n])
+        self.decode([0, 1], [3, 4], [37, n])
         self.decode([0], [5], [38])
         if self.device.type == "cuda":
             torch.cuda.synchronize()

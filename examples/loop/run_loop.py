@@ -34,7 +34,7 @@ class Loop:
         self.bench = dict(cfg["benchmark"][args.backend])
         if args.concurrency:
             self.bench["concurrency"] = args.concurrency
-        self.runner = S.Runner(self.out)
+        self.runner = S.Runner(self.out, {"MAGPIE_PYTHON": os.environ.get("MAGPIE_PYTHON") or args.python})
         self.report = {"schema": "magpie-loop-1", "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                        "backend": args.backend, "magpie": args.magpie, "runs_per_side": args.runs,
                        "benchmark": self.bench, "steps": {}, "stop": None, "outcome": None}
@@ -162,6 +162,7 @@ class Loop:
             r["calibration"] = cal
             r["baseline_runs"] = self.step("baseline_benchmarks", lambda: self.run_benchmarks("baseline", self.a.runs, cal["num_prompts"]))
             r["profile"] = self.step("profiled_run", self.profile)
+            self.server.stop()  # the GPU is left to magpie compare; switch_in starts a new server
             analysis = self.step("trace_analysis", lambda: self.analyze(r["profile"]["trace"]))
             r["analysis"] = {k: v for k, v in analysis.items() if k not in ("report", "stages", "sources")}
             r["chosen"] = self.step("choose_kernel", lambda: self.choose(analysis))

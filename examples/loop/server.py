@@ -14,6 +14,7 @@ before answering). The kernel set comes from --kernels, else MAGPIE_LOOP_KERNELS
 import argparse
 import json
 import os
+import queue
 import socket
 import sys
 import threading
@@ -122,30 +123,43 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        n = 0
+        # Per-token events are formatted from a precomputed template (json.dumps per token on 32+
+        # handler threads would compete with the engine thread for the GIL); events already
+        # queued are written together, one event per token.
+        head = ('data: {"id": "%s", "object": "text_completion", "created": %d, "model": %s, "choices": '
+                % (rid, created, json.dumps(State.model_name)))
+        n, np_ = 0, len(prompt)
         try:
-            while True:
-                kind, val = req.out.get()
-                if kind == "error":
-                    self._chunk({"error": {"message": val}})
+            done = False
+            while not done:
+                items = [req.out.get()]
+                while True:
+                    try:
+                        items.append(req.out.get_nowait())
+                    except queue.Empty:
+                        break
+                buf = []
+                for kind, val in items:
+                    if kind == "token":
+                        n += 1
+                        ev = head + '[{"index": 0, "text": " t%d", "logprobs": null, "finish_reason": null}]' % val
+                        if continuous:
+                            ev += ', "usage": {"prompt_tokens": %d, "completion_tokens": %d, "total_tokens": %d}' % (
+                                np_, n, np_ + n)
+                        buf.append(ev + "}\n\n")
+                        continue
+                    if kind == "error":
+                        buf.append("data: " + json.dumps({"error": {"message": val}}) + "\n\n")
+                    else:
+                        buf.append(head + '[{"index": 0, "text": "", "logprobs": null, "finish_reason": %s}]}\n\n'
+                                   % json.dumps(val))
+                        if include_usage:
+                            buf.append(head + '[], "usage": {"prompt_tokens": %d, "completion_tokens": %d, '
+                                       '"total_tokens": %d}}\n\n' % (np_, n, np_ + n))
+                    buf.append("data: [DONE]\n\n")
+                    done = True
                     break
-                if kind == "token":
-                    n += 1
-                    ev = {"id": rid, "object": "text_completion", "created": created, "model": State.model_name,
-                          "choices": [{"index": 0, "text": " t%d" % val, "logprobs": None, "finish_reason": None}]}
-                    if continuous:
-                        ev["usage"] = {"prompt_tokens": len(prompt), "completion_tokens": n,
-                                       "total_tokens": len(prompt) + n}
-                    self._chunk(ev)
-                    continue
-                self._chunk({"id": rid, "object": "text_completion", "created": created, "model": State.model_name,
-                             "choices": [{"index": 0, "text": "", "logprobs": None, "finish_reason": val}]})
-                if include_usage:
-                    self._chunk({"id": rid, "object": "text_completion", "created": created, "model": State.model_name,
-                                 "choices": [], "usage": {"prompt_tokens": len(prompt), "completion_tokens": n,
-                                                          "total_tokens": len(prompt) + n}})
-                break
-            self._raw(b"data: [DONE]\n\n")
+                self._raw("".join(buf).encode())
             self.wfile.write(b"0\r\n\r\n")
             self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
@@ -154,9 +168,6 @@ class Handler(BaseHTTPRequestHandler):
     def _raw(self, data):
         self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
         self.wfile.flush()
-
-    def _chunk(self, obj):
-        self._raw(b"data: " + json.dumps(obj).encode() + b"\n\n")
 
     def _non_stream(self, req, rid, created, n_prompt):
         toks, reason = [], "length"

@@ -184,6 +184,7 @@ class Inputs(unittest.TestCase):
         a = self.fp()
         rep = bench_report()
         rep["provenance"]["effective_config"]["output_dir"] = "/elsewhere"  # where results go is not an input
+        rep["provenance"]["effective_config"]["base_url"] = "http://127.0.0.1:9"  # nor the restarted server's port
         self.assertEqual(L.check_inputs_unchanged([a, a], [self.fp(rep), a]), a[0])
 
     def test_each_change_is_caught(self):
