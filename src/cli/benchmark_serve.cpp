@@ -1,15 +1,209 @@
-// TRANSIENT placeholder, replaced by the serving work (issue 4).
+// `magpie benchmark vllm|sglang|atom ...` and `magpie benchmark --base-url URL`: serving
+// benchmarks (src/serve). Magpie's flags, plus vLLM `bench serve`-style client flags.
+#include <cmath>
 #include <cstdio>
 
 #include "cli/benchmark_hooks.h"
+#include "core/log.h"
+#include "core/strings.h"
+#include "serve/orchestrator.h"
 
 namespace magpie::cli {
 
-void add_serving_flags(arg_parser& p) { p.add_positional("framework", "vllm | sglang | atom", false); }
+void add_serving_flags(arg_parser& p) {
+  const std::string m = "serving benchmark (Magpie's flags)";
+  p.add_positional("framework", "vllm | sglang | atom (the server to launch; omit with --base-url or -b)", false)
+      .add_value("--benchmark-config", "-b", "FILE", "benchmark YAML with a top-level 'benchmark:' block (Magpie's schema)", {}, m)
+      .add_value("--model", "-m", "MODEL", "model: Hugging Face id or local directory", {}, m)
+      .add_value("--precision", "-p", "P", "precision (default fp8; fp16/bf16 add --dtype, quantized checkpoints carry theirs)",
+                 {"fp8", "fp16", "bf16", "fp4", "mxfp4"}, m)
+      .add_value("--tp", "", "N", "tensor-parallel size, envs TP (default 1)", {}, m)
+      .add_value("--concurrency", "", "N", "max requests in flight, envs CONC (default 32)", {}, m)
+      .add_value("--input-len", "", "TOKENS", "prompt length, envs ISL (default 1024; spread by RANDOM_RANGE_RATIO 0.5: uniform in [ISL*r, ISL])", {}, m)
+      .add_value("--output-len", "", "TOKENS", "max output tokens, envs OSL (default 512; same spread)", {}, m)
+      .add_bool("--torch-profiler", "", "profile the server with the torch profiler (traces in <workspace>/torch_trace, run kind diagnostic)", m)
+      .add_value("--run-mode", "", "MODE", "where the server runs (default docker)", {"docker", "local"}, m)
+      .add_value("--run-kind", "", "KIND", "measurement (no profilers allowed) or diagnostic (default: auto)", {"measurement", "diagnostic"}, m)
+      .add_value("--docker-image", "", "IMAGE", "server image for --run-mode docker (default: Magpie's image table)", {}, m)
+      .add_value("--timeout", "", "S", "whole-benchmark time limit, seconds (default 3600)", {}, m)
+      .add_value("--output-dir", "-o", "DIR", "results directory; a workspace benchmark_<framework>_<time>/ is created in it (default ./results)", {}, m);
+  const std::string c = "load generator (vLLM bench-serve names)";
+  p.add_value("--base-url", "", "URL", "benchmark an already running OpenAI-compatible server (client only), e.g. http://127.0.0.1:8000", {}, c)
+      .add_value("--endpoint", "", "PATH", "API path: /v1/completions (default, token-id prompts) or /v1/chat/completions", {}, c)
+      .add_value("--served-model-name", "", "NAME", "the request's \"model\" (default: the server's first /v1/models id)", {}, c)
+      .add_value("--dataset-name", "", "NAME", "random (default), sharegpt (JSON) or custom (JSONL: prompt, output_tokens)", {"random", "sharegpt", "custom"}, c)
+      .add_value("--dataset-path", "", "FILE", "dataset file for sharegpt / custom", {}, c)
+      .add_value("--num-prompts", "", "N", "requests in the measured run (default NUM_PROMPTS or 10 x concurrency)", {}, c)
+      .add_value("--request-rate", "", "RPS", "arrival rate, requests/s, or inf (default inf: all at once)", {}, c)
+      .add_value("--burstiness", "", "B", "gamma shape of the arrival gaps: 1 = Poisson (default), < 1 burstier, > 1 steadier", {}, c)
+      .add_value("--max-concurrency", "", "N", "requests in flight at most; 0 = unlimited (default: --concurrency)", {}, c)
+      .add_value("--random-input-len", "", "TOKENS", "random dataset prompt tokens (vLLM semantics: spread by --random-range-ratio)", {}, c)
+      .add_value("--random-output-len", "", "TOKENS", "random dataset max output tokens", {}, c)
+      .add_value("--random-range-ratio", "", "R", "uniform lengths in [L*(1-R), L*(1+R)] (vLLM semantics, default 0 with these flags)", {}, c)
+      .add_bool("--ignore-eos", "", "ask the server to ignore EOS (ignore_eos: true) so every request produces max_tokens", c)
+      .add_value("--num-warmups", "", "N", "warm-up requests before the measured run, excluded from metrics (default 1)", {}, c)
+      .add_value("--seed", "", "N", "seed of the dataset and the arrival schedule (default 0)", {}, c)
+      .add_multi("--goodput", "", "SLO", "goodput SLOs in ms, e.g. ttft:500 tpot:50 e2el:3000", c)
+      .add_value("--metric-percentiles", "", "LIST", "comma-separated percentiles reported (default 50,90,95,99)", {}, c)
+      .add_value("--request-timeout", "", "S", "per-request time limit, seconds (default: none)", {}, c)
+      .add_multi("--header", "", "H", "extra request header 'Name: value' (OPENAI_API_KEY is sent as a bearer token)", c)
+      .add_bool("--no-continuous-usage", "", "do not ask for usage in every chunk (per-token ITL then unavailable)", c);
+  const std::string s = "server launch and profiling (magpie)";
+  p.add_value("--port", "", "N", "server port (default: envs PORT, else a free port)", {}, s)
+      .add_value("--ready-timeout", "", "S", "seconds to wait for /health and /v1/models (default 1800)", {}, s)
+      .add_value("--server-args", "", "ARGS", "extra server arguments (whitespace-separated)", {}, s)
+      .add_value("--profile-prompts", "", "N", "profile a separate pass of N requests after the measured run (default: profile the measured run)", {}, s)
+      .add_value("--server-trace-dir", "", "DIR", "with --base-url and --torch-profiler: where that server writes its traces (copied to the workspace)", {}, s)
+      .add_bool("--dry-run", "", "print the server command line and client settings as JSON; launch nothing", s);
+  p.set_epilog(
+      "Examples:\n"
+      "  magpie benchmark vllm -m Qwen/Qwen3-8B --run-mode local --concurrency 16 --input-len 1024 --output-len 256\n"
+      "  magpie benchmark -b examples/benchmarks/vllm_local.yaml\n"
+      "  magpie benchmark --base-url http://127.0.0.1:8000 --random-input-len 512 --random-output-len 128 --request-rate 20\n"
+      "Outputs in the workspace: benchmark_report.json, summary.txt, serving_result.json (vLLM bench-serve keys),\n"
+      "requests.jsonl, server.log, config.yaml, torch_trace/, gap_analysis/. Times are milliseconds unless named.");
+}
 
-int run_serving_benchmark(const arg_parser&, const global_options&) {
-  std::fprintf(stderr, "magpie benchmark: serving benchmarks are not built yet\n");
-  return k_exit_failure;
+namespace {
+
+template <class T>
+status read_number(const arg_parser& p, const char* flag, T* out) {
+  if (!p.has(flag)) return ok_status();
+  MAGPIE_ASSIGN_OR_RETURN(double v, p.number(flag, 0));
+  *out = static_cast<T>(v);
+  return ok_status();
+}
+
+status apply_magpie_flags(const arg_parser& p, const global_options& g, serve::benchmark_config& c) {
+  if (!p.positionals().empty()) c.framework = p.positionals()[0];
+  if (p.has("--model")) c.model = p.value("--model");
+  if (p.has("--precision")) c.precision = p.value("--precision");
+  for (auto [flag, env] : {std::pair{"--tp", "TP"}, {"--concurrency", "CONC"}, {"--input-len", "ISL"}, {"--output-len", "OSL"}}) {
+    if (!p.has(flag)) continue;
+    MAGPIE_ASSIGN_OR_RETURN(int64_t v, p.integer(flag, 0));
+    if (v < 1) return invalid_argument("%s must be >= 1", flag);
+    c.set_env(env, std::to_string(v));
+  }
+  if (p.has("--torch-profiler")) c.profiler.torch_profiler = true;
+  if (p.has("--run-mode")) c.run_mode = p.value("--run-mode");
+  if (p.has("--run-kind")) c.run_kind = p.value("--run-kind");
+  if (!g.docker_image.empty()) c.docker_image = g.docker_image;
+  if (p.has("--docker-image")) c.docker_image = p.value("--docker-image");
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--timeout", &c.timeout_seconds));
+  return ok_status();
+}
+
+status apply_client_flags(const arg_parser& p, serve::benchmark_config& c) {
+  serve::client_settings& s = c.client;
+  if (p.has("--base-url")) c.base_url = p.value("--base-url");
+  if (p.has("--endpoint")) s.endpoint = p.value("--endpoint");
+  if (p.has("--served-model-name")) s.served_model_name = p.value("--served-model-name");
+  if (p.has("--dataset-name")) s.dataset_name = p.value("--dataset-name");
+  if (p.has("--dataset-path")) s.dataset_path = p.value("--dataset-path");
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--num-prompts", &s.num_prompts));
+  if (p.has("--request-rate")) {
+    std::string v = to_lower(p.value("--request-rate"));
+    auto d = parse_double(v);
+    if (v == "inf") s.request_rate = 0;
+    else if (d && *d > 0) s.request_rate = *d;
+    else return invalid_argument("--request-rate: '%s' is not a positive number or inf", v.c_str());
+  }
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--burstiness", &s.burstiness));
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--max-concurrency", &s.max_concurrency));
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--random-input-len", &s.random_input_len));
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--random-output-len", &s.random_output_len));
+  if (p.has("--random-range-ratio")) {
+    MAGPIE_ASSIGN_OR_RETURN(double r, p.number("--random-range-ratio", 0));
+    s.random_range_ratio = r;
+  }
+  if (p.has("--ignore-eos")) s.ignore_eos = true;
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--num-warmups", &s.num_warmups));
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--seed", &s.seed));
+  for (const auto& gp : p.values("--goodput")) s.goodput.push_back(gp);
+  if (p.has("--metric-percentiles")) {
+    s.percentiles.clear();
+    for (const auto& x : split(p.value("--metric-percentiles"), ',')) {
+      auto v = parse_double(trim(x));
+      if (!v || *v < 0 || *v > 100) return invalid_argument("--metric-percentiles: '%s' is not in [0, 100]", x.c_str());
+      s.percentiles.push_back(*v);
+    }
+  }
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--request-timeout", &s.request_timeout_s));
+  for (const auto& h : p.values("--header")) s.headers.push_back(h);
+  if (p.has("--no-continuous-usage")) s.continuous_usage = false;
+  return ok_status();
+}
+
+status apply_server_flags(const arg_parser& p, serve::benchmark_config& c) {
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--port", &c.server.port));
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--ready-timeout", &c.server.ready_timeout_s));
+  if (p.has("--server-args"))
+    for (auto& a : split_whitespace(p.value("--server-args"))) c.server.extra_args.push_back(a);
+  MAGPIE_RETURN_IF_ERROR(read_number(p, "--profile-prompts", &c.profiler.profile_prompts));
+  return ok_status();
+}
+
+/// This process's argv (for provenance), from /proc/self/cmdline.
+std::vector<std::string> own_argv() {
+  auto text = read_file("/proc/self/cmdline");
+  std::vector<std::string> out;
+  if (!text.ok()) return out;
+  for (auto& a : split(*text, '\0'))
+    if (!a.empty()) out.push_back(a);
+  return out;
+}
+
+/// The config: the YAML when -b is given, else Magpie's CLI defaults; then the flags.
+status_or<serve::benchmark_config> build_config(const arg_parser& p, const global_options& g) {
+  serve::benchmark_config c;
+  if (p.has("--benchmark-config")) {
+    MAGPIE_ASSIGN_OR_RETURN(c, serve::load_benchmark_config(p.value("--benchmark-config")));
+  } else {
+    c.framework = "vllm";
+    c.envs = serve::default_envs();
+    c.profiler.torch_profiler = false;  // CLI runs profile only with --torch-profiler
+    if (p.positionals().empty() && !p.has("--base-url"))
+      return invalid_argument(
+          "give a framework and a model, a benchmark config, or --base-url\n"
+          "  e.g. magpie benchmark vllm -m Qwen/Qwen3-8B --run-mode local   |   magpie benchmark -b bench.yaml");
+    if (p.has("--base-url") && p.positionals().empty()) c.framework = "";
+  }
+  MAGPIE_RETURN_IF_ERROR(apply_magpie_flags(p, g, c));
+  MAGPIE_RETURN_IF_ERROR(apply_client_flags(p, c));
+  MAGPIE_RETURN_IF_ERROR(apply_server_flags(p, c));
+  return c;
+}
+
+}  // namespace
+
+int run_serving_benchmark(const arg_parser& p, const global_options& g) {
+  auto cfg = build_config(p, g);
+  if (!cfg.ok()) {
+    std::fprintf(stderr, "Error: %s\n", cfg.get_status().message().c_str());
+    return k_exit_failure;
+  }
+  for (const auto& w : cfg->warnings) MAGPIE_LOG_WARN("%s", w.c_str());
+  serve::run_options opts;
+  opts.output_dir = p.value("--output-dir", "./results");
+  opts.dry_run = p.has("--dry-run");
+  opts.server_trace_dir = p.value("--server-trace-dir");
+  opts.magpie_argv = own_argv();
+  if (opts.dry_run) {
+    auto j = serve::plan_json(*cfg, opts);
+    if (!j.ok()) {
+      std::fprintf(stderr, "Error: %s\n", j.get_status().message().c_str());
+      return k_exit_failure;
+    }
+    std::fputs(dump_pretty(*j).c_str(), stdout);
+    return k_exit_ok;
+  }
+  auto run = serve::run_benchmark(*cfg, opts);
+  if (!run.ok()) {
+    std::fprintf(stderr, "Error: %s\n", run.get_status().message().c_str());
+    return k_exit_failure;
+  }
+  std::fputs(serve::summary_text(*run).c_str(), stdout);
+  return run->success ? k_exit_ok : k_exit_failure;
 }
 
 }  // namespace magpie::cli

@@ -173,6 +173,7 @@ serving_metrics compute_metrics(const std::vector<request_record>& records, int6
     slo("e2el", d.e2el_ms);
     if (good && !o.goodput_slo_ms.empty()) ++m.good_requests;
   }
+  m.goodput_configured = !o.goodput_slo_ms.empty();
   m.duration_s = static_cast<double>(last_end - t0_ns) * 1e-9;
   if (m.duration_s > 0) {
     m.request_throughput = static_cast<double>(m.completed) / m.duration_s;

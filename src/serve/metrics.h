@@ -49,6 +49,7 @@ struct serving_metrics {
   double achieved_request_rate = 0;    ///< (sent − 1) / (last start − first start); 0 if < 2 sent
   double scheduled_request_rate = 0;   ///< the same over the schedule
   size_t good_requests = 0;
+  bool goodput_configured = false;     ///< --goodput SLOs were given
   std::string input_tokens_source;     ///< "usage" | "dataset" | "mixed"
   std::string output_tokens_source;    ///< "usage" | "usage_deltas" | "chunks" | "mixed"
   size_t role_only_chunks = 0, coalesced_events = 0, requests_with_token_deltas = 0;

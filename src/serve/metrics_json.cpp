@@ -126,7 +126,7 @@ json magpie_throughput_json(const serving_metrics& m) {
   j["total_input_tokens"] = m.total_input_tokens;
   j["total_output_tokens"] = m.total_output_tokens;
   j["duration_seconds"] = m.duration_s;
-  j["request_goodput"] = m.request_goodput;
+  j["request_goodput"] = m.goodput_configured ? json(m.request_goodput) : json(nullptr);
   j["max_output_tokens_per_s"] = m.max_output_tokens_per_s;
   j["max_concurrent_requests"] = m.max_concurrent_requests;
   j["mean_concurrency"] = m.mean_concurrency;

@@ -1,0 +1,99 @@
+// The serving-benchmark configuration: Magpie's `benchmark:` YAML schema (research magpie.md
+// §6.1) plus two magpie blocks, `client:` (load generator) and `server:` (launch details).
+// CLI flags are applied on top by src/cli/benchmark_serve.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+#include "core/env.h"
+#include "core/json.h"
+#include "core/status.h"
+
+namespace magpie::serve {
+
+struct profiler_settings {
+  bool torch_profiler = true;       ///< Magpie's dataclass default when a YAML omits it
+  bool tracelens_enabled = false;   ///< profiler.tracelens.enabled (inference trace analysis)
+  json tracelens = json::object();  ///< the profiler.tracelens block as given
+  int64_t profile_prompts = 0;      ///< 0: profile the measured run; N: separate pass of N prompts
+  double trace_wait_s = 300;        ///< wait for trace files after /stop_profile
+  std::string vllm_profiler_args = "auto";  ///< auto | flags (--profiler-config.*) | env (VLLM_TORCH_PROFILER_DIR only)
+};
+
+struct gpu_selection_settings {
+  bool auto_select = true;
+  double min_free_memory_gb = 8.0;
+  int count = 0;                    ///< 0: TP
+  std::vector<int> candidates;
+};
+
+/// Load-generator settings (magpie's `client:` block); -1 / "" = from Magpie's envs.
+struct client_settings {
+  std::string endpoint = "/v1/completions";
+  std::string dataset_name = "random", dataset_path;
+  int64_t num_prompts = -1, max_concurrency = -1;
+  int64_t random_input_len = -1, random_output_len = -1;
+  std::optional<double> random_range_ratio;  ///< set: vLLM's symmetric semantics
+  int64_t vocab_size = 32000;
+  double request_rate = 0;          ///< <= 0: inf
+  double burstiness = 1.0;
+  int num_warmups = 1;
+  uint64_t seed = 0;
+  bool ignore_eos = false, continuous_usage = true;
+  std::vector<std::string> goodput;  ///< "ttft:MS" items
+  std::vector<double> percentiles = {50, 90, 95, 99};
+  double request_timeout_s = 0;
+  std::string served_model_name;    ///< request "model" (default: the server's first /v1/models id)
+  std::vector<std::string> headers; ///< "Name: value"
+};
+
+struct server_settings {
+  int port = 0;                     ///< 0: envs.PORT, else a free port
+  double ready_timeout_s = 1800;
+  std::vector<std::string> extra_args;  ///< appended to the server command line
+  std::vector<std::string> command;     ///< replaces the whole server command (argv) when set
+};
+
+struct benchmark_config {
+  std::string framework, model, precision = "fp8", run_mode = "docker", run_kind = "auto";
+  env_list envs;                    ///< keys upper-cased, file order
+  profiler_settings profiler;
+  json gap_analysis = json::object();  ///< the gap_analysis block as given (trace::gap_config::from_json)
+  bool gap_analysis_enabled = false;
+  gpu_selection_settings gpu_selection;
+  std::string docker_image, gpu_arch, hf_cache_path = "~/.cache/huggingface", model_revision;
+  double timeout_seconds = 3600;
+  client_settings client;
+  server_settings server;
+  std::string base_url;             ///< benchmark a running server (BENCHMARK_BASE_URL env too)
+  // provenance
+  std::string config_path, input_config_sha256;
+  std::vector<std::string> warnings;  ///< accepted Magpie keys magpie ignores, and similar
+
+  std::string env(const std::string& key, const std::string& dflt = {}) const;
+  int64_t env_int(const std::string& key, int64_t dflt) const;
+  double env_double(const std::string& key, double dflt) const;
+  void set_env(const std::string& key, const std::string& value);
+  int tp() const { return static_cast<int>(env_int("TP", 1)); }
+  /// Magpie's run_kind policy: auto → diagnostic when any profiler/analysis is on.
+  bool profiling_requested() const;
+  std::string effective_run_kind() const;
+  json to_json() const;
+};
+
+/// Magpie's defaults for the envs when none are given: TP 1, CONC 32, ISL 1024, OSL 512,
+/// RANDOM_RANGE_RATIO 0.5.
+env_list default_envs();
+
+/// Parses a YAML document with a top-level `benchmark:` mapping; errors name file:line and field.
+status_or<benchmark_config> parse_benchmark_yaml(const std::string& text, const std::string& file_name);
+status_or<benchmark_config> load_benchmark_config(const fs::path& path);
+
+/// Checks the finished config (after CLI overrides): known framework and run mode, a model
+/// unless --base-url, run_kind vs profiling, positive sizes.
+status validate_config(const benchmark_config& c);
+
+}  // namespace magpie::serve

@@ -1,0 +1,115 @@
+#include "serve/profiling.h"
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "core/log.h"
+#include "core/strings.h"
+#include "core/subprocess.h"
+#include "trace/api.h"
+#include "trace/discovery.h"
+#include "trace/gap_analysis.h"
+
+namespace magpie::serve {
+
+namespace {
+
+status post(const endpoint_url& url, const std::string& target, const std::string& body, double timeout_s) {
+  MAGPIE_ASSIGN_OR_RETURN(http_response r, http_call(url, "POST", target, body, timeout_s));
+  if (r.status < 200 || r.status >= 300)
+    return error(status_code::unavailable, "POST %s answered HTTP %d: %s (is the server's torch profiler enabled?)",
+                 target.c_str(), r.status, std::string(trim(r.body)).substr(0, 300).c_str());
+  return ok_status();
+}
+
+bool is_trace_file(const fs::path& p) {
+  std::string n = p.filename().string();
+  return ends_with(n, ".json") || ends_with(n, ".json.gz");
+}
+
+}  // namespace
+
+status start_profile(const endpoint_url& url, const std::string& framework, const std::string& server_trace_dir) {
+  std::string body;
+  if (framework == "sglang") body = dump_compact(json{{"output_dir", server_trace_dir}, {"record_shapes", true}});
+  MAGPIE_LOG_INFO("profiler: POST /start_profile");
+  return post(url, "/start_profile", body, 120.0);
+}
+
+status stop_profile(const endpoint_url& url, double timeout_s) {
+  MAGPIE_LOG_INFO("profiler: POST /stop_profile (the server writes its traces now)");
+  return post(url, "/stop_profile", "", timeout_s);
+}
+
+std::vector<fs::path> wait_for_traces(const fs::path& dir, double timeout_s, double settle_s) {
+  double start = monotonic_seconds(), stable_since = start;
+  std::map<fs::path, uintmax_t> last;
+  for (;;) {
+    std::map<fs::path, uintmax_t> now;
+    std::error_code ec;
+    if (fs::is_directory(dir, ec))
+      for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && is_trace_file(it->path())) now[it->path()] = it->file_size(ec);
+    double t = monotonic_seconds();
+    if (now != last) stable_since = t;
+    last = now;
+    if ((!now.empty() && t - stable_since >= settle_s) || t - start >= timeout_s) {
+      std::vector<fs::path> out;
+      for (const auto& [p, s] : now) out.push_back(p);
+      return out;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+}
+
+namespace {
+
+void kernel_summary(const fs::path& trace_dir, trace_blocks& out) {
+  trace::discovery d = trace::discover_rank_traces(trace_dir);
+  if (d.files.empty()) {
+    out.errors.push_back("no trace files found in " + trace_dir.string());
+    return;
+  }
+  trace::gap_config kc;  // Magpie: events with cat "kernel" of the first trace, whole span
+  kc.categories = std::vector<std::string>{"kernel"};
+  kc.ignore_categories = std::vector<std::string>{};
+  auto r = trace::analyze_rank(kc, d.files[0].rank, d.files[0].path);
+  if (!r.ok()) {
+    out.errors.push_back("kernel summary: " + r.get_status().message());
+    return;
+  }
+  if (!r->stats.complete) out.warnings.push_back("trace " + d.files[0].path.string() + " is incomplete: " + r->stats.error);
+  size_t n = 0;
+  for (const auto& k : r->kernels) {
+    if (n++ >= 50) break;
+    out.kernel_summary.push_back({{"name", k.name}, {"time_ms", k.total_us / 1000.0},
+                                  {"percent", r->total_us > 0 ? 100.0 * k.total_us / r->total_us : 0.0}, {"calls", k.calls}});
+    if (out.top_bottlenecks.size() < 10) out.top_bottlenecks.push_back(k.name);
+  }
+  if (r->kernels.empty()) out.warnings.push_back("the trace holds no kernel events (cat \"kernel\")");
+}
+
+}  // namespace
+
+trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& trace_dir, const fs::path& workspace) {
+  trace_blocks out;
+  kernel_summary(trace_dir, out);
+  if (cfg.gap_analysis_enabled) {
+    auto gc = trace::gap_config::from_json(cfg.gap_analysis);
+    if (!gc.ok()) {
+      out.errors.push_back("gap_analysis config: " + gc.get_status().message());
+    } else {
+      auto g = trace::run_gap_analysis(*gc, trace_dir, workspace / "gap_analysis");
+      if (g.ok()) out.gap_analysis = *g;
+      else out.errors.push_back("gap analysis: " + g.get_status().message());
+    }
+  }
+  if (cfg.profiler.tracelens_enabled) {
+    // TODO(trace engine): call trace::run_inference_analysis once src/trace implements it.
+    out.errors.push_back("profiler.tracelens: inference trace analysis is not available in this build yet");
+  }
+  return out;
+}
+
+}  // namespace magpie::serve

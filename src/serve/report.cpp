@@ -1,0 +1,184 @@
+#include "serve/report.h"
+
+#include <unistd.h>
+
+#include <cctype>
+
+#include "core/strings.h"
+#include "magpie_generated/version.h"
+#include "serve/launcher.h"
+
+namespace magpie::serve {
+
+namespace {
+
+std::string to_upper_ascii(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+json provenance(const benchmark_run& run) {
+  const benchmark_config& c = run.cfg;
+  json p;
+  p["input_config_sha256"] = c.input_config_sha256.empty() ? json(nullptr) : json(c.input_config_sha256);
+  p["config_path"] = c.config_path.empty() ? json(nullptr) : json(c.config_path);
+  p["magpie_version"] = MAGPIE_VERSION;
+  p["magpie_git_commit"] = MAGPIE_GIT_COMMIT;
+  p["magpie_command"] = run.magpie_argv;
+  p["model"] = c.model;
+  p["model_revision"] = c.model_revision.empty() ? json(nullptr) : json(c.model_revision);
+  p["framework"] = c.framework;
+  p["precision"] = c.precision;
+  p["run_mode"] = c.base_url.empty() ? json(c.run_mode) : json("external");
+  p["image"] = run.server.is_object() && run.server.contains("image") ? run.server["image"] : json(nullptr);
+  json env = json::object();
+  for (const auto& [k, v] : c.envs) env[k] = is_secret_env(k) ? "<redacted>" : v;
+  p["envs"] = env;
+  p["gpu_assignment"] = run.gpu_assignment;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  p["host"] = host;
+  p["started_at"] = run.started_at;
+  p["effective_config"] = c.to_json();
+  return p;
+}
+
+json serving_block(const client_result& r, const benchmark_config& c) {
+  json s;
+  const serving_metrics& m = r.metrics;
+  s["served_model"] = r.model;
+  s["requested"] = {{"request_rate", c.client.request_rate > 0 ? json(c.client.request_rate) : json("inf")},
+                    {"burstiness", c.client.burstiness},
+                    {"max_concurrency", r.vllm_json["max_concurrency"]},
+                    {"num_prompts", r.records.size()}};
+  s["achieved"] = {{"request_rate", m.achieved_request_rate}, {"scheduled_request_rate", m.scheduled_request_rate},
+                   {"max_concurrent_requests", m.max_concurrent_requests}, {"mean_concurrency", m.mean_concurrency}};
+  s["goodput"] = {{"slo_ms", r.vllm_json["goodput_config"]}, {"good_requests", m.good_requests},
+                  {"request_goodput", m.request_goodput}};
+  s["tokens"] = {{"input_source", m.input_tokens_source}, {"output_source", m.output_tokens_source},
+                 {"role_only_chunks", m.role_only_chunks}, {"coalesced_events", m.coalesced_events},
+                 {"requests_with_token_deltas", m.requests_with_token_deltas}};
+  s["warmup_requests"] = r.warmups.size();
+  s["aborted"] = r.aborted.empty() ? json(nullptr) : json(r.aborted);
+  s["metric_definitions"] = metric_definitions();
+  return s;
+}
+
+}  // namespace
+
+json benchmark_report_json(const benchmark_run& run) {
+  const benchmark_config& c = run.cfg;
+  json j;
+  j["success"] = run.success;
+  j["framework"] = c.framework;
+  j["model"] = run.client ? json(c.model.empty() ? run.client->model : c.model) : json(c.model);
+  if (run.client) {
+    j["throughput"] = magpie_throughput_json(run.client->metrics);
+    j["latency"] = magpie_latency_json(run.client->metrics);
+  } else {
+    j["throughput"] = nullptr;
+    j["latency"] = nullptr;
+  }
+  j["kernel_summary"] = run.traces.kernel_summary;
+  j["top_bottlenecks"] = run.traces.top_bottlenecks;
+  j["tracelens_analysis"] = run.traces.tracelens_analysis;
+  j["gap_analysis"] = run.traces.gap_analysis;
+  j["targeted_trace"] = nullptr;
+  j["gpu_monitor"] = nullptr;
+  j["workspace_dir"] = run.workspace.string();
+  j["execution_time"] = run.execution_time_s;
+  j["profiling_enabled"] = c.profiler.torch_profiler;
+  j["run_kind"] = c.effective_run_kind();
+  j["reward_eligible"] = c.effective_run_kind() == "measurement";
+  std::vector<std::string> errors = run.errors, warnings = run.warnings;
+  errors.insert(errors.end(), run.traces.errors.begin(), run.traces.errors.end());
+  warnings.insert(warnings.end(), run.traces.warnings.begin(), run.traces.warnings.end());
+  j["errors"] = errors;
+  j["warnings"] = warnings;
+  j["serving"] = run.client ? serving_block(*run.client, c) : json(nullptr);
+  if (run.profile_pass) j["profile_pass"] = {{"requests", run.profile_pass->records.size()},
+                                              {"completed", run.profile_pass->metrics.completed},
+                                              {"throughput", magpie_throughput_json(run.profile_pass->metrics)}};
+  j["server"] = run.server;
+  j["provenance"] = provenance(run);
+  json files = json::object();
+  for (const auto& [k, v] : run.files) files[k] = v;
+  j["files"] = files;
+  return j;
+}
+
+std::string summary_text(const benchmark_run& run) {
+  const benchmark_config& c = run.cfg;
+  std::string bar(60, '=');
+  std::string s = bar + "\n";
+  s += "Benchmark Result: " + to_upper_ascii(c.framework.empty() ? "openai" : c.framework) + "\n";
+  s += bar + "\n";
+  s += "Model: " + (run.client ? run.client->model : c.model) + "\n";
+  s += std::string("Status: ") + (run.success ? "SUCCESS" : "FAILED") + "\n";
+  s += "Run kind: " + c.effective_run_kind() + "\n";
+  s += std::string("Reward eligible: ") + (c.effective_run_kind() == "measurement" ? "True" : "False") + "\n";
+  if (run.client) {
+    const serving_metrics& m = run.client->metrics;
+    s += "\nThroughput:\n";
+    s += strprintf("  Request throughput: %.2f req/s\n", m.request_throughput);
+    s += strprintf("  Output throughput: %.2f tok/s\n", m.output_throughput);
+    s += strprintf("  Total token throughput: %.2f tok/s\n", m.total_token_throughput);
+    s += strprintf("  Completed requests: %zu (failed %zu)\n", m.completed, m.failed);
+    s += strprintf("  Duration: %.2f s\n", m.duration_s);
+    s += strprintf("  Concurrency: max %lld, mean %.2f; achieved request rate %.2f req/s\n",
+                   static_cast<long long>(m.max_concurrent_requests), m.mean_concurrency, m.achieved_request_rate);
+    s += "\nLatency (ms):\n";
+    auto line = [&](const char* name, const distribution& d) {
+      double p99 = 0;
+      for (const auto& [p, v] : d.percentiles)
+        if (p == 99) p99 = v;
+      s += strprintf("  %-5s mean %9.2f  median %9.2f  p99 %9.2f\n", name, d.mean, d.median, p99);
+    };
+    line("TTFT", m.ttft);
+    line("TPOT", m.tpot);
+    line("ITL", m.itl);
+    line("E2EL", m.e2el);
+    line("Queue", m.queue);
+  }
+  if (!run.traces.top_bottlenecks.empty()) {
+    s += "\nTop bottleneck kernels:\n";
+    for (size_t i = 0; i < run.traces.kernel_summary.size() && i < 5; ++i) {
+      const json& k = run.traces.kernel_summary[i];
+      s += strprintf("  %zu. %s - %.1f%% (%.3f ms, %lld calls)\n", i + 1, json_string(k, "name").c_str(),
+                     json_number(k, "percent", 0), json_number(k, "time_ms", 0), static_cast<long long>(json_number(k, "calls", 0)));
+    }
+  }
+  if (run.traces.gap_analysis.is_object()) {
+    const json& g = run.traces.gap_analysis;
+    const json& gc = g.contains("config") ? g["config"] : json::object();
+    s += strprintf("\nGap analysis (%.1f%%-%.1f%% window):\n", json_number(gc, "trace_start_pct", 0), json_number(gc, "trace_end_pct", 100));
+    size_t n = 0;
+    if (g.contains("top_kernels"))
+      for (const auto& k : g["top_kernels"]) {
+        if (n++ >= 5) break;
+        s += strprintf("  %s - %.1f%% (%.1f us, %lld calls)\n", json_string(k, "name").c_str(), json_number(k, "pct_total", 0),
+                       json_number(k, "self_cuda_total_us", 0), static_cast<long long>(json_number(k, "calls", 0)));
+      }
+  }
+  std::vector<std::string> errors = run.errors;
+  errors.insert(errors.end(), run.traces.errors.begin(), run.traces.errors.end());
+  if (!errors.empty()) {
+    s += "\nErrors:\n";
+    for (const auto& e : errors) s += "  - " + e + "\n";
+  }
+  if (!run.warnings.empty()) {
+    s += "\nWarnings:\n";
+    for (const auto& w : run.warnings) s += "  - " + w + "\n";
+  }
+  s += "\nWorkspace: " + run.workspace.string() + "\n";
+  s += strprintf("Execution time: %.1f s\n", run.execution_time_s);
+  s += bar + "\n";
+  return s;
+}
+
+status write_reports(const benchmark_run& run) {
+  MAGPIE_RETURN_IF_ERROR(write_json_file(run.workspace / "benchmark_report.json", benchmark_report_json(run)));
+  return write_file_atomic(run.workspace / "summary.txt", summary_text(run));
+}
+
+}  // namespace magpie::serve

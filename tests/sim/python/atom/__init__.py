@@ -1,0 +1,1 @@
+"""Fake atom package for magpie's tests (see ../sim_launch.py)."""

@@ -1,0 +1,1 @@
+"""Fake sglang package for magpie's tests (see ../sim_launch.py)."""
