@@ -192,7 +192,8 @@ parsed_kernel_name parse_kernel_name(std::string_view name) {
   size_t name_end = v.size();
   if (!v.empty() && v.back() == ')') {
     size_t open = match_backward(v, v.size() - 1);
-    if (open != std::string_view::npos && open > 0) {
+    // A demangled parameter list follows the name directly; "Memset (Device)" is not C++.
+    if (open != std::string_view::npos && open > 0 && v[open - 1] != ' ') {
       std::string_view params = v.substr(open + 1, v.size() - open - 2);
       auto parts = split_top_level(params, ',');
       r.param_count = (parts.size() == 1 && (parts[0].empty() || parts[0] == "void")) ? 0 : static_cast<int>(parts.size());

@@ -186,6 +186,47 @@ std::string last_component(const std::string& q) {
   return p == std::string::npos ? q : q.substr(p + 2);
 }
 
+/// "$VAR/rel:line" → ("$VAR/rel", line).
+std::pair<std::string, int> split_location(const std::string& loc) {
+  size_t c = loc.rfind(':');
+  if (c == std::string::npos) return {loc, 0};
+  return {loc.substr(0, c), static_cast<int>(parse_int(loc.substr(c + 1)).value_or(0))};
+}
+
+/// An anonymous-namespace kernel template can only be instantiated inside its own translation
+/// unit. When it is ambiguous across files but instantiated with a lambda/functor whose
+/// definition was located in exactly one of those files, that file is the evidence.
+void disambiguate_by_translation_unit(const parsed_kernel_name& n, const repo_index& idx, kernel_source_info* info) {
+  if (!ends_with(info->source_error, "_source_ambiguous")) return;
+  if (std::find(n.scopes.begin(), n.scopes.end(), "(anonymous namespace)") == n.scopes.end()) return;
+  std::set<std::string> evidence;
+  for (const auto& fs_entry : info->functor_sources) {
+    std::string loc = fs_entry.substr(fs_entry.find('=') + 1);
+    if (!loc.empty()) evidence.insert(split_location(loc).first);
+  }
+  std::vector<std::string> hits;
+  for (const auto& c : info->candidates)
+    if (evidence.count(split_location(c).first)) hits.push_back(c);
+  if (hits.size() != 1) return;
+  auto [file, line] = split_location(hits[0]);
+  std::string var = file.substr(0, file.find('/'));
+  for (size_t r = 0; r < idx.roots().size(); ++r) {
+    if (idx.root_variable(r) != var) continue;
+    fs::path rel = file.substr(var.size() + 1);
+    info->source_resolution = "resolved";
+    info->source_error.clear();
+    info->source_repo = idx.roots()[r].filename().string();
+    info->source_file = hits[0];
+    info->file = idx.roots()[r] / rel;
+    info->line = line;
+    info->confidence = 0.9;
+    info->upstream_url = upstream_url(idx.roots()[r], rel, line);
+    add_note(info, "disambiguated by translation unit: the anonymous-namespace kernel is instantiated with a functor "
+                   "defined in " + file);
+    return;
+  }
+}
+
 /// Locates the functors of every C++ kernel in one pass over the index's files.
 void locate_functors(const std::vector<parsed_kernel_name>& parsed, const repo_index& idx,
                      std::vector<kernel_source_info>* out) {
@@ -216,9 +257,17 @@ void locate_functors(const std::vector<parsed_kernel_name>& parsed, const repo_i
       const auto& pick = exact.empty() ? any : exact;
       std::string entry = f + "=" + (pick.size() == 1 ? *pick.begin() : "");
       (*out)[i].functor_sources.push_back(entry);
-      if (pick.size() == 1) add_note(&(*out)[i], "functor " + f + " at " + *pick.begin());
-      else if (pick.size() > 1) add_note(&(*out)[i], strprintf("functor %s: %zu definitions", f.c_str(), pick.size()));
+      auto& notes = (*out)[i].notes;
+      std::string plain = "functor: " + f;
+      std::string located = pick.size() == 1 ? "functor " + f + " at " + *pick.begin()
+                            : pick.size() > 1 ? strprintf("functor %s: %zu definitions", f.c_str(), pick.size())
+                                              : plain;
+      if (size_t p = notes.find(plain); p != std::string::npos && (p + plain.size() == notes.size() || notes[p + plain.size()] == ';'))
+        notes.replace(p, plain.size(), located);
+      else if (located != plain)
+        add_note(&(*out)[i], located);
     }
+    disambiguate_by_translation_unit(parsed[i], idx, &(*out)[i]);
   }
 }
 

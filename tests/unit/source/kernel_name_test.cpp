@@ -91,6 +91,8 @@ TEST(KernelName, GlobalAnonymousNamespaceAndNonCppNames) {
 
   auto memset = parse_kernel_name("Memset (Device)");
   EXPECT_EQ(memset.demangled, "Memset (Device)");
+  EXPECT_FALSE(memset.is_cpp_signature);
+  EXPECT_EQ(memset.param_count, -1);
 }
 
 TEST(KernelName, HugeAndHostileInputsAreLinearAndSafe) {

@@ -37,10 +37,9 @@ TEST(KernelSources, ResolvesAtenKernelToFileLineWithFunctor) {
 }
 
 TEST(KernelSources, AnonymousNamespaceDuplicatesAcrossFilesAreAmbiguous) {
-  auto r = map({"void (anonymous namespace)::elementwise_kernel_with_index<int, at::native::arange_cuda_out(c10::Scalar "
-                "const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() const::"
-                "{lambda(long)#1}>(int, at::native::arange_cuda_out(c10::Scalar const&, c10::Scalar const&, c10::Scalar "
-                "const&, at::Tensor&)::{lambda()#1}::operator()() const::{lambda(long)#1}, float*)"},
+  auto r = map({"void at::native::(anonymous namespace)::indexSelectSmallIndex<c10::BFloat16, long, unsigned int, 2, 2, "
+                "-2>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16 "
+                "const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, long)"},
                {k_fixtures / "pytorch"});
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].source_resolution, "unresolved");
@@ -48,10 +47,24 @@ TEST(KernelSources, AnonymousNamespaceDuplicatesAcrossFilesAreAmbiguous) {
   EXPECT_TRUE(r[0].source_file.empty());
   EXPECT_DOUBLE_EQ(r[0].confidence, 0.0);
   ASSERT_EQ(r[0].candidates.size(), 2u);
-  // A user kernel of the same shape without ATen types is a plain CUDA kernel.
+  // A user kernel of the same shape without ATen types is a plain CUDA kernel, still ambiguous.
   auto u = map({"void (anonymous namespace)::elementwise_kernel_with_index<int, float>(int, float, float*)"},
                {k_fixtures / "pytorch"});
   EXPECT_EQ(u[0].source_error, "cuda_cpp_source_ambiguous");
+}
+
+TEST(KernelSources, TranslationUnitEvidenceResolvesAnonymousNamespaceDuplicates) {
+  auto r = map({"void (anonymous namespace)::elementwise_kernel_with_index<int, at::native::arange_cuda_out(c10::Scalar "
+                "const&, c10::Scalar const&, c10::Scalar const&, at::Tensor&)::{lambda()#1}::operator()() const::"
+                "{lambda(long)#1}>(int, at::native::arange_cuda_out(c10::Scalar const&, c10::Scalar const&, c10::Scalar "
+                "const&, at::Tensor&)::{lambda()#1}::operator()() const::{lambda(long)#1}, float*)"},
+               {k_fixtures / "pytorch"});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].source_resolution, "resolved");
+  EXPECT_EQ(r[0].source_file, "$PYTORCH_DIR/aten/src/ATen/native/cuda/RangeFactories.cu:12");
+  EXPECT_DOUBLE_EQ(r[0].confidence, 0.9);
+  EXPECT_EQ(r[0].candidates.size(), 2u);
+  EXPECT_NE(r[0].notes.find("translation unit"), std::string::npos) << r[0].notes;
 }
 
 TEST(KernelSources, NotFoundUnsupportedAndNoRoots) {
