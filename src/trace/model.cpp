@@ -78,19 +78,14 @@ class model_sink : public event_sink {
     t.dur = e.has_dur && e.dur_ns > 0 ? e.dur_ns : 0;
     t.name = m_m.strings.intern(e.name);
     t.thread = thread(e);
-    t.pid = e.pid_is_str ? 0 : e.pid;
-    t.tid = e.tid_is_str ? 0 : e.tid;
     t.kind = kind;
     t.via_driver = cat == "cuda_driver";
     t.has_correlation = e.has_correlation;
     t.correlation = e.correlation;
     t.has_external_id = e.has_external_id;
     t.external_id = e.external_id;
-    t.has_stream = e.has_stream;
-    t.stream = e.has_stream ? e.stream : t.tid;
-    t.device = e.has_device ? e.device : t.pid;
-    t.has_sequence = e.has_sequence_number;
-    t.sequence = e.sequence_number;
+    t.stream = static_cast<int32_t>(e.has_stream ? e.stream : (e.tid_is_str ? 0 : e.tid));
+    t.device = static_cast<int32_t>(e.has_device ? e.device : (e.pid_is_str ? 0 : e.pid));
     if (kind == ev_kind::cpu_op) {
       if (!e.input_dims.empty()) t.dims = m_m.strings.intern(e.input_dims);
       if (!e.input_type.empty()) t.types = m_m.strings.intern(e.input_type);
@@ -201,7 +196,7 @@ void link_gpu(trace_model& m, const std::unordered_map<flow_key, int64_t, flow_h
 }
 
 void clip_overruns(trace_model& m) {
-  std::map<std::pair<int64_t, int64_t>, std::vector<uint32_t>> by_stream;
+  std::map<std::pair<int32_t, int32_t>, std::vector<uint32_t>> by_stream;
   for (uint32_t i : m.gpu) by_stream[{m.events[i].device, m.events[i].stream}].push_back(i);
   for (auto& [key, idx] : by_stream) {
     for (size_t k = 0; k + 1 < idx.size(); ++k) {

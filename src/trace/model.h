@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -39,28 +40,31 @@ enum class ev_kind : uint8_t {
 
 constexpr uint32_t k_none = 0xFFFFFFFFu;
 
+/// One kept event (88 bytes; a 500 MB trace keeps about a million of these).
 struct trace_event {
-  uint64_t uid = 0;           ///< index in traceEvents (TraceLens UID)
   int64_t ts = 0, dur = 0;    ///< ns
-  int64_t end() const { return ts + dur; }
+  int64_t correlation = 0, external_id = 0;
+  uint64_t uid = 0;           ///< index in traceEvents (TraceLens UID)
   uint32_t name = k_none;     ///< interned
-  uint32_t thread = k_none;   ///< interned "pid/tid" key (CPU) or "device/stream" (GPU)
-  int64_t pid = 0, tid = 0;   ///< numeric ids (0 when the trace used strings)
-  int64_t correlation = 0, external_id = 0, stream = 0, device = 0, sequence = 0;
-  bool has_correlation = false, has_external_id = false, has_stream = false, has_sequence = false;
-  ev_kind kind = ev_kind::cpu_op;
-  bool via_driver = false;    ///< runtime event of cat cuda_driver (cuLaunchKernel…)
+  uint32_t thread = k_none;   ///< interned "pid/tid" key
   uint32_t dims = k_none, types = k_none, concrete = k_none, strides = k_none;  ///< interned raw JSON
   uint32_t parent = k_none;   ///< host tree parent (index into events)
   uint32_t launcher = k_none; ///< GPU events: runtime event that launched it
   uint32_t op = k_none;       ///< GPU events: launcher cpu_op (innermost)
+  int32_t stream = 0;         ///< args.stream, else the GPU tid
+  int32_t device = 0;         ///< args.device, else the GPU pid
+  ev_kind kind = ev_kind::cpu_op;
+  bool has_correlation : 1 = false;
+  bool has_external_id : 1 = false;
+  bool via_driver : 1 = false;  ///< runtime event of cat cuda_driver (cuLaunchKernel…)
+  int64_t end() const { return ts + dur; }
 };
 
 struct trace_model {
   fs::path path;
   read_stats stats;
   interner strings;                 ///< names, thread keys and raw argument texts
-  std::vector<trace_event> events;  ///< kept events, file order
+  std::deque<trace_event> events;   ///< kept events, file order (deque: no reallocation peaks)
   std::vector<uint32_t> gpu;        ///< kernel / memcpy / memset, sorted by ts
   std::vector<uint32_t> cpu_ops, runtimes, annotations, gpu_annotations;
   std::string device_name;          ///< deviceProperties[0].name ("" when absent)

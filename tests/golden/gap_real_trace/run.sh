@@ -59,7 +59,24 @@ expect = sum(1 for e in o["traceEvents"] if "ts" in e and not (e["ts"] + e.get("
 assert len(ev) == expect, (len(ev), expect)
 PY
 
-# 5. Errors: missing dir → exit 1; bad window → usage error.
+# 5. Kernel sources: Magpie's preamble, 15 extra columns; the trace's Triton kernel resolves to
+#    its @triton.jit definition in gen_trace.py (the repository root given is examples/traces).
+rm -rf results
+mkdir -p repos && cp -r "$MAGPIE_SOURCE_DIR/examples/traces" repos/mykernels
+"$MAGPIE_BIN" -q benchmark --trace-dir "$work/ws" --top-k 60 --find-kernel-sources --kernel-source-repos repos/mykernels > /dev/null
+csvf=results/gap_analysis/gap_analysis.csv
+head -1 "$csvf" | grep -qx "# Repository Path Mappings:"
+grep -qx "# Warning: columns 7-21 from find_kernel_sources are experimental." "$csvf"
+python3 - "$csvf" <<'PY'
+import csv, sys
+rows = list(csv.reader(l for l in open(sys.argv[1], newline="") if not l.startswith("#")))
+assert len(rows[0]) == 21 and rows[0][6] == "kind" and rows[0][20] == "source_error", rows[0]
+res = [r for r in rows[1:] if r[0] == "residual_scale_kernel"]
+assert res and res[0][6] == "triton_jit" and res[0][19] == "resolved", res
+assert res[0][9].startswith("$MYKERNELS_DIR/gen_trace.py:"), res[0][9]
+PY
+
+# 6. Errors: missing dir → exit 1; bad window → usage error.
 if "$MAGPIE_BIN" -q benchmark --trace-dir "$work/nope" > err.txt; then exit 1; fi
 grep -q "Error: trace directory not found" err.txt
 set +e; "$MAGPIE_BIN" -q benchmark --trace-dir "$work/ws" --start-pct 80 --end-pct 20 2> err2.txt; rc=$?; set -e
