@@ -77,7 +77,7 @@ json benchmark_config::to_json() const {
                  {"num_warmups", c.num_warmups}, {"seed", c.seed}, {"ignore_eos", c.ignore_eos},
                  {"continuous_usage", c.continuous_usage}, {"goodput", c.goodput}, {"percentiles", c.percentiles},
                  {"request_timeout_s", c.request_timeout_s}, {"served_model_name", c.served_model_name}};
-  j["server"] = {{"port", server.port}, {"ready_timeout_s", server.ready_timeout_s}, {"extra_args", server.extra_args},
+  j["server"] = {{"port", server.port}, {"ready_timeout_s", server.ready_timeout_s}, {"stop_grace_s", server.stop_grace_s}, {"extra_args", server.extra_args},
                  {"command", server.command}};
   if (!base_url.empty()) j["base_url"] = base_url;
   return j;
@@ -193,6 +193,7 @@ status read_server(const config_node& node, server_settings& s) {
   MAGPIE_RETURN_IF_ERROR(r.read_int("port", &port));
   s.port = static_cast<int>(port);
   MAGPIE_RETURN_IF_ERROR(r.read_double("ready_timeout_s", &s.ready_timeout_s));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("stop_grace_s", &s.stop_grace_s));
   MAGPIE_RETURN_IF_ERROR(r.read_string_list("extra_args", &s.extra_args));
   argv_list cmd;
   MAGPIE_RETURN_IF_ERROR(r.read_command("command", &cmd));

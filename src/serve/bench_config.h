@@ -53,6 +53,7 @@ struct client_settings {
 struct server_settings {
   int port = 0;                     ///< 0: envs.PORT, else a free port
   double ready_timeout_s = 1800;
+  double stop_grace_s = 10;         ///< SIGTERM → SIGKILL delay when stopping the server group
   std::vector<std::string> extra_args;  ///< appended to the server command line
   std::vector<std::string> command;     ///< replaces the whole server command (argv) when set
 };

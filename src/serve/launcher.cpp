@@ -154,6 +154,7 @@ status_or<server_plan> plan_server(const benchmark_config& c, const launch_conte
   plan.server_trace_dir = docker ? "/workspace/torch_trace" : plan.host_trace_dir.string();
   plan.url.host = "127.0.0.1";
   plan.url.port = static_cast<uint16_t>(ctx.port);
+  plan.stop_grace_s = c.server.stop_grace_s;
   if (docker) {
     plan.container_name = "magpie-benchmark-" + ctx.task_id;
     if (!c.docker_image.empty()) {

