@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "kernel/evaluate.h"
+#include "sched/run_batch.h"
 
 namespace magpie::cli {
 
@@ -36,12 +37,14 @@ void add_kernel_flags(arg_parser& p, bool compare) {
   p.add_value("--profiler", "", "BACKEND", "profiler backend (default auto: ncu for CUDA when present)",
               {"auto", "ncu", "cupti", "none", "rocprof_compute"}, t);
   p.add_bool("--json", "", "print the report JSON on stdout instead of the text summary");
+  sched::add_slurm_flags(p);
   p.set_epilog(
       "Times are reported in nanoseconds in JSON (stats_ns) and with units in text. Correctness compares every\n"
       "output with the reference's (compare: the baseline, unless a 'reference:' entry is given) on fresh seeded\n"
       "inputs: |candidate - reference| <= atol + rtol*|reference| per element; shape/dtype/NaN-pattern mismatches,\n"
       "degenerate outputs and input mutation fail. Exit code: analyze 1 if any kernel is not correct; compare 0\n"
-      "unless the run could not be made (as Magpie).");
+      "unless the run could not be made (as Magpie). With -e slurm every kernel (and the reference) is evaluated\n"
+      "in its own sbatch job and the jobs are merged into one report (docs/slurm.md).");
 }
 
 namespace {
@@ -52,6 +55,8 @@ status apply_framework_config(const fs::path& path, kernel::eval_request* req) {
   MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
   json j = root.to_json();
   if (!j.is_object()) return ok_status();
+  if (const config_node* s = root.get("scheduler"))
+    MAGPIE_RETURN_IF_ERROR(kernel::parse_scheduler_section(*s, "scheduler", &req->scheduler));
   if (j.contains("compiling") && j["compiling"].is_object())
     req->enable_default_compile = json_bool(j["compiling"], "enable_default_compile", req->enable_default_compile);
   if (j.contains("performance") && j["performance"].is_object()) {
@@ -120,7 +125,7 @@ status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
   if (p.has("--profiler")) req->performance.backend = p.value("--profiler") == "auto" ? "" : p.value("--profiler");
   if (p.has("--no-perf")) req->performance.enabled = false;
   if (p.has("--output-dir")) req->output_dir = p.value("--output-dir");
-  return ok_status();
+  return sched::apply_slurm_flags(p, &req->scheduler);
 }
 
 }  // namespace
@@ -152,6 +157,9 @@ status_or<kernel::eval_request> build_request(const arg_parser& p, const global_
     req.baseline_index = static_cast<int>(b);
   }
   MAGPIE_RETURN_IF_ERROR(apply_overrides(p, &req));
+  if (!g.environment.empty()) req.scheduler.environment = g.environment;
+  if (g.workers > 0) req.scheduler.max_workers = g.workers;
+  if (!g.docker_image.empty()) req.scheduler.docker_image = g.docker_image;
   if (req.kernels.empty())
     return invalid_argument("no kernels: give kernel files or -k/--kernel-config FILE (see magpie %s --help)",
                             compare ? "compare" : "analyze");
@@ -177,6 +185,11 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
     std::fprintf(stderr, "Error: %s\n", req.get_status().message().c_str());
     return k_exit_failure;
   }
+  if (auto st = sched::check_environment(req->scheduler.environment); !st.ok()) {
+    std::fprintf(stderr, "Error: %s\n", st.message().c_str());
+    return k_exit_failure;
+  }
+  if (req->scheduler.environment == "slurm") return sched::run_kernel_batch(*req, p.has("--json"));
   auto out = compare ? kernel::run_compare(*req) : kernel::run_analyze(*req);
   if (!out.ok()) {
     std::fprintf(stderr, "Error: %s\n", out.get_status().message().c_str());

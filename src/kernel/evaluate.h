@@ -66,5 +66,11 @@ struct run_outcome {
 
 status_or<run_outcome> run_analyze(const eval_request& req);
 status_or<run_outcome> run_compare(const eval_request& req);
+/// Scale-out: evaluates only the reference (req.reference, else the baseline kernel) — compile
+/// and correctness, no timing — into a workspace <output_dir>/reference_<id>_<ts>/ with
+/// reference_report.json ({header, reference, manifest_dir, seeds, timing_seed}). Exit code 1
+/// when the reference failed. With req.external_ref set, run_analyze / run_compare compare
+/// against that manifest instead of evaluating a reference (every kernel, the baseline too).
+status_or<run_outcome> run_reference_only(const eval_request& req);
 
 }  // namespace magpie::kernel

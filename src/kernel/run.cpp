@@ -56,6 +56,44 @@ const manifest* manifest_of(const kernel_eval& k) {
   return k.correctness.success() && k.run && k.run->result ? &*k.run->result : nullptr;
 }
 
+// The reference of a scale-out batch, evaluated in another job: its manifest becomes the gate.
+kernel_eval external_reference_eval(const external_reference& ext, const eval_request& req) {
+  kernel_eval ref;
+  if (req.reference) ref.spec = *req.reference;
+  ref.spec.id = ext.id;
+  ref.correctness_method = ext.correctness_method.empty() ? "reference" : ext.correctness_method;
+  ref.correctness.state = "SUCCESS";
+  if (!ext.failure.empty()) {
+    ref.correctness.state = "FAILED";
+    ref.correctness.errors.push_back(ext.failure);
+  } else if (!ext.manifest_dir.empty()) {
+    auto m = read_manifest(ext.manifest_dir);
+    if (!m.ok()) {
+      ref.correctness.state = "FAILED";
+      ref.correctness.errors.push_back("reference manifest: " + m.get_status().message());
+    } else {
+      ref.run = correctness_run{};
+      ref.run->dir = ext.manifest_dir;
+      ref.run->exit_ok = true;
+      ref.run->result = std::move(m).value();
+    }
+  }
+  return ref;
+}
+
+// Report entry of the reference: its own job's report when it came from another job.
+json reference_json(const kernel_eval& ref, const eval_context& ctx) {
+  const auto& ext = ctx.req.external_ref;
+  if (!ext) return kernel_eval_json(ref, ctx);
+  return ext->report.is_null() ? kernel_eval_json(ref, ctx) : ext->report;
+}
+
+json external_reference_json(const external_reference& ext) {
+  return {{"id", ext.id}, {"manifest_dir", ext.manifest_dir.empty() ? json(nullptr) : json(ext.manifest_dir.string())},
+          {"correctness_method", ext.correctness_method},
+          {"failure", ext.failure.empty() ? json(nullptr) : json(ext.failure)}};
+}
+
 status write_report(const eval_context& ctx, const char* name, const json& report, run_outcome* out) {
   out->report = report;
   out->workspace = ctx.ws.dir;
@@ -71,7 +109,8 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
   if (req.kernels.empty()) return invalid_argument("no kernels to analyze");
   MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, req.kernels[0].id));
   std::optional<kernel_eval> ref;
-  if (req.reference) ref = evaluate_reference(ctx, *req.reference);
+  if (req.external_ref) ref = external_reference_eval(*req.external_ref, req);
+  else if (req.reference) ref = evaluate_reference(ctx, *req.reference);
   std::vector<kernel_eval> evals;
   progress_bar bar("analyze", req.kernels.size());
   for (const auto& spec : req.kernels) {
@@ -92,7 +131,8 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
   bar.finish();
   run_outcome out;
   json report = report_header(ctx);
-  report["reference"] = ref ? kernel_eval_json(*ref, ctx) : json(nullptr);
+  report["reference"] = ref ? reference_json(*ref, ctx) : json(nullptr);
+  if (req.external_ref) report["external_reference"] = external_reference_json(*req.external_ref);
   report["summary"] = json::array();
   report["results"] = json::array();
   for (const auto& k : evals) {
@@ -187,7 +227,13 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   const manifest* ref_m = nullptr;
   std::string ref_id;
   const kernel_eval* ref_eval = nullptr;
-  if (req.reference) {
+  const bool baseline_is_reference = !req.reference && !req.external_ref;
+  if (req.external_ref) {
+    sep_ref = external_reference_eval(*req.external_ref, req);
+    ref_m = manifest_of(*sep_ref);
+    ref_id = sep_ref->spec.id;
+    ref_eval = &*sep_ref;
+  } else if (req.reference) {
     sep_ref = evaluate_reference(ctx, *req.reference);
     ref_m = manifest_of(*sep_ref);
     ref_id = sep_ref->spec.id;
@@ -202,7 +248,7 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   for (int i = 0; i < n; ++i) {
     auto& k = ks[static_cast<size_t>(i)];
     bar.set_note(k.spec.id);
-    if (!req.reference && i == b) {
+    if (baseline_is_reference && i == b) {
       bar.advance();
       continue;
     }
@@ -282,11 +328,40 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   results["timing_policy"] = req.timing.to_json();
   results["summary"] = compare_summary(ks, vs, winner, b);
   report["results"] = results;
-  if (sep_ref) report["reference"] = kernel_eval_json(*sep_ref, ctx);
+  if (sep_ref) report["reference"] = reference_json(*sep_ref, ctx);
+  if (req.external_ref) report["external_reference"] = external_reference_json(*req.external_ref);
   MAGPIE_RETURN_IF_ERROR(write_report(ctx, "compare_report.json", report, &out));
   std::string sep(60, '=');
   out.console = sep + "\nCOMPARISON RESULTS\n" + sep + "\n" + results["summary"].get<std::string>() +
                 "\nWorkspace: " + ctx.ws.dir.string() + "\n";
+  return out;
+}
+
+status_or<run_outcome> run_reference_only(const eval_request& req_in) {
+  eval_request req = req_in;
+  kernel_spec spec;
+  if (req.reference) {
+    spec = *req.reference;
+  } else {
+    int n = static_cast<int>(req.kernels.size());
+    if (req.baseline_index < 0 || req.baseline_index >= n)
+      return invalid_argument("no reference: --baseline %d is out of range (0..%d)", req.baseline_index, n - 1);
+    spec = req.kernels[static_cast<size_t>(req.baseline_index)];
+  }
+  req.mode = "reference";
+  req.external_ref.reset();
+  MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, spec.id));
+  kernel_eval ref = evaluate_reference(ctx, spec);
+  run_outcome out;
+  json report = report_header(ctx);
+  report["reference"] = kernel_eval_json(ref, ctx);
+  const manifest* m = manifest_of(ref);
+  report["manifest_dir"] = m ? json(ref.run->dir.string()) : json(nullptr);
+  report["seeds"] = ctx.seeds;
+  report["timing_seed"] = ctx.timing_seed;
+  MAGPIE_RETURN_IF_ERROR(write_report(ctx, "reference_report.json", report, &out));
+  out.console = kernel_eval_text(ref) + "Workspace: " + ctx.ws.dir.string() + "\n";
+  out.exit_code = ref.correctness.success() ? 0 : 1;
   return out;
 }
 

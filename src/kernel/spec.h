@@ -92,6 +92,39 @@ struct perf_policy {
   json to_json() const;
 };
 
+/// Where runs execute: Magpie's `scheduler:` keys (environment, max_workers, docker_image,
+/// gpu_devices) plus ours for Slurm (src/sched/, docs/slurm.md). Precedence: CLI > kernel YAML >
+/// framework config.
+struct scheduler_options {
+  std::string environment;             ///< local | container | ray | slurm; "" = not set (local)
+  int max_workers = 0;                 ///< Magpie's; accepted (0 = default)
+  std::string docker_image;            ///< Magpie's; accepted
+  std::vector<int64_t> gpu_devices;    ///< Magpie's; accepted
+  std::string partition, account, qos, constraint;  ///< sbatch -p / -A / --qos / -C ("" = cluster default)
+  std::string gres;                    ///< sbatch --gres for GPU kernels ("" = gpu:1); host kernels get none
+  std::string time_limit = "00:30:00"; ///< sbatch --time per job (MM, MM:SS, HH:MM:SS, D-HH:MM:SS)
+  std::string timing_time_limit;       ///< the compare timing job's --time ("" = time_limit)
+  std::string mem;                     ///< sbatch --mem ("" = cluster default)
+  int cpus_per_task = 1;               ///< sbatch --cpus-per-task
+  std::string shared_dir;              ///< batch directory root, visible from every node ("" = <output_dir>/batches)
+  std::string magpie_bin;              ///< magpie executable on the nodes ("" = this binary's path)
+  std::vector<std::string> sbatch_args;  ///< extra sbatch arguments, verbatim
+  std::vector<std::string> setup;      ///< shell lines run in each job before magpie (module load ...)
+  double poll_s = 2;                   ///< squeue/sacct polling interval, seconds
+  bool wait = true;                    ///< false: submit and return; `magpie jobs collect` merges later
+  json to_json() const;
+};
+
+/// A reference evaluated in another job of a scale-out batch: the one gate every candidate of
+/// the batch is compared against (same run seed, same manifest).
+struct external_reference {
+  std::string id;
+  fs::path manifest_dir;           ///< holds manifest.json; empty when the reference wrote none
+  std::string correctness_method;  ///< the reference's: "reference" or "exit_code"
+  std::string failure;             ///< non-empty: the reference failed; candidates fail as they do locally
+  json report = nullptr;           ///< the reference's kernel_eval_json, copied into reports
+};
+
 /// One run's full request.
 struct eval_request {
   std::string mode = "analyze";   ///< analyze | compare
@@ -106,7 +139,13 @@ struct eval_request {
   fs::path output_dir = "./results";
   std::string config_file;        ///< source YAML (for provenance), may be empty
   json raw_config;                ///< the YAML as JSON (config.yaml snapshot)
+  scheduler_options scheduler;    ///< `scheduler:` section (and CLI overrides)
+  /// Set by scale-out jobs: compare against this reference instead of evaluating one.
+  std::optional<external_reference> external_ref;
 };
+
+/// Parses a `scheduler:` mapping (kernel YAML or framework config) into `out`.
+status parse_scheduler_section(const config_node& n, const std::string& field, scheduler_options* out);
 
 /// Parses a Magpie kernel YAML (with our additions) into `req` (kernels, reference, policies).
 /// Errors name file:line:col and field.

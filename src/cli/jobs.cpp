@@ -1,0 +1,197 @@
+// magpie jobs list|status|cancel|collect|submit|run-task: Slurm batches (src/sched, docs/slurm.md).
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "cli/subcommand.h"
+#include "core/args.h"
+#include "core/json.h"
+#include "core/strings.h"
+#include "sched/batch.h"
+#include "sched/collect.h"
+#include "sched/merge.h"
+#include "sched/monitor.h"
+#include "sched/run_batch.h"
+#include "sched/worker.h"
+
+namespace magpie::cli {
+namespace {
+
+constexpr const char* k_usage =
+    "usage: magpie jobs <action> [options]\n"
+    "actions:\n"
+    "  list                  batches under the shared directory, with their job states\n"
+    "  status BATCH          per-job Slurm state (squeue/sacct) of one batch\n"
+    "  cancel BATCH [JOB..]  scancel the batch's unfinished jobs (or the named ones)\n"
+    "  collect BATCH         wait for the batch, merge its jobs into one report, register it in the results store\n"
+    "  submit [..] -- ARGS   run 'magpie ARGS' (e.g. benchmark ...) as one Slurm job and collect its workspace\n"
+    "  run-task JOB_DIR      (internal) what each job's job.sh runs on its node\n"
+    "BATCH is a batch directory or its name under the shared directory (default ./results/batches).\n"
+    "Run 'magpie jobs <action> --help' for its options.\n";
+
+int fail(const status& st) {
+  std::fprintf(stderr, "magpie jobs: %s\n", st.message().c_str());
+  return k_exit_failure;
+}
+
+int parse(arg_parser& p, const std::vector<std::string>& args) {
+  if (auto st = p.parse(args); !st.ok()) {
+    std::fprintf(stderr, "magpie jobs: %s\n", st.message().c_str());
+    return k_exit_usage;
+  }
+  if (p.help_requested()) {
+    std::fputs(p.help().c_str(), stdout);
+    return k_exit_ok;
+  }
+  return -1;
+}
+
+void add_where_flags(arg_parser& p) {
+  p.add_value("--shared-dir", "", "DIR", "where batches are (default <output-dir>/batches)")
+      .add_value("--output-dir", "-o", "DIR", "output directory (default ./results)");
+}
+
+fs::path shared_dir_of(const arg_parser& p) {
+  kernel::scheduler_options so;
+  so.shared_dir = p.value("--shared-dir");
+  return sched::resolve_shared_dir(so, p.value("--output-dir", "results"));
+}
+
+fs::path resolve_batch(const arg_parser& p, const std::string& name) {
+  std::error_code ec;
+  if (fs::is_directory(name, ec)) return absolute_path(name);
+  return shared_dir_of(p) / name;
+}
+
+int run_list(const std::vector<std::string>& args) {
+  arg_parser p("magpie jobs list", "List batches and the state of their jobs (as last recorded; add --refresh to ask Slurm).");
+  add_where_flags(p);
+  p.add_bool("--refresh", "", "query squeue/sacct for unfinished jobs first").add_bool("--json", "", "JSON on stdout");
+  if (int rc = parse(p, args); rc >= 0) return rc;
+  fs::path root = shared_dir_of(p);
+  json out = json::array();
+  std::error_code ec;
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(root, ec))
+    if (e.is_directory() && fs::exists(e.path() / "batch.json")) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  sched::slurm_client client;
+  for (const auto& d : dirs) {
+    auto b = sched::batch::load(d);
+    if (!b.ok()) continue;
+    if (p.has("--refresh") && sched::check_slurm_tools().ok()) (void)sched::refresh_batch(*b, client);
+    std::map<std::string, int> states;
+    for (const auto& j : b->jobs) states[sched::job_state_name(j.last.state)]++;
+    std::string st;
+    for (const auto& [k, v] : states) st += strprintf("%s%s=%d", st.empty() ? "" : " ", k.c_str(), v);
+    out.push_back({{"batch", d.filename().string()}, {"dir", d.string()}, {"mode", b->mode}, {"created", b->created},
+                   {"jobs", b->jobs.size()}, {"states", states}, {"collected", b->collected}});
+    if (!p.has("--json"))
+      std::printf("%-40s %-8s %-21s %s%s\n", d.filename().c_str(), b->mode.c_str(), b->created.c_str(), st.c_str(),
+                  b->collected.is_null() ? "" : "  (collected)");
+  }
+  if (p.has("--json")) std::fputs(dump_pretty(out).c_str(), stdout);
+  else if (dirs.empty()) std::printf("no batches under %s\n", root.c_str());
+  return k_exit_ok;
+}
+
+int run_status(const std::vector<std::string>& args) {
+  arg_parser p("magpie jobs status", "Ask squeue/sacct for the state of a batch's jobs and print them.");
+  p.add_positional("BATCH", "batch directory or name", false, true).add_bool("--json", "", "JSON on stdout");
+  add_where_flags(p);
+  if (int rc = parse(p, args); rc >= 0) return rc;
+  auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
+  if (!b.ok()) return fail(b.get_status());
+  if (auto st = sched::check_slurm_tools(); !st.ok()) return fail(st);
+  sched::slurm_client client;
+  if (auto r = sched::refresh_batch(*b, client); !r.ok()) return fail(r.get_status());
+  if (p.has("--json")) {
+    json js = json::array();
+    for (const auto& j : b->jobs) {
+      json row = j.last.to_json();
+      row["name"] = j.name;
+      row["role"] = j.role;
+      js.push_back(row);
+    }
+    std::fputs(dump_pretty({{"batch", b->dir.string()}, {"mode", b->mode}, {"jobs", js}}).c_str(), stdout);
+  } else {
+    std::printf("batch %s (%s)\n%s", b->dir.c_str(), b->mode.c_str(), sched::jobs_table(*b).c_str());
+  }
+  return k_exit_ok;
+}
+
+int run_cancel(const std::vector<std::string>& args) {
+  arg_parser p("magpie jobs cancel", "scancel a batch's unfinished jobs, or only the named ones (job name or Slurm id).");
+  p.add_positional("BATCH", "batch directory or name", false, true).add_positional("JOB", "job names or ids", true);
+  add_where_flags(p);
+  if (int rc = parse(p, args); rc >= 0) return rc;
+  auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
+  if (!b.ok()) return fail(b.get_status());
+  if (auto st = sched::check_slurm_tools(); !st.ok()) return fail(st);
+  sched::slurm_client client;
+  (void)sched::refresh_batch(*b, client);
+  std::vector<std::string> names(p.positionals().begin() + 1, p.positionals().end());
+  if (auto st = sched::cancel_jobs(*b, client, names); !st.ok()) return fail(st);
+  (void)sched::refresh_batch(*b, client);
+  std::fputs(sched::jobs_table(*b).c_str(), stdout);
+  return k_exit_ok;
+}
+
+int run_collect(const std::vector<std::string>& args) {
+  arg_parser p("magpie jobs collect",
+               "Wait until every job of a batch has ended, merge them into one report (compare_report.json /\n"
+               "analyze_report.json in a new workspace under the batch's output directory) and register it in\n"
+               "the results store. Ctrl-C stops waiting; the jobs keep running (cancel them with 'magpie jobs cancel').");
+  p.add_positional("BATCH", "batch directory or name", false, true)
+      .add_bool("--no-wait", "", "merge now, reporting unfinished jobs as such")
+      .add_bool("--json", "", "print the merged report JSON instead of the text summary");
+  add_where_flags(p);
+  if (int rc = parse(p, args); rc >= 0) return rc;
+  return sched::track_and_collect(resolve_batch(p, p.positionals()[0]), !p.has("--no-wait"), false, p.has("--json"));
+}
+
+int run_submit(const std::vector<std::string>& args, const global_options& g) {
+  arg_parser p("magpie jobs submit",
+               "Run one magpie command line as a Slurm job, e.g.\n"
+               "  magpie jobs submit --gpu --time-limit 2:00:00 -- benchmark vllm -m MODEL --concurrency 32\n"
+               "The job gets -o <job dir>/results unless the command names an output directory; its workspaces\n"
+               "are registered in the results store when it ends.");
+  p.add_positional("ARGS", "the magpie arguments (after --)", true, true)
+      .add_bool("--gpu", "", "the command needs a GPU: request --gres (default gpu:1)")
+      .add_value("--output-dir", "-o", "DIR", "results directory of the submitting side (store; default ./results)")
+      .add_bool("--json", "", "machine-readable output");
+  sched::add_slurm_flags(p);
+  if (int rc = parse(p, args); rc >= 0) return rc;
+  kernel::scheduler_options so;
+  if (auto st = sched::apply_slurm_flags(p, &so); !st.ok()) return fail(st);
+  (void)g;
+  return sched::run_command_batch(p.positionals(), so, p.value("--output-dir", "results"), p.has("--gpu"),
+                                  p.has("--json"));
+}
+
+int run_jobs(const std::vector<std::string>& args, const global_options& g) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    std::fputs(k_usage, args.empty() ? stderr : stdout);
+    return args.empty() ? k_exit_usage : k_exit_ok;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  const std::string& a = args[0];
+  if (a == "list") return run_list(rest);
+  if (a == "status") return run_status(rest);
+  if (a == "cancel") return run_cancel(rest);
+  if (a == "collect") return run_collect(rest);
+  if (a == "submit") return run_submit(rest, g);
+  if (a == "run-task") {
+    if (rest.size() != 1) {
+      std::fprintf(stderr, "usage: magpie jobs run-task JOB_DIR\n");
+      return k_exit_usage;
+    }
+    return sched::run_task(rest[0]);
+  }
+  std::fprintf(stderr, "magpie jobs: unknown action '%s'\n%s", a.c_str(), k_usage);
+  return k_exit_usage;
+}
+
+}  // namespace
+MAGPIE_SUBCOMMAND(jobs, "jobs", "Slurm batches: list, status, cancel, collect, submit", run_jobs);
+}  // namespace magpie::cli

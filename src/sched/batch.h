@@ -1,0 +1,81 @@
+// A batch: the sbatch jobs of one scale-out run, kept in <shared_dir>/batch_<mode>_<ts>/.
+//
+//   batch.json        jobs, Slurm ids, last known states (rewritten atomically while tracking)
+//   request.json      the full eval_request every job evaluates a part of (written once)
+//   jobs/<name>/      task.json, job.sh, slurm-<id>.out, result.json, the job's workspace
+//
+// Kernel batches (analyze / compare) fan out as:
+//   reference   compile + correctness of the reference (the `reference:` entry, else for
+//               compare the baseline): one manifest, the gate of every other job
+//   k<i>_<id>   one job per kernel (afterany:reference): correctness against that manifest,
+//               same run seed; analyze jobs also time their kernel
+//   timing      compare only, unless --no-perf (afterany: all kernel jobs): re-checks and times
+//               the baseline and every correct candidate together, interleaved, on one node
+// Command batches run one magpie command line (e.g. `benchmark ...`) as one job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "kernel/spec.h"
+#include "sched/slurm_client.h"
+
+namespace magpie::sched {
+
+struct job_record {
+  std::string name;                     ///< unique in the batch: reference | k<i>_<id> | timing | command
+  std::string role;                     ///< reference | kernel | timing | command
+  std::vector<int> kernels;             ///< request kernel indices it evaluates (kernel role)
+  std::vector<std::string> after;       ///< jobs it starts after (afterany), by name
+  std::vector<std::string> sbatch_args; ///< everything but --dependency
+  fs::path dir;                         ///< <batch>/jobs/<name>
+  std::string job_id;                   ///< "" until submitted
+  std::string submit_error;             ///< why sbatch failed
+  job_info last;                        ///< last known Slurm view
+  int unknown_rounds = 0;               ///< consecutive polls neither squeue nor sacct knew it (not saved)
+  json to_json() const;
+  static job_record from_json(const json& j);
+};
+
+struct batch {
+  fs::path dir;
+  std::string mode;           ///< analyze | compare | command
+  std::string created;        ///< ISO-8601 UTC
+  uint64_t run_seed = 0;      ///< every job's correctness.seed
+  fs::path output_dir;        ///< where `collect` writes the merged workspace
+  std::string submit_host;
+  std::vector<std::string> command;  ///< command batches: the magpie arguments
+  std::vector<job_record> jobs;
+  json collected = nullptr;   ///< {workspace, report, run_id} after a collect
+  status save() const;
+  static status_or<batch> load(const fs::path& dir);
+  const job_record* find(const std::string& name) const;
+  job_record* find(const std::string& name);
+  std::vector<std::string> job_ids() const;  ///< submitted ids
+};
+
+/// Absolute shared directory of `so` ("" → <output_dir>/batches).
+fs::path resolve_shared_dir(const kernel::scheduler_options& so, const fs::path& output_dir);
+/// The magpie executable jobs run (scheduler.magpie_bin, else this binary).
+fs::path resolve_magpie_bin(const kernel::scheduler_options& so);
+/// gres for a job evaluating these kernel types: none when all are host kernels.
+std::string gres_for(const kernel::scheduler_options& so, bool needs_gpu);
+/// sbatch arguments common to every job of `so` (partition, account, time, cpus, ...).
+std::vector<std::string> common_sbatch_args(const kernel::scheduler_options& so, const std::string& time_limit,
+                                            const std::string& gres);
+
+/// Plans an analyze or compare batch: fixes the run seed, writes request.json and each job's
+/// task.json and job.sh. Nothing is submitted.
+status_or<batch> plan_kernel_batch(const kernel::eval_request& req);
+/// Plans a one-job batch that runs `magpie <args...>` (adds -o <job>/results unless given).
+status_or<batch> plan_command_batch(const std::vector<std::string>& args, const kernel::scheduler_options& so,
+                                    const fs::path& output_dir, bool needs_gpu);
+/// sbatch every job in order, dependencies by id. When one submission fails, the jobs already
+/// submitted are cancelled and the error is returned (batch.json records what happened).
+status submit_batch(batch& b, slurm_client& client);
+
+/// The request of a kernel batch (request.json).
+status_or<kernel::eval_request> load_batch_request(const batch& b);
+
+}  // namespace magpie::sched

@@ -1,0 +1,127 @@
+#include "sched/merge.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/strings.h"
+#include "core/workspace.h"
+#include "magpie_generated/version.h"
+#include "sched/job_results.h"
+#include "sched/merge_util.h"
+
+namespace magpie::sched {
+
+using kernel::eval_request;
+using namespace merge_detail;
+
+
+json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why) {
+  std::string msg = why.empty() ? job_end_text(job) : why;
+  bool timeout = job && job->last.state == job_state::timeout;
+  return {{"compiling_state", "SKIPPED"},
+          {"correctness_state", "FAILED"},
+          {"performance_state", "SKIPPED"},
+          {"latency_state", "SKIPPED"},
+          {"errors", {msg}},
+          {"score", 0.0},
+          {"compiling_result", nullptr},
+          {"correctness_result", {{"success", false}, {"errors", {msg}}}},
+          {"performance_result", nullptr},
+          {"latency_result", nullptr},
+          {"extra", {{"kernel_id", spec.id}, {"kernel_type", kernel::kernel_type_name(spec.type)}}},
+          {"outcome", timeout ? "timeout" : "failed"},
+          {"correctness_method", "none"},
+          {"correctness", {{"method", "none"}, {"failures", {msg}}}},
+          {"timing", nullptr},
+          {"kernel_config", spec.to_json()},
+          {"job_state", job ? json(job_state_name(job->last.state)) : json(nullptr)}};
+}
+
+json scheduler_section(const batch& b, const eval_request& req) {
+  json jobs = json::array();
+  std::map<std::string, int> counts;
+  bool complete = true;
+  for (const auto& j : b.jobs) {
+    json ids = json::array();
+    for (int k : j.kernels)
+      if (k >= 0 && static_cast<size_t>(k) < req.kernels.size()) ids.push_back(req.kernels[static_cast<size_t>(k)].id);
+    json res = nullptr;
+    if (auto r = read_job_result(j.dir); r.ok())
+      res = {{"exit_code", r->value("exit_code", json(nullptr))}, {"error", r->value("error", json(nullptr))},
+             {"node", r->value("node", json(nullptr))}, {"workspace", r->value("workspace", json(nullptr))}};
+    json row = j.last.to_json();
+    row["name"] = j.name;
+    row["role"] = j.role;
+    row["kernels"] = ids;
+    row["after"] = j.after;
+    row["dir"] = j.dir.string();
+    row["log"] = j.job_id.empty() ? json(nullptr) : json((j.dir / ("slurm-" + j.job_id + ".out")).string());
+    row["result"] = res;
+    if (!j.submit_error.empty()) row["submit_error"] = j.submit_error;
+    jobs.push_back(row);
+    counts[job_state_name(j.last.state)]++;
+    complete = complete && is_terminal(j.last.state);
+  }
+  return {{"environment", "slurm"},  {"batch", b.dir.filename().string()}, {"batch_dir", b.dir.string()},
+          {"submit_host", b.submit_host}, {"created", b.created}, {"collected", iso_time_now()},
+          {"complete", complete}, {"job_states", counts}, {"jobs", jobs},
+          {"options", req.scheduler.to_json()}};
+}
+
+std::string jobs_table(const batch& b) {
+  std::string s = strprintf("  %-28s %-10s %-14s %-16s %s\n", "JOB", "SLURM ID", "STATE", "NODE", "EXIT");
+  for (const auto& j : b.jobs) {
+    std::string exit = j.last.exit_status >= 0 ? std::to_string(j.last.exit_status)
+                       : j.last.exit_signal > 0 ? "sig " + std::to_string(j.last.exit_signal) : "-";
+    s += strprintf("  %-28s %-10s %-14s %-16s %s\n", j.name.c_str(), j.job_id.empty() ? "-" : j.job_id.c_str(),
+                   job_state_name(j.last.state), j.last.nodes.empty() ? "-" : j.last.nodes.c_str(), exit.c_str());
+  }
+  return s;
+}
+
+merged_report merge_analyze(const batch& b, const eval_request& req, const std::string& ts) {
+  auto views = load_views(b);
+  auto rows = correctness_rows(b, req);
+  std::vector<bool> bad(rows.size(), false);
+  merged_report m;
+  json report = header(b, req, "analyze", ts, views);
+  json ref = nullptr;
+  if (auto it = views.find("reference"); it != views.end()) {
+    ref = it->second.report.is_object() ? it->second.report.value("reference", json(nullptr))
+                                        : json{{"error", job_end_text(it->second.job)}};
+  }
+  report["reference"] = ref;
+  report["summary"] = json::array();
+  report["results"] = json::array();
+  json inputs = check_inputs(b, views, rows, &bad);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const job_record* job = b.find(rows[i].job);
+    json row = rows[i].row.is_object() ? rows[i].row : missing_kernel_row(req.kernels[i], job, "");
+    if (bad[i]) force_incorrect(row, "its inputs differ from the batch's (see scheduler.inputs)");
+    row["job"] = job_brief(job);
+    report["summary"].push_back(summary_row_from(row));
+    report["results"].push_back(row);
+    if (row.value("correctness_state", "") != "SUCCESS") m.exit_code = 1;
+    m.console += strprintf("Kernel: %s  [%s %s on %s]\n  Compiling: %s  Correctness: %s (%s)  Performance: %s  Score: %.2f\n",
+                           req.kernels[i].id.c_str(), job ? job->job_id.c_str() : "-",
+                           job ? job_state_name(job->last.state) : "-",
+                           job && !job->last.nodes.empty() ? job->last.nodes.c_str() : "-",
+                           row.value("compiling_state", "").c_str(), row.value("correctness_state", "").c_str(),
+                           row.value("correctness_method", "").c_str(), row.value("performance_state", "").c_str(),
+                           row.value("score", 0.0));
+    if (row.contains("errors") && row["errors"].is_array() && !row["errors"].empty())
+      m.console += "  Error: " + row["errors"][0].get<std::string>() + "\n";
+  }
+  json sched = scheduler_section(b, req);
+  sched["inputs"] = inputs;
+  sched["timing"] = {{"interleaved", false},
+                     {"note", "each kernel was timed in its own job on its own node (see results[].job.nodes): "
+                              "times from different jobs or nodes are not side-by-side measurements"}};
+  report["scheduler"] = sched;
+  m.report = report;
+  m.console += "\nSlurm jobs:\n" + jobs_table(b);
+  return m;
+}
+
+}  // namespace magpie::sched

@@ -1,0 +1,33 @@
+// Merging the jobs of a batch into one report with the local run's keys:
+//   compare → compare_report.json (kernel_results, comparison_metrics, verdicts, rankings,
+//             winner, summary) + a "scheduler" section: per-job Slurm state, the identical-
+//             inputs check (run seed, trial seeds, reference manifest) and how timing was done.
+//   analyze → analyze_report.json (reference, summary, results) + "scheduler".
+// Kernels whose job failed, timed out, was cancelled or never ran get a row that says so
+// (correctness FAILED, outcome timeout|failed, the job state and log path): nothing is lost.
+#pragma once
+
+#include "kernel/spec.h"
+#include "sched/batch.h"
+
+namespace magpie::sched {
+
+struct merged_report {
+  json report;
+  std::string console;  ///< stdout text in the style of the local run
+  int exit_code = 0;    ///< analyze: 1 when a kernel is not correct; compare: 0 (as locally)
+};
+
+/// Builds the merged report from what the jobs left on disk and their last known states.
+/// `timestamp` is the merged workspace's.
+merged_report merge_compare(const batch& b, const kernel::eval_request& req, const std::string& timestamp);
+merged_report merge_analyze(const batch& b, const kernel::eval_request& req, const std::string& timestamp);
+
+/// The "scheduler" section shared by both: environment, batch, jobs with their states.
+json scheduler_section(const batch& b, const kernel::eval_request& req);
+/// A kernel row for a kernel whose job wrote no report (or never ran).
+json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why);
+/// One line per job: "name  job_id  STATE  node  exit".
+std::string jobs_table(const batch& b);
+
+}  // namespace magpie::sched
