@@ -100,7 +100,7 @@ json server::initialize_result(const json& params) const {
   for (const auto& v : legacy_versions())
     if (v == requested) chosen = v;
   return {{"protocolVersion", chosen},
-          {"capabilities", {{"tools", {{"listChanged", false}}}}},
+          {"capabilities", {{"tools", {{"listChanged", false}}}, {"logging", json::object()}}},
           {"serverInfo", {{"name", "magpie"}, {"title", "magpie GPU kernel and serving benchmark tools"},
                           {"version", m_settings.version}}},
           {"instructions", k_instructions}};
@@ -206,6 +206,20 @@ void server::handle_request(const json& msg) {
     send_result(id, initialize_result(params), false);
   } else if (method == "ping") {
     send_result(id, json::object(), modern);
+  } else if (method == "logging/setLevel" && !modern) {
+    // Legacy logging capability: the level applies to our stderr log (no notifications/message).
+    std::string lvl = json_string(params, "level", "");
+    static const std::map<std::string, log::level> k_levels = {
+        {"debug", log::level::debug},   {"info", log::level::info},     {"notice", log::level::info},
+        {"warning", log::level::warn},  {"error", log::level::error},   {"critical", log::level::error},
+        {"alert", log::level::error},   {"emergency", log::level::error}};
+    auto it = k_levels.find(lvl);
+    if (it == k_levels.end()) {
+      send_error(id, rpc_error::invalid_params, "Invalid params: unknown log level '" + lvl + "'");
+      return;
+    }
+    log::set_level(it->second);
+    send_result(id, json::object(), false);
   } else if (method == "server/discover") {
     send_result(id, discover_result(), true);
   } else if (method == "tools/list") {
