@@ -337,12 +337,16 @@ def e2e_change(before, after, alpha=0.05):
 
 
 def results_compare_verdict(rc_json, metric="output_throughput"):
-    """beyond_noise / verdict of one metric in `magpie results compare --json` (None if absent)."""
-    for m in (rc_json or {}).get("metrics", []):
-        if m.get("name", "").endswith(metric) or m.get("name") == metric:
-            return {"name": m.get("name"), "beyond_noise": m.get("beyond_noise"), "verdict": m.get("verdict"),
-                    "change_pct": m.get("change_pct"), "basis": m.get("basis")}
-    return None
+    """beyond_noise / verdict of one metric ("throughput.<metric>", else any key ending in it) in
+    `magpie results compare --json` (None if absent)."""
+    ms = (rc_json or {}).get("metrics", [])
+    key = lambda m: m.get("metric") or m.get("name") or ""
+    hit = [m for m in ms if key(m) == "throughput." + metric] or [m for m in ms if key(m).endswith(metric)]
+    if not hit:
+        return None
+    m = hit[0]
+    return {"name": key(m), "beyond_noise": m.get("beyond_noise"), "verdict": m.get("verdict"),
+            "change_pct": m.get("change_pct"), "basis": m.get("basis")}
 
 
 def e2e_decision(change, primary, magpie_verdict=None):

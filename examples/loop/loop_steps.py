@@ -7,6 +7,7 @@ import glob
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -64,9 +65,15 @@ class Runner:
 
 
 # ---------------------------------------------------------------- server
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class Server:
-    def __init__(self, python, backend, kernels, trace_dir, log_path, extra_env=None, ready_timeout=420):
-        self.python, self.backend, self.kernels = python, backend, kernels
+    def __init__(self, python, backend, kernels, trace_dir, log_path, extra_env=None, ready_timeout=420, port=0):
+        self.python, self.backend, self.kernels, self.want_port = python, backend, kernels, port
         self.trace_dir, self.log_path, self.ready_timeout = trace_dir, log_path, ready_timeout
         self.extra_env = extra_env or {}
         self.proc, self.port, self.info = None, 0, {}
@@ -76,10 +83,21 @@ class Server:
         return "http://127.0.0.1:%d" % self.port
 
     def start(self):
+        """Starts on the wanted port (the same URL for every server of a loop, so the benchmark
+        configs stay identical); a port taken meanwhile falls back to any free port."""
+        try:
+            return self._start(self.want_port)
+        except StepError as e:
+            if not self.want_port or "Address already in use" not in str(e):
+                raise
+            log("port %d is taken; retrying on a free port" % self.want_port)
+            return self._start(0)
+
+    def _start(self, port):
         port_file = self.log_path + ".port"
         if os.path.exists(port_file):
             os.remove(port_file)
-        argv = [self.python, os.path.join(HERE, "server.py"), "--backend", self.backend, "--port", "0",
+        argv = [self.python, os.path.join(HERE, "server.py"), "--backend", self.backend, "--port", str(port),
                 "--port-file", port_file, "--trace-dir", self.trace_dir, "--kernels", self.kernels]
         env = dict(os.environ, PYTHONUNBUFFERED="1", **self.extra_env)
         log("starting server: %s" % " ".join(argv))
@@ -88,8 +106,9 @@ class Server:
         t0 = time.time()
         while time.time() - t0 < self.ready_timeout:
             if self.proc.poll() is not None:
-                raise StepError("server exited %d during start-up; log %s:\n%s"
-                                % (self.proc.returncode, self.log_path, self._tail()))
+                rc, self.proc = self.proc.returncode, None
+                self.logf.close()
+                raise StepError("server exited %d during start-up; log %s:\n%s" % (rc, self.log_path, self._tail()))
             if os.path.exists(port_file):
                 with open(port_file) as f:
                     self.port = int(f.read().strip() or 0)
@@ -209,9 +228,18 @@ def trace_analysis(runner, magpie, trace, out_dir, bench, gap, repo):
     rc, out = runner.run("trace_report", [magpie, "trace", "report", trace, "-o", os.path.join(out_dir, "report"),
                                           "--json"], check=False)
     res["report"] = _json_or_error(out, rc)
-    runner.run("gap_analysis", [magpie, "benchmark", "--trace-dir", tdir, "--top-k", str(gap["top_k"]),
-                                "--start-pct", str(gap["start_pct"]), "--end-pct", str(gap["end_pct"]),
-                                "--find-kernel-sources", "--kernel-source-repos", repo], cwd=out_dir)
+    res["window_pct"] = [gap["start_pct"], gap["end_pct"]]
+    for attempt, (lo, hi) in enumerate([(gap["start_pct"], gap["end_pct"]), (0, 100)]):
+        rc, out = runner.run("gap_analysis" if attempt == 0 else "gap_analysis_full",
+                             [magpie, "benchmark", "--trace-dir", tdir, "--top-k", str(gap["top_k"]),
+                              "--start-pct", str(lo), "--end-pct", str(hi),
+                              "--find-kernel-sources", "--kernel-source-repos", repo], cwd=out_dir, check=attempt == 1)
+        if rc == 0:
+            break
+        # An idle stretch can leave a %-of-span window without kernels: widen it, and say so.
+        log("no kernels in the %s-%s%% window; gap analysis of the whole trace instead" % (lo, hi))
+        res["window_pct"] = [0, 100]
+        res["window_widened"] = True
     res["gap_csv"] = os.path.join(out_dir, "results", "gap_analysis", "gap_analysis.csv")
     with open(res["gap_csv"]) as f:
         res["gap_csv_text"] = f.read()

@@ -40,6 +40,7 @@ class Loop:
                        "benchmark": self.bench, "steps": {}, "stop": None, "outcome": None}
         self.trace_dir = os.path.join(self.out, "server_traces")
         self.server = None
+        self.port = S.free_port()
 
     # ---- bookkeeping
     def step(self, name, fn):
@@ -66,7 +67,8 @@ class Loop:
         if self.server:
             self.server.stop()
         self.server = S.Server(self.a.python, self.a.backend, kernels, self.trace_dir,
-                               os.path.join(self.out, "logs", "server_%s.log" % tag), ready_timeout=self.a.ready_timeout)
+                               os.path.join(self.out, "logs", "server_%s.log" % tag), ready_timeout=self.a.ready_timeout,
+                               port=self.port)
         return self.server.start()
 
     def run_benchmarks(self, tag, n, num_prompts):

@@ -187,6 +187,11 @@ class Handler(BaseHTTPRequestHandler):
                                         "total_tokens": n_prompt + len(toks)}})
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 1024  # listen backlog: the default 5 drops SYNs of a 32-request burst (1 s retransmit)
+
+
 def make_backend(args, chosen):
     cfg = loop_shapes.model_config(args.backend)
     kernels = ops.load(chosen, args.backend)
@@ -218,8 +223,7 @@ def main(argv=None):
         print("server.py: %s" % e, file=sys.stderr)
         return 2
     State.trace_dir, State.model_name = os.path.abspath(args.trace_dir), args.model_name
-    httpd = ThreadingHTTPServer((args.host, args.port), Handler)
-    httpd.daemon_threads = True
+    httpd = Server((args.host, args.port), Handler)
     threading.Thread(target=httpd.serve_forever, name="http", daemon=True).start()
     port = httpd.server_address[1]
     print("server.py: listening on %s:%d (backend %s, kernels %s)" % (args.host, port, args.backend,

@@ -68,7 +68,8 @@ c["ops"]["rotary"]["candidates"] = {"rotary_interleaved": "interleaved"}
 json.dump(c, open(sys.argv[2], "w"))
 PY
 "$py" "$LOOP/run_loop.py" --magpie "$MAGPIE_BIN" --backend numpy --python "$py" --out "$GOLDEN_TMP/wrong" --runs 2 \
-  --config "$GOLDEN_TMP/wrong.json" > /dev/null 2> "$GOLDEN_TMP/wrong.err" || fail "run_loop.py (wrong candidates) exited $?"
+  --config "$GOLDEN_TMP/wrong.json" > "$GOLDEN_TMP/wrong.txt" 2> "$GOLDEN_TMP/wrong.err" \
+  || { cat "$GOLDEN_TMP/wrong.txt"; tail -30 "$GOLDEN_TMP/wrong.err"; fail "run_loop.py (wrong candidates) exited $?"; }
 "$py" - "$GOLDEN_TMP/wrong/loop_report.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))

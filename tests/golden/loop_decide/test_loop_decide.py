@@ -101,6 +101,7 @@ class KernelChoice(unittest.TestCase):
         magpie = os.environ.get("MAGPIE_BIN")
         if not magpie:
             self.skipTest("MAGPIE_BIN not set")
+        magpie = os.path.abspath(magpie)
         with tempfile.TemporaryDirectory() as d:
             os.makedirs(os.path.join(d, "t"))
             os.symlink(os.path.join(SRC, "examples", "traces", "llama_tiny-rank-0.pt.trace.json.gz"),
@@ -248,7 +249,8 @@ class Noise(unittest.TestCase):
         self.assertEqual(c.exception.code, "e2e_within_noise")
 
     def test_results_compare_verdict(self):
-        rc = {"metrics": [{"name": "throughput.output_throughput", "beyond_noise": True, "verdict": "improved"}]}
+        rc = {"metrics": [{"metric": "serving.max_output_throughput", "beyond_noise": False, "verdict": "x"},
+                          {"metric": "throughput.output_throughput", "beyond_noise": True, "verdict": "improved"}]}
         self.assertEqual(L.results_compare_verdict(rc)["verdict"], "improved")
         self.assertIsNone(L.results_compare_verdict({"metrics": []}))
 
