@@ -3,7 +3,6 @@
 # cancellation, run handles, results and source-mapping tools.
 set -euo pipefail
 command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
-command -v pgrep >/dev/null || { echo "skip: pgrep not found"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
