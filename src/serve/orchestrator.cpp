@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cmath>
 
 #include "core/log.h"
@@ -169,6 +171,18 @@ void collect_and_analyse_traces(benchmark_run& run, const fs::path& host_trace_d
   run.traces = post_process_traces(run.cfg, dir, run.workspace);
 }
 
+/// Failures can drain the remaining requests (connection refused) before the abort check sees
+/// the exit; a server that died during the run always fails it.
+void note_server_death(benchmark_run& run, const server_process& server) {
+  bool failures = run.client && run.client->metrics.failed > 0;
+  for (int i = 0; failures && i < 10 && !server.exited(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (!server.exited()) return;
+  std::string msg = "the server exited during the benchmark (" + server.exit_description() + "); see server.log";
+  for (const auto& e : run.errors)
+    if (contains(e, "the server exited during the benchmark")) return;
+  run.errors.push_back(msg);
+}
+
 void run_orchestrated(benchmark_run& run, double deadline) {
   benchmark_config& c = run.cfg;
   std::string vendor;
@@ -214,6 +228,7 @@ void run_orchestrated(benchmark_run& run, double deadline) {
   } else {
     run.server["ready_after_s"] = monotonic_seconds() - t_ready;
     run_clients(run, plan->url, server.get(), plan->server_trace_dir, deadline);
+    note_server_death(run, *server);
     if (run.profiled && !server->exited()) (void)wait_for_traces(plan->host_trace_dir, c.profiler.trace_wait_s, 1.0);
   }
   run.server["exit"] = server->stop();
