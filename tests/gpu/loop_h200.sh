@@ -5,12 +5,16 @@
 # switched in, the same benchmarks again, kernel-level and end-to-end change with noise.
 # Usage (repo root or anywhere): bash tests/gpu/loop_h200.sh [BUILD_DIR] [RUNS]
 #   BUILD_DIR holds magpie (and libmagpie_cupti.so); default $MAGPIE_BUILD_DIR or build.
-#   RUNS unprofiled benchmarks per side, default 3. Wall time ~4-5 min, hard limit 350 s.
+#   RUNS unprofiled benchmarks per side, default 3. Wall time ~4-5 min, hard limit 345 s.
 # Writes $OUT/loop/ (report JSON + markdown, logs, CSVs, compare report) and prints the table.
 # Exit 77 without an NVIDIA GPU or without torch+triton with CUDA; 1 when the loop failed.
+# MAGPIE_LOOP_BACKEND=numpy runs the same script on the CPU (no GPU checks): a check of the script.
 set -uo pipefail
-command -v nvidia-smi >/dev/null || { echo "skip: no nvidia-smi (no NVIDIA GPU)"; exit 77; }
-nvidia-smi -L >/dev/null 2>&1 || { echo "skip: nvidia-smi finds no GPU"; exit 77; }
+BACKEND=${MAGPIE_LOOP_BACKEND:-torch}
+if [ "$BACKEND" = torch ]; then
+  command -v nvidia-smi >/dev/null || { echo "skip: no nvidia-smi (no NVIDIA GPU)"; exit 77; }
+  nvidia-smi -L >/dev/null 2>&1 || { echo "skip: nvidia-smi finds no GPU"; exit 77; }
+fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${MAGPIE_BUILD_DIR:-build}}
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
@@ -20,25 +24,27 @@ PY=${MAGPIE_PYTHON:-python3}
 OUT=${OUT:-$(mktemp -d)}
 [ -x "$BIN" ] || { echo "FAIL: no magpie binary at $BIN"; exit 1; }
 "$BIN" benchmark --help | grep -q -- '--base-url' || { echo "FAIL: $BIN has no serving client (--base-url)"; exit 1; }
-if ! "$PY" -c 'import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-  echo "skip: $PY cannot import torch and triton with CUDA available"; exit 77
+if [ "$BACKEND" = torch ]; then
+  if ! "$PY" -c 'import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    echo "skip: $PY cannot import torch and triton with CUDA available"; exit 77
+  fi
+  "$PY" -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(0))'
+  nvidia-smi --query-gpu=index,name,memory.used,memory.total,utilization.gpu --format=csv,noheader
 fi
-"$PY" -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__, torch.cuda.get_device_name(0))'
-nvidia-smi --query-gpu=index,name,memory.used,memory.total,utilization.gpu --format=csv,noheader
 "$BIN" --version
 export MAGPIE_NO_PROGRESS=1 PYTHONUNBUFFERED=1 MAGPIE_PYTHON="$PY"
-export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$OUT/triton_cache}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/magpie_loop.XXXXXX")
+export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$WORK/triton_cache}
 t0=$(date +%s)
-# SIGTERM at 350 s: run_loop.py stops the server and still writes its report.
-timeout -s TERM -k 20 350 "$PY" "$ROOT/examples/loop/run_loop.py" --magpie "$BIN" --backend torch --python "$PY" \
-  --out "$WORK" --runs "$RUNS" 2> "$WORK.err"
+# SIGTERM at 345 s: run_loop.py stops the server and still writes its report.
+timeout -s TERM -k 20 345 "$PY" "$ROOT/examples/loop/run_loop.py" --magpie "$BIN" --backend "$BACKEND" --python "$PY" \
+  --out "$WORK" --runs "$RUNS" > "$WORK.out" 2> "$WORK.err"
 rc=$?
 echo "=== run_loop.py rc=$rc ($(( $(date +%s) - t0 )) s)"
 # Bring back what matters (not the per-request logs or big traces).
 D="$OUT/loop"
 mkdir -p "$D"
-cp "$WORK.err" "$D/run_loop.err" 2>/dev/null
+cp "$WORK.err" "$D/run_loop.err" 2>/dev/null; cp "$WORK.out" "$D/run_loop.out" 2>/dev/null
 ( cd "$WORK" && cp -r --parents loop_report.json loop_report.md logs "$D"/ 2>/dev/null
   find analysis compare -name '*.csv' -o -name '*.json' -size -20M -o -name '*.html' -size -20M 2>/dev/null |
     while read -r f; do cp --parents "$f" "$D"/; done
