@@ -5,7 +5,7 @@
 # switched in, the same benchmarks again, kernel-level and end-to-end change with noise.
 # Usage (repo root or anywhere): bash tests/gpu/loop_h200.sh [BUILD_DIR] [RUNS]
 #   BUILD_DIR holds magpie (and libmagpie_cupti.so); default $MAGPIE_BUILD_DIR or build.
-#   RUNS unprofiled benchmarks per side, default 3. Wall time ~4-5 min, hard limit 345 s.
+#   RUNS unprofiled benchmarks per side, default 3. Wall time ~4-5 min, hard limit 330 s + 90 s kernel check.
 # Writes $OUT/loop/ (report JSON + markdown, logs, CSVs, compare report) and prints the table.
 # Exit 77 without an NVIDIA GPU or without torch+triton with CUDA; 1 when the loop failed.
 # MAGPIE_LOOP_BACKEND=numpy runs the same script on the CPU (no GPU checks): a check of the script.
@@ -35,16 +35,21 @@ fi
 export MAGPIE_NO_PROGRESS=1 PYTHONUNBUFFERED=1 MAGPIE_PYTHON="$PY"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/magpie_loop.XXXXXX")
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$WORK/triton_cache}
+# Every kernel against the eager reference first (~15 s; compiles the Triton kernels into the cache):
+# a broken kernel is named here even if the loop then fails.
+echo "=== check_kernels.py"
+timeout 90 "$PY" "$ROOT/examples/loop/check_kernels.py" --backend "$BACKEND" > "$WORK.check" 2>&1; crc=$?
+grep -E "FAIL|mismatch|check_kernels:" "$WORK.check" | grep -v "(expected)" | head -30
 t0=$(date +%s)
-# SIGTERM at 345 s: run_loop.py stops the server and still writes its report.
-timeout -s TERM -k 20 345 "$PY" "$ROOT/examples/loop/run_loop.py" --magpie "$BIN" --backend "$BACKEND" --python "$PY" \
+# SIGTERM at 330 s: run_loop.py stops the server and still writes its report.
+timeout -s TERM -k 20 330 "$PY" "$ROOT/examples/loop/run_loop.py" --magpie "$BIN" --backend "$BACKEND" --python "$PY" \
   --out "$WORK" --runs "$RUNS" > "$WORK.out" 2> "$WORK.err"
 rc=$?
 echo "=== run_loop.py rc=$rc ($(( $(date +%s) - t0 )) s)"
 # Bring back what matters (not the per-request logs or big traces).
 D="$OUT/loop"
 mkdir -p "$D"
-cp "$WORK.err" "$D/run_loop.err" 2>/dev/null; cp "$WORK.out" "$D/run_loop.out" 2>/dev/null
+cp "$WORK.check" "$D/check_kernels.txt" 2>/dev/null; cp "$WORK.err" "$D/run_loop.err" 2>/dev/null; cp "$WORK.out" "$D/run_loop.out" 2>/dev/null
 ( cd "$WORK" && cp -r --parents loop_report.json loop_report.md logs "$D"/ 2>/dev/null
   find analysis compare -name '*.csv' -o -name '*.json' -size -20M -o -name '*.html' -size -20M 2>/dev/null |
     while read -r f; do cp --parents "$f" "$D"/; done

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Quick self-check of every kernel implementation against the eager reference (no timing):
+    python3 examples/loop/check_kernels.py [--backend torch|numpy] [--device cuda]
+One line per (op, implementation, tokens): max |error| and whether it is within
+atol + rtol*|ref| (bf16: 1e-2, 1e-2; fp32: 1e-4, 1e-4). Wrong-on-purpose candidates are
+expected to mismatch. Exit 1 when a baseline or a correct candidate mismatches or raises.
+Used by tests/gpu/loop_h200.sh before the loop, so a broken kernel is named precisely.
+"""
+import argparse
+import os
+import sys
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import loop_shapes  # noqa: E402
+import ops  # noqa: E402
+
+EXPECTED_WRONG = {("silu_mul", "swapped"), ("rotary", "interleaved")}
+
+
+def inputs(op, t, cfg, backend, dev):
+    if backend == "numpy":
+        import numpy as np
+        import kernels_numpy as kn
+        r = np.random.default_rng(t)
+        f = lambda *s: r.standard_normal(s).astype(np.float32)  # noqa: E731
+        if op == "rms_norm":
+            return [f(t, cfg["hidden"]), (1 + 0.1 * f(cfg["hidden"])).astype(np.float32)]
+        if op == "silu_mul":
+            return [f(t, 2 * cfg["intermediate"])]
+        return [f(t, cfg["heads"], cfg["head_dim"]), f(t, cfg["kv_heads"], cfg["head_dim"]),
+                kn.rope_cache(cfg["max_pos"], cfg["head_dim"], cfg["rope_theta"]), r.integers(0, cfg["max_pos"], t)]
+    import torch
+    import kernels_eager as ke
+    g = torch.Generator().manual_seed(t)
+    f = lambda *s: torch.randn(*s, generator=g).to(torch.bfloat16).to(dev)  # noqa: E731
+    if op == "rms_norm":
+        return [f(t, cfg["hidden"]), (1 + 0.1 * torch.randn(cfg["hidden"], generator=g)).to(torch.bfloat16).to(dev)]
+    if op == "silu_mul":
+        return [f(t, 2 * cfg["intermediate"])]
+    pos = torch.randint(0, cfg["max_pos"], (t,), generator=g).to(dev)
+    return [f(t, cfg["heads"], cfg["head_dim"]), f(t, cfg["kv_heads"], cfg["head_dim"]),
+            ke.rope_cache(cfg["max_pos"], cfg["head_dim"], cfg["rope_theta"], dev), pos]
+
+
+def max_err(out, ref, backend):
+    outs = out if isinstance(out, tuple) else (out,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    worst, ok = 0.0, True
+    tol = 1e-2 if backend == "torch" else 1e-4
+    for o, r in zip(outs, refs):
+        if backend == "torch":
+            o, r = o.float().cpu().numpy(), r.float().cpu().numpy()
+        import numpy as np
+        if o.shape != r.shape:
+            return float("inf"), False
+        d = np.abs(o - r)
+        worst = max(worst, float(d.max()))
+        ok = ok and bool(np.all(d <= tol + tol * np.abs(r)))
+    return worst, ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backend", choices=["torch", "numpy"], default="torch")
+    ap.add_argument("--device", default="cuda")
+    a = ap.parse_args()
+    cfg = loop_shapes.model_config(a.backend)
+    bad = 0
+    for op, impls in ops.IMPLS[a.backend].items():
+        ref_fn = ops.load({op: "eager"}, a.backend)[op]
+        for impl in sorted(impls):
+            try:
+                fn = ops.load({op: impl}, a.backend)[op]
+            except Exception as e:  # e.g. triton missing or a syntax error in a kernel file
+                print("%-9s %-12s import FAIL %s: %s" % (op, impl, type(e).__name__, e), flush=True)
+                bad += 1
+                continue
+            for t in (1, 7, 32, 333):
+                x = inputs(op, t, cfg, a.backend, a.device)
+                try:
+                    err, ok = max_err(fn(*x), ref_fn(*x), a.backend)
+                    why = ""
+                except Exception as e:  # report and go on: the next kernel may be fine
+                    err, ok, why = float("nan"), False, "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])
+                    traceback.print_exc(file=sys.stderr)
+                wrong_ok = (op, impl) in EXPECTED_WRONG
+                verdict = "ok" if ok else ("mismatch (expected)" if wrong_ok and not why else "FAIL")
+                bad += verdict == "FAIL"
+                print("%-9s %-12s tokens=%-4d max_abs_err=%-10.3g %s %s" % (op, impl, t, err, verdict, why), flush=True)
+    print("check_kernels: %s" % ("all as expected" if not bad else "%d FAILED" % bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
