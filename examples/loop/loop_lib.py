@@ -349,6 +349,21 @@ def results_compare_verdict(rc_json, metric="output_throughput"):
             "change_pct": m.get("change_pct"), "basis": m.get("basis")}
 
 
+def check_store_hashes(rc_json, before_urls, after_urls):
+    """magpie results compare's config hashes of both sides (its own view of "same benchmark").
+    Different hashes with the same server URL on both sides: Stop(inputs_changed). Different
+    hashes when the URL differed (a port fallback): a warning string. Else None."""
+    a = {r.get("config_hash") for r in (rc_json or {}).get("a_runs", [])}
+    b = {r.get("config_hash") for r in (rc_json or {}).get("b_runs", [])}
+    if not a or not b or a == b and len(a) == 1:
+        return None
+    if set(before_urls) == set(after_urls) and len(set(before_urls)) == 1:
+        raise Stop("inputs_changed", "magpie results compare sees different benchmark configurations: %s vs %s"
+                   % (sorted(a), sorted(b)), {"a": sorted(a), "b": sorted(b)})
+    return "config hashes differ (%s vs %s) but so do the server URLs (%s vs %s)" % (
+        sorted(a), sorted(b), sorted(set(before_urls)), sorted(set(after_urls)))
+
+
 def e2e_decision(change, primary, magpie_verdict=None):
     """Raises Stop(e2e_within_noise | e2e_regression) or returns 'improved'. When magpie's own
     noise verdict (results compare) is known and disagrees with ours, the change counts as

@@ -78,7 +78,7 @@ class Loop:
                                   os.path.join(self.out, "bench", "%s_%d" % (tag, i)), num_prompts)
             m = L.benchmark_metrics(rep)
             fp = L.benchmark_fingerprint(rep, S.request_lens(ws), self.server.info)
-            runs.append({"workspace": ws, "metrics": m, "fingerprint": fp[0], "fingerprint_parts": fp[1]})
+            runs.append({"workspace": ws, "url": self.server.url, "metrics": m, "fingerprint": fp[0], "fingerprint_parts": fp[1]})
             S.log("%s run %d: %.1f tok/s output, TPOT %.3f ms" % (tag, i, m["output_throughput"] or 0,
                                                                    m["tpot_mean_ms"] or 0))
         return runs
@@ -199,6 +199,8 @@ class Loop:
         mv = L.results_compare_verdict(rc, primary) if "error" not in rc else None
         r["e2e"] = {"metrics": ch, "primary_metric": primary, "magpie_results_compare": mv,
                     "results_compare_error": rc.get("error")}
+        r["e2e"]["store_hash_warning"] = L.check_store_hashes(rc, [x["url"] for x in r["baseline_runs"]],
+                                                              [x["url"] for x in r["after_runs"]])
         return L.e2e_decision(ch, primary, mv)
 
 

@@ -248,6 +248,16 @@ class Noise(unittest.TestCase):
             L.e2e_decision(ch, "output_throughput")
         self.assertEqual(c.exception.code, "e2e_within_noise")
 
+    def test_store_hashes(self):
+        rc = lambda a, b: {"a_runs": [{"config_hash": a}] * 2, "b_runs": [{"config_hash": b}] * 2}  # noqa: E731
+        u = ["http://127.0.0.1:5"]
+        self.assertIsNone(L.check_store_hashes(rc("x", "x"), u * 2, u * 2))
+        with self.assertRaises(L.Stop) as c:
+            L.check_store_hashes(rc("x", "y"), u * 2, u * 2)
+        self.assertEqual(c.exception.code, "inputs_changed")
+        self.assertIn("server URLs", L.check_store_hashes(rc("x", "y"), u * 2, ["http://127.0.0.1:6"] * 2))
+        self.assertIsNone(L.check_store_hashes({"error": "no store"}, u, u))
+
     def test_results_compare_verdict(self):
         rc = {"metrics": [{"metric": "serving.max_output_throughput", "beyond_noise": False, "verdict": "x"},
                           {"metric": "throughput.output_throughput", "beyond_noise": True, "verdict": "improved"}]}
