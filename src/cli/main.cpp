@@ -6,6 +6,7 @@
 #include "core/args.h"
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/subprocess.h"
 #include "gpu/detect.h"
 #include "magpie_generated/version.h"
 
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
   using namespace magpie;
   using namespace magpie::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
+  install_termination_handlers();  // Ctrl-C / SIGTERM stop the child process groups too
   arg_parser p = make_global_parser();
   if (auto st = p.parse(args); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.message().c_str());

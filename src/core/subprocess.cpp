@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -37,6 +38,45 @@ std::string run_result::output_tail(size_t max_bytes) const {
 }
 
 namespace {
+
+// Process groups of live children, for the termination handler (async-signal-safe access).
+constexpr int k_max_live = 512;
+std::atomic<pid_t> g_live[k_max_live];
+
+void register_live(pid_t pgid) {
+  for (auto& slot : g_live) {
+    pid_t expected = 0;
+    if (slot.compare_exchange_strong(expected, pgid)) return;
+  }
+}
+
+void unregister_live(pid_t pgid) {
+  for (auto& slot : g_live) {
+    pid_t expected = pgid;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+void on_termination_signal(int sig) {
+  bool any = false;
+  for (auto& slot : g_live) {
+    pid_t p = slot.load();
+    if (p > 0) {
+      ::kill(-p, SIGTERM);
+      any = true;
+    }
+  }
+  if (any) {
+    timespec ts{0, 300 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+    for (auto& slot : g_live) {
+      pid_t p = slot.load();
+      if (p > 0) ::kill(-p, SIGKILL);
+    }
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
 
 // Moves fd to a number >= 10 with FD_CLOEXEC so dup2 onto 0..4 in the child never
 // collides with a source descriptor.
@@ -146,6 +186,7 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
     return io_error("cannot start %s: %s", exe.c_str(), std::strerror(rc));
   }
   cp->m_pid = pid;
+  register_live(pid);
   cp->m_start = monotonic_seconds();
   cp->m_out_fd = out_p[0];
   cp->m_err_fd = err_p[0];
@@ -160,6 +201,7 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
 
 child_process::~child_process() {
   if (!m_exited) kill_group();
+  if (m_pid > 0) unregister_live(m_pid);
   close_fds();
 }
 
@@ -330,6 +372,14 @@ run_result child_process::wait(double timeout_s) {
   drain_after_exit();
   m_result.wall_seconds = monotonic_seconds() - m_start;
   return m_result;
+}
+
+void install_termination_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_termination_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
 status_or<run_result> run_command(const spawn_spec& spec, double timeout_s) {

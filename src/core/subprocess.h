@@ -96,4 +96,9 @@ status_or<run_result> run_command(const spawn_spec& spec, double timeout_s);
 /// Monotonic seconds since an arbitrary epoch.
 double monotonic_seconds();
 
+/// Installs SIGINT/SIGTERM/SIGHUP handlers that stop every live child process group (SIGTERM,
+/// 0.3 s grace, SIGKILL) before this process dies with the same signal. Children run in their
+/// own sessions, so without this an interrupted magpie would leave them running.
+void install_termination_handlers();
+
 }  // namespace magpie

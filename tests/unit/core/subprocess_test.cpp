@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/strings.h"
@@ -130,4 +131,45 @@ TEST(subprocess, output_cap_counts_dropped_bytes) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->out.size(), 1000u);
   EXPECT_EQ(r->out_dropped, 99000u);
+}
+
+TEST(subprocess, termination_signal_stops_live_children) {
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  pid_t parent = fork();
+  ASSERT_GE(parent, 0);
+  if (parent == 0) {  // plays "magpie": installs the handlers, starts a long child, waits
+    close(fds[0]);
+    install_termination_handlers();
+    spawn_spec s;
+    s.argv = {"sleep", "30"};
+    auto c = child_process::spawn(s);
+    if (!c.ok()) _exit(3);
+    pid_t cp = (*c)->pid();
+    if (write(fds[1], &cp, sizeof cp) != static_cast<ssize_t>(sizeof cp)) _exit(4);
+    (*c)->wait(60);
+    _exit(0);
+  }
+  close(fds[1]);
+  pid_t child = 0;
+  ASSERT_EQ(read(fds[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  close(fds[0]);
+  ASSERT_EQ(kill(parent, SIGTERM), 0);
+  int ws = 0;
+  ASSERT_EQ(waitpid(parent, &ws, 0), parent);
+  EXPECT_TRUE(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGTERM);
+  usleep(200000);
+  bool alive = kill(child, 0) == 0;
+  if (alive) {  // a zombie awaiting its reaper counts as stopped
+    FILE* st = fopen(("/proc/" + std::to_string(child) + "/stat").c_str(), "r");
+    char buf[512] = {0};
+    if (st) {
+      size_t n = fread(buf, 1, sizeof buf - 1, st);
+      buf[n] = 0;
+      fclose(st);
+    }
+    const char* rp = strrchr(buf, ')');
+    alive = !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+  }
+  EXPECT_FALSE(alive) << "child " << child << " outlived its interrupted parent";
 }
