@@ -49,8 +49,9 @@ job_info merge_job_views(const job_info* sq, const job_info* sa, const std::stri
   if (!sq) return *sa;
   job_info j = *sq;
   if (sa && is_terminal(sa->state) && is_terminal(sq->state)) {
-    // sacct prints the exit code of the batch script as "code:signal"; prefer it.
-    if (sa->exit_status >= 0 || sa->exit_signal > 0) {
+    // squeue's raw wait status shows the signal that ended a timed-out or cancelled job, where
+    // sacct's allocation line says 0:0; sacct only fills in what squeue did not print.
+    if (j.exit_status < 0 && j.exit_signal == 0) {
       j.exit_status = sa->exit_status;
       j.exit_signal = sa->exit_signal;
     }

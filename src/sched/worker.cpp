@@ -19,7 +19,9 @@ using kernel::run_outcome;
 
 namespace {
 
+// The Slurm node name when run by slurmd (it may differ from the host name), else the host name.
 std::string host_name() {
+  if (const char* n = std::getenv("SLURMD_NODENAME"); n && *n) return n;
   char buf[256] = {0};
   if (gethostname(buf, sizeof buf - 1) != 0) return "";
   return buf;

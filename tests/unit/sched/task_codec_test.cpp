@@ -1,0 +1,105 @@
+#include "sched/task_codec.h"
+
+#include <gtest/gtest.h>
+
+using namespace magpie;
+using namespace magpie::kernel;
+using namespace magpie::sched;
+
+TEST(task_codec, request_round_trip_keeps_every_field) {
+  eval_request r;
+  r.mode = "compare";
+  kernel_spec k;
+  k.id = "k1";
+  k.type = kernel_type::triton;
+  k.source_files = {"/a/k.py"};
+  k.working_dir = "/a";
+  k.env = {{"PATH", "/opt/bin"}, {"X", "1"}};
+  k.compile_command = {{"make", "-j2"}, {"true"}};
+  k.testcase_command = {{"python3", "-m", "t"}};
+  k.prof_command = {{"ncu", "x"}};
+  k.target = bench_target{"mod", "fn", "gi"};
+  k.get_inputs_func = "inputs";
+  k.get_init_inputs_func = "init";
+  k.entry = "Model";
+  k.inputs_from = "/a/in.py";
+  k.origin = "k.yaml:3:5";
+  r.kernels = {k, k};
+  r.kernels[1].id = "k2";
+  r.kernels[1].target.reset();
+  r.reference = k;
+  r.reference->id = "ref";
+  r.baseline_index = 1;
+  r.correctness.method = correctness_method::outputs;
+  r.correctness.trials = 9;
+  r.correctness.seed = 1234567890123ull;
+  r.correctness.fp16 = {0.5, 0.25};
+  r.correctness.check_mutation = false;
+  r.correctness.timeout_s = 12;
+  r.timing.warmup = 3;
+  r.timing.max_noise = 0.01;
+  r.timing.cold = false;
+  r.timing.max_samples = 77;
+  r.timing.flush_bytes = 1u << 20;
+  r.compare.same_tolerance = 0.05;
+  r.compare.bootstrap_resamples = 100;
+  r.performance.enabled = false;
+  r.performance.backend = "cupti";
+  r.performance.ncu_args = {"--set", "full"};
+  r.enable_default_compile = true;
+  r.output_dir = "/out";
+  r.config_file = "/a/k.yaml";
+  r.raw_config = {{"kernels", json::array()}};
+  json j = request_to_json(r);
+  auto back = request_from_json(json::parse(j.dump()));
+  ASSERT_TRUE(back.ok()) << back.get_status().message();
+  EXPECT_EQ(request_to_json(*back), j);
+  EXPECT_EQ(*back->correctness.seed, 1234567890123ull);
+  EXPECT_EQ(back->kernels[0].compile_command, k.compile_command);
+  EXPECT_EQ(back->kernels[0].env, k.env);
+  ASSERT_TRUE(back->kernels[0].target.has_value());
+  EXPECT_FALSE(back->kernels[1].target.has_value());
+  EXPECT_EQ(back->reference->id, "ref");
+  EXPECT_EQ(back->timing.max_samples, 77);
+  EXPECT_EQ(back->timing.flush_bytes, 1u << 20);
+  EXPECT_EQ(back->performance.backend, "cupti");
+}
+
+TEST(task_codec, unset_seed_and_bad_input) {
+  eval_request r;
+  kernel_spec k;
+  k.type = kernel_type::host;
+  r.kernels = {k};
+  auto back = request_from_json(request_to_json(r)).value();
+  EXPECT_FALSE(back.correctness.seed.has_value());
+  EXPECT_EQ(back.kernels[0].type, kernel_type::host);
+  EXPECT_FALSE(request_from_json(json::array()).ok());
+  EXPECT_FALSE(request_from_json({{"kernels", {{{"type", "host"}}}}}).ok());  // no id
+  EXPECT_FALSE(request_from_json({{"kernels", {{{"id", "x"}, {"type", "fortran"}}}}}).ok());
+}
+
+TEST(scheduler_section, parses_magpie_and_slurm_keys) {
+  auto root = parse_yaml(
+                  "scheduler:\n  environment: SLURM\n  max_workers: 4\n  gpu_devices: [0, 1]\n  docker_image: img\n"
+                  "  partition: gpu\n  account: proj\n  gres: gpu:h200:1\n  time_limit: '10:00'\n  shared_dir: /nfs/m\n"
+                  "  sbatch_args: [--exclusive]\n  setup: [module load cuda]\n  cpus_per_task: 8\n  wait: false\n"
+                  "  timeout_seconds: 300\n",
+                  "s.yaml")
+                  .value();
+  scheduler_options so;
+  ASSERT_TRUE(parse_scheduler_section(*root.get("scheduler"), "scheduler", &so).ok());
+  EXPECT_EQ(so.environment, "slurm");
+  EXPECT_EQ(so.max_workers, 4);
+  EXPECT_EQ(so.gpu_devices, (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(so.gres, "gpu:h200:1");
+  EXPECT_EQ(so.time_limit, "10:00");
+  EXPECT_EQ(so.sbatch_args, std::vector<std::string>{"--exclusive"});
+  EXPECT_EQ(so.cpus_per_task, 8);
+  EXPECT_FALSE(so.wait);
+  auto bad = parse_yaml("scheduler: {environment: kubernetes}\n", "b.yaml").value();
+  auto st = parse_scheduler_section(*bad.get("scheduler"), "scheduler", &so);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("b.yaml:1"), std::string::npos) << st.message();
+  auto unknown = parse_yaml("scheduler: {partiton: gpu}\n", "u.yaml").value();
+  EXPECT_FALSE(parse_scheduler_section(*unknown.get("scheduler"), "scheduler", &so).ok());
+}
