@@ -2,6 +2,9 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <cstring>
+
 namespace magpie::serve {
 
 namespace {
@@ -13,7 +16,8 @@ std::string_view string_member(const rapidjson::Value& obj, const char* key) {
   return {it->value.GetString(), it->value.GetStringLength()};
 }
 
-std::string error_message(const rapidjson::Document& d) {
+template <class Doc>
+std::string error_message(const Doc& d) {
   auto it = d.FindMember("error");
   if (it != d.MemberEnd() && !it->value.IsNull()) {
     if (it->value.IsString()) return it->value.GetString();
@@ -30,39 +34,42 @@ std::string error_message(const rapidjson::Document& d) {
 }  // namespace
 
 void openai_stream_decoder::on_body(std::string_view bytes, int64_t t_ns) {
-  m_events.clear();
-  m_parser.feed(bytes, m_events);
   bool have_delivery = false;
-  for (const auto& ev : m_events) {
-    int64_t delta = on_event(ev);
-    if (delta == -2) continue;
+  m_parser.feed_each(bytes, [&](std::string& data, const std::string&) {
+    int64_t delta = on_event(data);
+    if (delta == -2) return;
     ++m_result.content_events;
     if (!have_delivery) {
       m_result.deliveries.push_back({t_ns, static_cast<int32_t>(delta), 1});
       have_delivery = true;
-      continue;
+      return;
     }
     delivery& d = m_result.deliveries.back();
     ++d.events;
     ++m_result.coalesced_events;
     d.tokens = (d.tokens < 0 || delta < 0) ? -1 : d.tokens + static_cast<int32_t>(delta);
-  }
+  });
 }
 
-int64_t openai_stream_decoder::on_event(const sse_event& ev) {
+int64_t openai_stream_decoder::on_event(std::string& raw) {
   ++m_result.events;
-  std::string_view data = ev.data;
-  while (!data.empty() && (data.back() == ' ' || data.back() == '\n')) data.remove_suffix(1);
-  if (data == "[DONE]") {
+  while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r')) raw.pop_back();
+  if (raw == "[DONE]") {
     m_result.done = true;
     return -2;
   }
-  if (data.empty()) return -2;
-  rapidjson::Document d;
-  d.Parse(data.data(), data.size());
+  if (raw.empty()) return -2;
+  char head[120];  // for an error message: in-situ parsing rewrites the buffer
+  size_t head_len = std::min(raw.size(), sizeof head);
+  std::memcpy(head, raw.data(), head_len);
+  // Stack-backed allocators: no heap allocation for typical chunks (rapidjson's usual trick).
+  char value_buf[8192], parse_buf[2048];
+  rapidjson::MemoryPoolAllocator<> value_alloc(value_buf, sizeof value_buf), parse_alloc(parse_buf, sizeof parse_buf);
+  rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>> d(
+      &value_alloc, sizeof parse_buf, &parse_alloc);
+  d.ParseInsitu(raw.data());
   if (d.HasParseError() || !d.IsObject()) {
-    if (m_result.error.empty())
-      m_result.error = "malformed SSE data: " + std::string(data.substr(0, 200));
+    if (m_result.error.empty()) m_result.error = "malformed SSE data: " + std::string(head, head_len);
     return -2;
   }
   if (std::string err = error_message(d); !err.empty()) {

@@ -58,12 +58,12 @@ class openai_stream_decoder {
 
  private:
   /// Returns the token delta of a content event (-1 unknown), or -2 when it carries none.
-  int64_t on_event(const sse_event& ev);
+  /// `data` is parsed in situ (modified).
+  int64_t on_event(std::string& data);
 
   api_kind m_kind;
   bool m_keep_text;
   sse_parser m_parser;
-  std::vector<sse_event> m_events;
   stream_result m_result;
   int64_t m_usage_completion = 0;  ///< completion_tokens at the previous usage report
 };

@@ -12,6 +12,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -41,10 +42,12 @@ struct options {
   std::string host = "127.0.0.1", model = "sim-model", record, port_file, trace_dir;
   int port = 0;
   engine_config eng;
+  bool reuse_port = false;  ///< SO_REUSEPORT: several simulators share one port (one per core)
   bool role_chunk = false, force_continuous_usage = false, never_ready = false, ignore_sigterm = false;
   double ready_after_s = 0, die_after_s = 0, die_delay_ms = 0;
   int64_t error_every = 0, error_status = 500, abort_every = 0, abort_after_tokens = 1, die_after_requests = 0;
   int64_t default_max_tokens = 16;
+  int burst_steps = 1;  ///< zero-time steps run back to back before the sockets are written
 };
 
 class session;
@@ -75,6 +78,7 @@ class session : public std::enable_shared_from_this<session> {
   session(tcp::socket s, server& srv) : m_sock(std::move(s)), m_srv(srv) {}
   void start() { read(); }
   void send(out_item item);
+  void flush_deferred() { flush(); }
   void close_after_write() { m_close_after = true; maybe_close(); }
   bool open() const { return m_sock.is_open(); }
 
@@ -102,6 +106,7 @@ class server {
     if (ec) return fail("bad --host " + m_opts.host);
     m_acceptor.open(ep.protocol(), ec);
     m_acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+    if (m_opts.reuse_port) m_acceptor.set_option(asio::detail::socket_option::boolean<SOL_SOCKET, SO_REUSEPORT>(true), ec);
     m_acceptor.bind(ep, ec);
     if (ec) return fail("cannot bind " + m_opts.host + ":" + std::to_string(m_opts.port) + ": " + ec.message());
     m_acceptor.listen(asio::socket_base::max_listen_connections, ec);
@@ -117,6 +122,8 @@ class server {
     return 0;
   }
 
+  bool deferring() const { return m_deferring; }
+  void defer(const std::shared_ptr<session>& s) { m_deferred.push_back(s); }
   bool ready() const {
     return !m_opts.never_ready && now_ns() - m_start_ns >= static_cast<int64_t>(m_opts.ready_after_s * 1e9);
   }
@@ -182,6 +189,8 @@ class server {
   std::map<uint64_t, std::shared_ptr<gen_request>> m_reqs;
   FILE* m_record = nullptr;
   std::unique_ptr<trace_writer> m_trace;
+  bool m_deferring = false;
+  std::vector<std::shared_ptr<session>> m_deferred;
 };
 
 void session::read() {
@@ -202,7 +211,8 @@ void session::read() {
 void session::send(out_item item) {
   if (!m_sock.is_open()) return;
   m_out.push_back(std::move(item));
-  flush();
+  if (m_srv.deferring()) m_srv.defer(shared_from_this());
+  else flush();
 }
 
 void session::flush() {
@@ -339,9 +349,23 @@ void server::step() {
   });
 }
 
-void server::end_step(const step_stats& st, int64_t t0) {
-  if (m_trace) m_trace->add_step(t0, now_ns(), st.prefill_tokens, st.running);
-  for (const emission& e : m_engine.end_step()) emit(e);
+void server::end_step(const step_stats& first, int64_t t0) {
+  step_stats st = first;
+  m_deferring = m_opts.burst_steps > 1;
+  for (int k = 0; k < m_opts.burst_steps; ++k) {
+    if (k > 0) {  // further zero-time steps of the burst (only when steps cost nothing)
+      if (m_engine.idle() || st.duration_s > 0) break;
+      t0 = now_ns();
+      st = m_engine.begin_step();
+      if (st.duration_s > 0) break;  // planned but not run: the step timer takes it
+    }
+    if (m_trace) m_trace->add_step(t0, now_ns(), st.prefill_tokens, st.running);
+    for (const emission& e : m_engine.end_step()) emit(e);
+  }
+  m_deferring = false;
+  std::vector<std::shared_ptr<session>> due;
+  due.swap(m_deferred);
+  for (auto& s : due) s->flush_deferred();
   m_stepping = false;
   kick();
 }
@@ -451,7 +475,9 @@ status_or<options> parse_options(int argc, char** argv) {
       .add_value("--die-after-requests", "", "N", "exit(3) --die-delay-ms after the N-th generation request")
       .add_value("--die-delay-ms", "", "MS", "delay for --die-after-requests (default 0)")
       .add_value("--die-after", "", "S", "exit(3) S seconds after start")
-      .add_bool("--ignore-sigterm", "", "ignore SIGTERM (tests the SIGKILL escalation)");
+      .add_bool("--ignore-sigterm", "", "ignore SIGTERM (tests the SIGKILL escalation)")
+      .add_bool("--reuse-port", "", "SO_REUSEPORT: start several simulators on one --port (load spread by the kernel)")
+      .add_value("--burst-steps", "", "K", "with --decode-step-ms 0: run K steps before writing (K events per write; default 1)");
   std::vector<std::string> args(argv + 1, argv + argc);
   MAGPIE_RETURN_IF_ERROR(p.parse(args));
   if (p.help_requested()) {
@@ -480,6 +506,7 @@ status_or<options> parse_options(int argc, char** argv) {
   o.force_continuous_usage = p.has("--continuous-usage");
   o.never_ready = p.has("--never-ready");
   o.ignore_sigterm = p.has("--ignore-sigterm");
+  o.reuse_port = p.has("--reuse-port");
   MAGPIE_ASSIGN_OR_RETURN(o.ready_after_s, p.number("--ready-after", 0));
   MAGPIE_ASSIGN_OR_RETURN(o.error_every, p.integer("--error-every", 0));
   MAGPIE_ASSIGN_OR_RETURN(o.error_status, p.integer("--error-status", 500));
@@ -488,6 +515,8 @@ status_or<options> parse_options(int argc, char** argv) {
   MAGPIE_ASSIGN_OR_RETURN(o.die_after_requests, p.integer("--die-after-requests", 0));
   MAGPIE_ASSIGN_OR_RETURN(o.die_delay_ms, p.number("--die-delay-ms", 0));
   MAGPIE_ASSIGN_OR_RETURN(o.die_after_s, p.number("--die-after", 0));
+  MAGPIE_ASSIGN_OR_RETURN(int64_t burst, p.integer("--burst-steps", 1));
+  o.burst_steps = static_cast<int>(std::max<int64_t>(1, burst));
   return o;
 }
 
