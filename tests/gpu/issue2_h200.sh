@@ -13,6 +13,8 @@ mkdir -p "$R" "$OUT/logs"
 export MAGPIE_NO_PROGRESS=1 PYTHONUNBUFFERED=1
 step() {  # step NAME ARGS... : run magpie, keep stdout/stderr, print the tail
   local name=$1; shift
+  # ISSUE2_ONLY="name ..." runs only the named steps
+  if [ -n "${ISSUE2_ONLY:-}" ] && [[ " $ISSUE2_ONLY " != *" $name "* ]]; then return; fi
   local t0=$(date +%s)
   timeout 400 "$BIN" "$@" -o "$R/$name" > "$OUT/logs/$name.txt" 2> "$OUT/logs/$name.err"
   local rc=$?

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# One device call: the serving benchmark on the H200 (examples/serving), then the CUDA/Triton/
+# KernelBench compares again after the read-based L2 flush (CUPTI vs ncu). Logs → $OUT/final_a.tar.gz.
+set -uo pipefail
+BUILD=${1:-build}
+W=$(mktemp -d)
+export MAGPIE_NO_PROGRESS=1
+( OUT=$W/serve SKIP_CLIENT_BENCH=1 MAGPIE_BIN=$PWD/$BUILD/magpie timeout 330 bash tests/gpu/serving_h200.sh ) > $W/serve.log 2>&1
+echo "serving_h200 rc=$?"; tail -n 60 $W/serve.log
+ISSUE2_ONLY="cuda_aa cuda_slow10 triton_compare kernelbench_compare" OUT=$W/issue2 timeout 240 bash tests/gpu/issue2_h200.sh $BUILD > $W/issue2.log 2>&1
+echo "issue2 rc=$?"; grep -v "^=== \|^  \|^Kernel\|^Corr\|^Perf\|^Winner" $W/issue2.log | tail -n 30
+tar czf $OUT/final_a.tar.gz -C $W . 2>/dev/null; ls -la $OUT
