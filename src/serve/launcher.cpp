@@ -128,11 +128,14 @@ env_list server_env(const benchmark_config& c, const launch_context& ctx, const 
 std::vector<std::string> docker_argv(const benchmark_config& c, const launch_context& ctx, const server_plan& plan) {
   std::vector<std::string> a = {"docker", "run", "--rm", "--name", plan.container_name, "--ipc=host", "--shm-size=16g",
                                 "--network=host"};
-  if (ctx.vendor == "AMD")
+  std::string vendor = ctx.vendor;
+  if (vendor.empty() && starts_with(c.gpu_arch, "gfx")) vendor = "AMD";
+  if (vendor.empty() && starts_with(c.gpu_arch, "sm_")) vendor = "NVIDIA";
+  if (vendor == "AMD")
     a.insert(a.end(), {"--privileged", "--cap-add=CAP_SYS_ADMIN", "--device=/dev/kfd", "--device=/dev/dri",
                        "--device=/dev/mem", "--cap-add=SYS_PTRACE", "--security-opt", "seccomp=unconfined",
                        "--group-add", "video"});
-  else if (ctx.vendor == "NVIDIA")
+  else if (vendor == "NVIDIA")
     a.insert(a.end(), {"--gpus", "all"});
   a.insert(a.end(), {"-v", expand_home(c.hf_cache_path) + ":/root/.cache/huggingface", "-v", ctx.workspace.string() + ":/workspace"});
   if (!c.model.empty() && c.model[0] == '/' && fs::exists(c.model)) a.insert(a.end(), {"-v", c.model + ":" + c.model});

@@ -67,6 +67,7 @@ status select_gpus(benchmark_run& run, std::string* vendor) {
   gpu::gpu_info info = gpu::detect();
   *vendor = info.vendor == "UNKNOWN" ? std::string() : info.vendor;
   if (c.gpu_arch.empty()) c.gpu_arch = info.architecture;
+  if (!info.devices.empty()) run.gpu_name = info.devices.front().name;
   if (!c.gpu_selection.auto_select || gpu::has_visible_devices(c.envs)) return ok_status();
   if (!info.detected()) {
     run.warnings.push_back("no GPU detected (nvidia-smi / rocminfo): GPU auto-selection skipped");
@@ -77,6 +78,8 @@ status select_gpus(benchmark_run& run, std::string* vendor) {
   req.min_free_memory_gb = c.gpu_selection.min_free_memory_gb;
   req.candidates = c.gpu_selection.candidates;
   MAGPIE_ASSIGN_OR_RETURN(gpu::selection sel, gpu::select_idle_gpus(req));
+  for (const auto& d : info.devices)
+    if (!sel.indices.empty() && d.index == sel.indices.front()) run.gpu_name = d.name;
   for (const auto& [k, v] : sel.env) c.set_env(k, v);
   run.gpu_assignment = sel.to_json();
   MAGPIE_LOG_INFO("GPU selection: %s", join(std::vector<std::string>{dump_compact(json(sel.indices))}, "").c_str());
@@ -168,7 +171,7 @@ void collect_and_analyse_traces(benchmark_run& run, const fs::path& host_trace_d
   }
   run.files["torch_trace"] = "torch_trace";
   MAGPIE_LOG_INFO("trace post-processing: %zu trace file(s)", files.size());
-  run.traces = post_process_traces(run.cfg, dir, run.workspace);
+  run.traces = post_process_traces(run.cfg, dir, run.workspace, run.gpu_name);
 }
 
 /// Failures can drain the remaining requests (connection refused) before the abort check sees

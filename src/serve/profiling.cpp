@@ -90,9 +90,38 @@ void kernel_summary(const fs::path& trace_dir, trace_blocks& out) {
   if (r->kernels.empty()) out.warnings.push_back("the trace holds no kernel events (cat \"kernel\")");
 }
 
+/// Magpie's profiler.tracelens block → the trace engine's inference analysis settings.
+status_or<trace::inference_config> inference_settings(const benchmark_config& cfg, const std::string& gpu_name) {
+  trace::inference_config ic;
+  const json& t = cfg.profiler.tracelens;
+  if (t.contains("analysis_stages")) {
+    const json& st = t["analysis_stages"];
+    std::vector<std::string> stages;
+    if (st.is_string()) {
+      for (const auto& x : split(st.get<std::string>(), ','))
+        if (!trim(x).empty()) stages.emplace_back(trim(x));
+    } else if (st.is_array()) {
+      for (const auto& x : st)
+        if (x.is_string()) stages.push_back(x.get<std::string>());
+    } else {
+      return invalid_argument("profiler.tracelens.analysis_stages must be 'all', a list or a comma-separated string");
+    }
+    if (!stages.empty()) ic.stages = stages;
+  }
+  if (t.contains("gpu_arch_config") && t["gpu_arch_config"].is_string()) ic.gpu_spec_file = t["gpu_arch_config"].get<std::string>();
+  std::string mode = json_string(t, "analysis_mode", "inference");
+  if (mode != "inference") return invalid_argument("profiler.tracelens.analysis_mode '%s': magpie implements 'inference'", mode.c_str());
+  ic.isl = cfg.env("ISL");
+  ic.osl = cfg.env("OSL");
+  ic.conc = cfg.env("CONC");
+  ic.gpu_name = gpu_name;
+  return ic;
+}
+
 }  // namespace
 
-trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& trace_dir, const fs::path& workspace) {
+trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& trace_dir, const fs::path& workspace,
+                                 const std::string& gpu_name) {
   trace_blocks out;
   kernel_summary(trace_dir, out);
   if (cfg.gap_analysis_enabled) {
@@ -106,8 +135,14 @@ trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& tr
     }
   }
   if (cfg.profiler.tracelens_enabled) {
-    // TODO(trace engine): call trace::run_inference_analysis once src/trace implements it.
-    out.errors.push_back("profiler.tracelens: inference trace analysis is not available in this build yet");
+    auto ic = inference_settings(cfg, gpu_name);
+    if (!ic.ok()) {
+      out.errors.push_back(ic.get_status().message());
+    } else {
+      auto t = trace::run_inference_analysis(*ic, trace_dir, workspace / "tracelens");
+      if (t.ok()) out.tracelens_analysis = *t;
+      else out.errors.push_back("tracelens analysis: " + t.get_status().message());
+    }
   }
   return out;
 }

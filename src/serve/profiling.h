@@ -34,6 +34,8 @@ struct trace_blocks {
 
 /// Runs the post-processing on `trace_dir` (the workspace's torch_trace/), writing gap_analysis/
 /// and tracelens/ under `workspace`.
-trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& trace_dir, const fs::path& workspace);
+/// `gpu_name` (e.g. "NVIDIA H200", may be empty) picks the roofline spec of tracelens_analysis.
+trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& trace_dir, const fs::path& workspace,
+                                 const std::string& gpu_name = {});
 
 }  // namespace magpie::serve

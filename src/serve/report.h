@@ -26,6 +26,7 @@ struct benchmark_run {
   std::optional<client_result> profile_pass;
   json server = nullptr;           ///< plan, ready time, exit
   json gpu_assignment = nullptr;
+  std::string gpu_name;            ///< of the (first) GPU the server got, for rooflines
   trace_blocks traces;
   bool profiled = false;           ///< traces were requested and collected
   std::vector<std::string> magpie_argv;

@@ -39,6 +39,9 @@ if r["kernel_summary"]:
     print("  top kernels:")
     for k in r["kernel_summary"][:5]:
         print(f"    {k['percent']:5.1f}%  {k['time_ms']:9.3f} ms  {k['calls']:6d} calls  {k['name'][:90]}")
+t = r.get("tracelens_analysis")
+if t:
+    print(f"  tracelens_analysis: stages {t.get('analysis_stages')}, files {len(t.get('output_files', []))}, errors {t.get('errors')}")
 g = r.get("gap_analysis")
 if g:
     print(f"  gap analysis: {g['num_ranks']} rank(s), total {g['total_duration_us']:.0f} us, top: "
@@ -59,7 +62,7 @@ ws=$(ls -d "$OUTDIR"/plain/benchmark_* 2>/dev/null | head -1 || true)
 headline "$ws"
 
 echo
-echo "== 2. diagnostic run: torch profiler over a separate 16-request pass, gap analysis =="
+echo "== 2. diagnostic run: torch profiler over a separate 16-request pass, gap analysis, inference (tracelens) analysis =="
 cat > "$OUTDIR/profiled.yaml" <<YAML
 benchmark:
   framework: vllm
@@ -68,6 +71,7 @@ benchmark:
   envs: {CONC: 32, ISL: 512, OSL: 128, NUM_PROMPTS: 128}
   profiler:
     torch_profiler: {enabled: true, profile_prompts: 16}
+    tracelens: {enabled: true}
   gap_analysis: {enabled: true, top_k: 10}
   server: {ready_timeout_s: 300}
   timeout_seconds: 900

@@ -39,4 +39,9 @@ if "$MAGPIE_BIN" benchmark xdit -m m --dry-run > /dev/null 2> "$TMP/err"; then f
 grep -q "not supported" "$TMP/err" || fail "unclear error: $(cat "$TMP/err")"
 if "$MAGPIE_BIN" benchmark > /dev/null 2> "$TMP/err"; then fail "no arguments accepted"; fi
 grep -q "give a framework" "$TMP/err" || fail "unclear usage error: $(cat "$TMP/err")"
+# every example benchmark config parses and plans
+for y in "$MAGPIE_SOURCE_DIR"/examples/benchmarks/*.yaml; do
+  "$MAGPIE_BIN" benchmark -b "$y" --dry-run > "$TMP/plan.json" 2> "$TMP/err" || fail "$(basename "$y"): $(cat "$TMP/err")"
+  check_json "$TMP/plan.json" 'assert "client" in r and r["config"]["framework"] in ("vllm", "sglang", "atom")'
+done
 echo "serve_frameworks: ok"

@@ -43,6 +43,9 @@ benchmark:
     torch_profiler:
       enabled: true
       profile_prompts: 3
+    tracelens:
+      enabled: true
+      analysis_stages: [decode]
   gap_analysis:
     enabled: true
     top_k: 3
@@ -65,6 +68,7 @@ assert r['server']['profiler_args'] == 'env' and '--profiler-config.profiler' no
 g = r['gap_analysis']; assert g and len(g['top_kernels']) == 3 and g['config']['top_k'] == 3, g
 assert r['throughput']['completed_requests'] == 6
 assert r['profile_pass']['requests'] == 3 and r['profile_pass']['completed'] == 3
+t = r['tracelens_analysis']; assert t and t['enabled'] is True and t['analysis_stages'] == ['decode'], t
 "
 assert_no_orphans
 echo "serve_vllm_local: ok"
