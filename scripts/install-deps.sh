@@ -8,6 +8,7 @@ PKGS=(
   nlohmann-json3-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev zlib1g-dev
   libboost1.81-dev
   python3 python3-numpy python3-aiohttp
+  slurm-wlm munge slurmdbd mariadb-server   # tests/slurm: a real single-node Slurm (with sacct)
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

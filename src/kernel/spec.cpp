@@ -268,11 +268,12 @@ json scheduler_options::to_json() const {
 status parse_scheduler_section(const config_node& n, const std::string& field, scheduler_options* out) {
   if (!n.is_map()) return config_error(n, field, "expected a mapping");
   field_reader r(n, field);
-  MAGPIE_RETURN_IF_ERROR(r.read_string("environment", &out->environment));
-  out->environment = to_lower(out->environment);
-  if (!out->environment.empty() && out->environment != "local" && out->environment != "container" &&
-      out->environment != "ray" && out->environment != "slurm")
-    return config_error(*n.get("environment"), r.field("environment"), "expected local, container, ray or slurm");
+  if (const config_node* e = r.get("environment")) {
+    std::string env = e->is_scalar() ? to_lower(e->text) : "";
+    if (env != "local" && env != "container" && env != "ray" && env != "slurm")
+      return config_error(*e, r.field("environment"), "expected local, container, ray or slurm");
+    out->environment = env;
+  }
   int64_t v = out->max_workers;
   MAGPIE_RETURN_IF_ERROR(r.read_int("max_workers", &v));
   out->max_workers = static_cast<int>(v);
@@ -297,8 +298,10 @@ status parse_scheduler_section(const config_node& n, const std::string& field, s
   out->cpus_per_task = static_cast<int>(v);
   MAGPIE_RETURN_IF_ERROR(r.read_string_list("sbatch_args", &out->sbatch_args));
   MAGPIE_RETURN_IF_ERROR(r.read_string_list("setup", &out->setup));
-  MAGPIE_RETURN_IF_ERROR(r.read_double("poll_seconds", &out->poll_s));
-  if (out->poll_s <= 0) return config_error(*n.get("poll_seconds"), r.field("poll_seconds"), "expected > 0");
+  double poll = out->poll_s;
+  MAGPIE_RETURN_IF_ERROR(r.read_double("poll_seconds", &poll));
+  if (poll <= 0) return config_error(*n.get("poll_seconds"), r.field("poll_seconds"), "expected > 0");
+  out->poll_s = poll;
   MAGPIE_RETURN_IF_ERROR(r.read_bool("wait", &out->wait));
   for (const char* magpie_key : {"timeout_seconds", "pre_hooks", "post_hooks", "ray_cluster_address", "ray_shared_storage_path"})
     r.allow(magpie_key);

@@ -131,6 +131,25 @@ void cancel_stuck(batch& b, slurm_client& c) {
   if (auto st = cancel_jobs(b, c, stuck); !st.ok()) MAGPIE_LOG_WARN("%s", st.message().c_str());
 }
 
+// sacct records a job's end a little after squeue shows it: ask again (a few times) for ended
+// jobs that only squeue has described, so the report carries accounting's view too.
+void reconcile_with_accounting(batch& b, slurm_client& c) {
+  for (int round = 0; round < 5 && c.accounting_available(); ++round) {
+    std::vector<std::string> ids;
+    for (const auto& j : b.jobs)
+      if (!j.job_id.empty() && is_terminal(j.last.state) && !contains(j.last.source, "sacct")) ids.push_back(j.job_id);
+    if (ids.empty()) return;
+    if (round > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    auto infos = c.query(ids);
+    if (!infos.ok()) return;
+    for (auto& j : b.jobs) {
+      auto it = infos->find(j.job_id);
+      if (it != infos->end() && is_terminal(it->second.state)) j.last = it->second;
+    }
+    (void)b.save();
+  }
+}
+
 }  // namespace
 
 status_or<wait_end> wait_batch(batch& b, slurm_client& c, const wait_options& o) {
@@ -154,6 +173,7 @@ status_or<wait_end> wait_batch(batch& b, slurm_client& c, const wait_options& o)
     bar.set(settled);
     bar.set_note(strprintf("%zu/%zu ended", settled, b.jobs.size()));
     if (settled == b.jobs.size()) {
+      reconcile_with_accounting(b, c);
       bar.finish();
       return cancel_deadline > 0 ? wait_end::interrupted : wait_end::finished;
     }

@@ -136,7 +136,7 @@ TEST(slurm_parse, recorded_magpie_batch) {
   EXPECT_EQ(timeout.source, "squeue+sacct");
   auto broken = merge_job_views(&sq["20"], &sa["20"], "20");
   EXPECT_EQ(broken.exit_status, 1);
-  EXPECT_EQ(merge_job_views(&sq["22"], &sa["22"], "22").state_text, "CANCELLED");
+  EXPECT_EQ(merge_job_views(&sq["22"], &sa["22"], "22").state_text, "CANCELLED by 0");  // sacct says who
   EXPECT_EQ(sa["22"].name, "magpie-k03_cancelled");
 }
 
