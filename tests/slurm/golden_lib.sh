@@ -14,7 +14,7 @@ slurm_up() {
 }
 
 # batch_dir OUTPUT_DIR: the newest batch directory under OUTPUT_DIR/batches
-batch_dir() { ls -d "$1"/batches/batch_* 2>/dev/null | sort | tail -n 1; }
+batch_dir() { ls -d "$1"/batches/batch_* 2>/dev/null | sort | tail -n 1 || true; }  # empty before the batch exists (not an error under set -e)
 
 # wait_job_state BATCH_DIR JOB STATE [SECONDS]: until batch.json records JOB in STATE
 wait_job_state() {

@@ -9,7 +9,14 @@ BUILD="${MAGPIE_BUILD_DIR:-}"
 NVCC="$(command -v nvcc || true)"
 [ -z "$NVCC" ] && [ -x /usr/local/cuda/bin/nvcc ] && NVCC=/usr/local/cuda/bin/nvcc
 [ -n "$NVCC" ] || { echo "skip: nvcc not found"; exit 77; }
-CUDA_ROOT="$(cd "$(dirname "$NVCC")/.." && pwd)"
+CUDA_ROOT="$(cd "$(dirname "$(readlink -f "$NVCC")")/.." && pwd)"
+# The include/library directories nvcc itself uses (targets/<arch>/include on toolkit installs
+# where <root>/include is absent); g++ gets the same ones.
+DRY="$("$NVCC" --dryrun -x cu -c /dev/null -o /dev/null 2>&1 || true)"
+CUDA_INC=(-I"$CUDA_ROOT/include")
+for d in $(sed -n 's/^#\$ INCLUDES=//p' <<<"$DRY" | tr -d '"'); do CUDA_INC+=("$d"); done
+CUDA_LIB=(-L"$CUDA_ROOT/lib64" -L"$CUDA_ROOT/lib")
+for d in $(sed -n 's/^#\$ LIBRARIES=//p' <<<"$DRY" | tr -d '"'); do CUDA_LIB+=("$d"); done
 HERE="$SRC/tests/golden/bench_cuda_compile"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/magpie_bench_cuda.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
@@ -29,9 +36,9 @@ nv sync_in_launch -c "$HERE/sync_in_launch.cu" -o "$WORK/sync_in_launch.o" & p1=
 nv copy_kernel -c "$HERE/copy_kernel.cu" -o "$WORK/copy_kernel.o" & p2=$!
 wait $p1 && echo "ok: nvcc -c sync_in_launch.cu" || fail=1
 wait $p2 || fail=1
-if g++ -std=c++17 -O2 -Wall -Wextra -Werror -DMAGPIE_BENCH_CUDA -I"$SRC/include" -I"$CUDA_ROOT/include" \
+if g++ -std=c++17 -O2 -Wall -Wextra -Werror -DMAGPIE_BENCH_CUDA -I"$SRC/include" "${CUDA_INC[@]}" \
      -c "$HERE/host_launcher.cpp" -o "$WORK/host_launcher.o" &&
-   g++ "$WORK/host_launcher.o" "$WORK/copy_kernel.o" -L"$CUDA_ROOT/lib64" -L"$CUDA_ROOT/lib" -lcudart_static -ldl -lpthread -lrt \
+   g++ "$WORK/host_launcher.o" "$WORK/copy_kernel.o" "${CUDA_LIB[@]}" -lcudart_static -ldl -lpthread -lrt \
      -o "$WORK/host_launcher"; then
   echo "ok: g++ -DMAGPIE_BENCH_CUDA host launcher (linked)"
 else

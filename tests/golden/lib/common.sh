@@ -7,6 +7,6 @@ GOLDEN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/magpie_golden.XXXXXX")
 trap 'rm -rf "$GOLDEN_TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # newest workspace matching a prefix under a results dir
-workspace_of() { ls -d "$1"/"$2"_* 2>/dev/null | sort | tail -n 1; }
+workspace_of() { ls -d "$1"/"$2"_* 2>/dev/null | sort | tail -n 1 || true; }
 # python3 -c with the report path as argv[1]
 check_json() { python3 - "$@"; }
