@@ -82,6 +82,8 @@ def table(rep):
         ("outcome", rep.get("outcome") or "-"),
         ("backend / prompts per run", "%s / %s (concurrency %s)" % (rep.get("backend"), rep.get("num_prompts", "-"),
                                                                    (rep.get("benchmark") or {}).get("concurrency"))),
+        ("warm-up passes (discarded)", "; ".join("%s %s req in %s s" % (t, w.get("num_prompts"), _f(w.get("duration_s")))
+                                               for t, w in (rep.get("warmups") or {}).items()) or "-"),
         ("baseline output tok/s", tp_b), ("baseline TPOT ms", tpot_b),
         ("chosen kernel", "%s (#%s, %s%% of window, op %s)" % (k_name(ch), ch.get("rank", "-"), _f(ch.get("pct_total")),
                                                              ch.get("op", "-")) if ch else "-"),

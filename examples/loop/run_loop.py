@@ -3,7 +3,7 @@
 
     python3 examples/loop/run_loop.py --magpie build/magpie --out /tmp/loop [--backend torch|numpy] [--runs 3]
 
-Steps: start the example server with the baseline kernels -> calibrate the prompt count ->
+Steps: start the example server with the baseline kernels (plus one discarded warm-up pass) -> calibrate the prompt count ->
 N unprofiled benchmarks -> one profiled run -> stage split / roofline / gap analysis of the
 steady-state window with kernel sources -> choose the kernel by total time and map it to
 examples/loop -> magpie compare of its op's candidates (correctness gate) -> restart the server
@@ -69,7 +69,25 @@ class Loop:
         self.server = S.Server(self.a.python, self.a.backend, kernels, self.trace_dir,
                                os.path.join(self.out, "logs", "server_%s.log" % tag), ready_timeout=self.a.ready_timeout,
                                port=self.port)
-        return self.server.start()
+        info = self.server.start()
+        self.warm_up(tag)
+        return info
+
+    def warm_up(self, tag):
+        """One discarded pass of the benchmark workload on a freshly started server: the first
+        ~100 requests after a start run several times slower (kernels compiled and allocator
+        pools grown for each new batch/length shape), which the server's own warm-up at two shapes
+        does not cover. Without it the first measured run of each side is an outlier and the
+        calibration sizes the runs from a cold server."""
+        n = int(self.bench.get("warmup_prompts", 3 * self.bench["concurrency"]))
+        if n <= 0:
+            return
+        rep, ws = S.benchmark(self.runner, self.a.magpie, "warmup_%s" % tag, self.server.url, self.bench,
+                              os.path.join(self.out, "bench", "warmup_%s" % tag), n)
+        m = L.benchmark_metrics(rep)
+        self.report.setdefault("warmups", {})[tag] = {"workspace": ws, "num_prompts": n, "duration_s": m["duration_s"],
+                                                      "output_throughput": m["output_throughput"]}
+        S.log("warm-up (%s): %d requests in %.2f s, discarded" % (tag, n, m["duration_s"] or 0))
 
     def run_benchmarks(self, tag, n, num_prompts):
         runs = []

@@ -23,7 +23,7 @@ BIN="$BUILD/magpie"
 PY=${MAGPIE_PYTHON:-python3}
 OUT=${OUT:-$(mktemp -d)}
 [ -x "$BIN" ] || { echo "FAIL: no magpie binary at $BIN"; exit 1; }
-"$BIN" benchmark --help | grep -q -- '--base-url' || { echo "FAIL: $BIN has no serving client (--base-url)"; exit 1; }
+"$BIN" benchmark --help 2>/dev/null | grep -- '--base-url' > /dev/null || { echo "FAIL: $BIN has no serving client (--base-url)"; exit 1; }
 if [ "$BACKEND" = torch ]; then
   if ! "$PY" -c 'import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     echo "skip: $PY cannot import torch and triton with CUDA available"; exit 77

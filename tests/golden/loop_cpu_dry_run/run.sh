@@ -7,7 +7,7 @@
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 source "$MAGPIE_SOURCE_DIR/tests/golden/py_harness_protocol/find_python.sh"
 py="$(magpie_find_numpy_python)" || { echo "SKIP: no python3 with numpy found"; exit 77; }
-"$MAGPIE_BIN" benchmark --help | grep -q -- '--base-url' || { echo "SKIP: this magpie has no serving client (--base-url)"; exit 77; }
+"$MAGPIE_BIN" benchmark --help 2>/dev/null | grep -- '--base-url' > /dev/null || { echo "SKIP: this magpie has no serving client (--base-url)"; exit 77; }
 export MAGPIE_PYTHON="$py"
 LOOP="$MAGPIE_SOURCE_DIR/examples/loop"
 out="$GOLDEN_TMP/loop"
