@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "serve/orchestrator.h"
+#include "store/results_store.h"
 
 namespace magpie::cli {
 
@@ -202,6 +203,7 @@ int run_serving_benchmark(const arg_parser& p, const global_options& g) {
     std::fprintf(stderr, "Error: %s\n", run.get_status().message().c_str());
     return k_exit_failure;
   }
+  if (!run->workspace.empty()) store::register_after_run(run->workspace);
   std::fputs(serve::summary_text(*run).c_str(), stdout);
   return run->success ? k_exit_ok : k_exit_failure;
 }

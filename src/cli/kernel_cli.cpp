@@ -6,6 +6,7 @@
 #include "core/strings.h"
 #include "kernel/evaluate.h"
 #include "sched/run_batch.h"
+#include "store/results_store.h"
 
 namespace magpie::cli {
 
@@ -195,6 +196,7 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
     std::fprintf(stderr, "Error: %s\n", out.get_status().message().c_str());
     return k_exit_failure;
   }
+  if (!out->workspace.empty()) store::register_after_run(out->workspace);
   if (p.has("--json")) std::fputs(dump_pretty(out->report).c_str(), stdout);
   else std::fputs(out->console.c_str(), stdout);
   std::fflush(stdout);

@@ -1,6 +1,9 @@
 // Results store on SQLite (see results_store.h).
 #include "store/results_store.h"
 
+#include <cstdlib>
+
+#include "core/log.h"
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "store/sqlite.h"
@@ -75,6 +78,19 @@ status_or<std::vector<run_row>> query_runs(database& db, const std::string& wher
 }  // namespace
 
 fs::path default_db_path(const fs::path& output_dir) { return output_dir / k_default_db_name; }
+
+int64_t register_after_run(const fs::path& workspace_dir) {
+  const char* off = std::getenv("MAGPIE_NO_STORE");
+  if (off != nullptr && std::string(off) == "1") return 0;
+  fs::path db = default_db_path(workspace_dir.parent_path());
+  auto id = register_workspace(db, workspace_dir);
+  if (!id.ok()) {
+    MAGPIE_LOG_WARN("results store: %s not registered: %s", workspace_dir.c_str(), id.get_status().message().c_str());
+    return 0;
+  }
+  MAGPIE_LOG_INFO("results store: run %lld in %s", static_cast<long long>(*id), db.c_str());
+  return *id;
+}
 
 std::string run_row::group_key() const {
   return replicate_group.empty() ? "hash:" + config_hash : "group:" + replicate_group;

@@ -37,6 +37,11 @@ struct register_options {
 status_or<int64_t> register_workspace(const fs::path& db_path, const fs::path& workspace_dir,
                                       const register_options& opts = {});
 
+/// After a run: registers `workspace_dir` in default_db_path(its parent), the output dir, and
+/// logs the run id (stderr). A failure is logged as a warning, never fails the run. Skipped when
+/// the environment sets MAGPIE_NO_STORE=1. Returns the run id, or 0 when not registered.
+int64_t register_after_run(const fs::path& workspace_dir);
+
 struct run_row {
   int64_t id = 0;
   fs::path workspace;

@@ -54,4 +54,13 @@ assert ids == ["kernel_0_vector_add", "kernel_1_vector_add_offbyone"], ids
 assert res["comparison_metrics"]["correctness"] == [True, False]
 assert res["winner"] == 0
 PY
+# Every run is registered in the results store next to its workspaces.
+"$MAGPIE_BIN" results list -o "$out/pos" --json > "$GOLDEN_TMP/runs.json" || fail "results list"
+check_json "$GOLDEN_TMP/runs.json" "$ws" <<'PY'
+import json, sys
+runs = json.load(open(sys.argv[1]))
+runs = runs["runs"] if isinstance(runs, dict) else runs
+assert [r["workspace"] for r in runs] == [sys.argv[2]], runs
+assert runs[0]["mode"] == "compare", runs[0]
+PY
 echo "ok: compare host golden"
