@@ -37,7 +37,7 @@ config_node convert(const YAML::Node& n, const std::string& file, const yaml_opt
           value.line = km.line + 1;
           value.column = km.column + 1;
         }
-        out.entries.emplace_back(key, std::move(value));
+        out.entries.push_back(config_entry{key, std::move(value)});
       }
       break;
     default:

@@ -14,13 +14,15 @@
 
 namespace magpie {
 
+struct config_entry;
+
 struct config_node {
   enum class kind { null, scalar, sequence, map };
   kind type = kind::null;
   std::string text;       ///< scalar text (after $VAR expansion when requested)
   bool quoted = false;    ///< scalar was quoted: never converted to number/bool
   std::vector<config_node> items;                             ///< sequence elements
-  std::vector<std::pair<std::string, config_node>> entries;   ///< map entries, in file order
+  std::vector<config_entry> entries;  ///< map entries, in file order
   std::string file;
   int line = 0, column = 0;  ///< 1-based position of the node (0 when synthesised)
 
@@ -34,6 +36,13 @@ struct config_node {
   std::string where() const;
   /// Scalars typed as YAML 1.2 core schema would (int, float, bool, null) unless quoted.
   json to_json() const;
+};
+
+/// One map entry (`first` = key, `second` = value: the names of the std::pair it replaces, which
+/// cannot hold the incomplete config_node under every standard library).
+struct config_entry {
+  std::string first;
+  config_node second;
 };
 
 struct yaml_options {
