@@ -1,14 +1,12 @@
 #include "sched/monitor.h"
 
-#include <signal.h>
-
-#include <atomic>
 #include <chrono>
 #include <map>
 #include <thread>
 
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/signal_capture.h"
 #include "core/strings.h"
 #include "sched/job_results.h"
 
@@ -17,33 +15,6 @@ namespace magpie::sched {
 namespace {
 
 constexpr const char* k_lost = "lost: unknown to squeue and sacct";
-
-std::atomic<int> g_signal{0};
-std::atomic<int> g_signal_count{0};
-
-void on_signal(int sig) {
-  g_signal.store(sig);
-  g_signal_count.fetch_add(1);
-}
-
-class signal_guard {
- public:
-  signal_guard() {
-    g_signal.store(0);
-    g_signal_count.store(0);
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(k_sigs[i], &sa, &m_old[i]);
-  }
-  ~signal_guard() {
-    for (int i = 0; i < 3; ++i) sigaction(k_sigs[i], &m_old[i], nullptr);
-  }
-
- private:
-  static constexpr int k_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction m_old[3];
-};
 
 // A job squeue and sacct have both forgotten: its own result.json says how it ended.
 bool state_from_result(job_record& j) {
@@ -153,7 +124,7 @@ void reconcile_with_accounting(batch& b, slurm_client& c) {
 }  // namespace
 
 status_or<wait_end> wait_batch(batch& b, slurm_client& c, const wait_options& o) {
-  signal_guard guard;
+  signal_capture signals;
   progress_bar bar("slurm jobs", b.jobs.size());
   const double t0 = monotonic_seconds();
   double cancel_deadline = 0;
@@ -177,17 +148,17 @@ status_or<wait_end> wait_batch(batch& b, slurm_client& c, const wait_options& o)
       bar.finish();
       return cancel_deadline > 0 ? wait_end::interrupted : wait_end::finished;
     }
-    if (g_signal.load() && !o.cancel_on_signal) {
+    if (signal_capture::last_signal() && !o.cancel_on_signal) {
       bar.finish();
-      MAGPIE_LOG_WARN("interrupted (signal %d): stopped waiting; the jobs keep running", g_signal.load());
+      MAGPIE_LOG_WARN("interrupted (signal %d): stopped waiting; the jobs keep running", signal_capture::last_signal());
       return wait_end::interrupted;
     }
-    if (g_signal.load() && cancel_deadline == 0) {
-      MAGPIE_LOG_WARN("interrupted (signal %d): cancelling the batch's unfinished jobs", g_signal.load());
+    if (signal_capture::last_signal() && cancel_deadline == 0) {
+      MAGPIE_LOG_WARN("interrupted (signal %d): cancelling the batch's unfinished jobs", signal_capture::last_signal());
       if (auto st = cancel_jobs(b, c, {}); !st.ok()) MAGPIE_LOG_WARN("%s", st.message().c_str());
       cancel_deadline = monotonic_seconds() + o.cancel_grace_s;
     }
-    if (g_signal_count.load() >= 2 || (cancel_deadline > 0 && monotonic_seconds() > cancel_deadline)) {
+    if (signal_capture::count() >= 2 || (cancel_deadline > 0 && monotonic_seconds() > cancel_deadline)) {
       bar.finish();
       return wait_end::interrupted;
     }
@@ -196,8 +167,8 @@ status_or<wait_end> wait_batch(batch& b, slurm_client& c, const wait_options& o)
       return wait_end::timed_out;
     }
     const double until = monotonic_seconds() + (cancel_deadline > 0 ? 0.5 : o.poll_s);
-    int seen = g_signal_count.load();
-    while (monotonic_seconds() < until && g_signal_count.load() == seen)
+    int seen = signal_capture::count();
+    while (monotonic_seconds() < until && signal_capture::count() == seen)
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }

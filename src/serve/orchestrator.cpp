@@ -1,15 +1,15 @@
 #include "serve/orchestrator.h"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
+#include <cstring>
 #include <thread>
 #include <cmath>
 
 #include "core/log.h"
 #include "core/progress.h"
+#include "core/signal_capture.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "core/workspace.h"
@@ -23,30 +23,8 @@ namespace magpie::serve {
 
 namespace {
 
-std::atomic<int> g_signal{0};
-
-void on_signal(int sig) { g_signal.store(sig); }
-
-/// SIGINT/SIGTERM/SIGHUP end the run cleanly (server group stopped, partial reports written).
-class signal_guard {
- public:
-  signal_guard() {
-    struct sigaction sa {};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(k_sigs[i], &sa, &m_old[i]);
-  }
-  ~signal_guard() {
-    for (int i = 0; i < 3; ++i) sigaction(k_sigs[i], &m_old[i], nullptr);
-  }
-
- private:
-  static constexpr int k_sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction m_old[3];
-};
-
 std::string interrupted() {
-  int s = g_signal.load();
+  int s = signal_capture::last_signal();
   return s ? strprintf("interrupted by signal %d (%s)", s, strsignal(s)) : std::string();
 }
 
@@ -283,8 +261,7 @@ status_or<benchmark_run> run_benchmark(const benchmark_config& cfg, const run_op
   run.workspace = ws.dir;
   MAGPIE_RETURN_IF_ERROR(save_config_files(run));
   MAGPIE_LOG_INFO("workspace: %s", run.workspace.c_str());
-  g_signal.store(0);
-  signal_guard guard;
+  signal_capture signals;  // SIGINT/SIGTERM/SIGHUP end the run cleanly (server group stopped, partial reports written)
   if (!cfg.base_url.empty()) {
     auto url = parse_base_url(cfg.base_url);
     if (!url.ok()) return url.get_status();
