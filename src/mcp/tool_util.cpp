@@ -9,7 +9,6 @@
 #include "core/log.h"
 #include "core/workspace.h"
 #include "core/strings.h"
-#include "store/results_store.h"
 
 namespace magpie::mcp {
 
@@ -92,11 +91,6 @@ status_or<fs::path> write_request_file(const fs::path& out_dir, const std::strin
                                static_cast<int>(::getpid()), counter.fetch_add(1), ext.c_str());
   MAGPIE_RETURN_IF_ERROR(write_file_atomic(f, text));
   return f;
-}
-
-void register_quietly(const fs::path& out_dir, const fs::path& workspace) {
-  auto id = store::register_workspace(store::default_db_path(out_dir), workspace);
-  if (!id.ok()) MAGPIE_LOG_WARN("mcp: results store: %s", id.get_status().message().c_str());
 }
 
 }  // namespace magpie::mcp

@@ -35,8 +35,6 @@ status_or<cli_run> run_magpie(tool_context& ctx, const std::vector<std::string>&
 status_or<fs::path> write_request_file(const fs::path& out_dir, const std::string& stem, const std::string& ext,
                                        const std::string& text);
 
-/// Registers `workspace` in <out_dir>/magpie_results.sqlite; failures are logged, not fatal.
-void register_quietly(const fs::path& out_dir, const fs::path& workspace);
 
 /// Kernel type names accepted by analyze/compare.
 const std::vector<std::string>& kernel_types();

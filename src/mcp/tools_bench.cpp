@@ -83,7 +83,6 @@ tool_result benchmark_tool(const json& a, tool_context& ctx) {
       *err = "benchmark wrote no benchmark_report.json (" + r.describe() + "): " + r.output_tail(1500);
       return nullptr;
     }
-    register_quietly(out_dir, ws);
     if (!json_bool(*rep, "success", false)) *err = "benchmark reported success=false";
     json res = {{"workspace", ws.string()}};
     for (const char* k : {"success", "framework", "model", "throughput", "latency", "top_bottlenecks", "errors",

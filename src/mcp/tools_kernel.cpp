@@ -49,7 +49,6 @@ status_or<std::pair<json, fs::path>> run_kernel_cli(tool_context& ctx, const jso
     return error(status_code::internal, "magpie %s wrote no %s_report.json (%s): %s", mode.c_str(), mode.c_str(),
                  run.outcome.result.describe().c_str(), std::string(trim(run.outcome.result.output_tail(1500))).c_str());
   MAGPIE_ASSIGN_OR_RETURN(json r, read_json_file(report));
-  register_quietly(out, run.workspace);
   return std::make_pair(std::move(r), run.workspace);
 }
 

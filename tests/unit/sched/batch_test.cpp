@@ -61,6 +61,7 @@ TEST(batch, compare_plan_reference_kernels_timing) {
     EXPECT_NE(script.find("exec " + shell_quote("/opt/magpie/bin/magpie") + " jobs run-task " + shell_quote(j.dir.string())),
               std::string::npos)
         << script;
+    EXPECT_NE(script.find("export MAGPIE_NO_STORE=1"), std::string::npos) << script;  // collect registers centrally
     EXPECT_TRUE(fs::exists(j.dir / "task.json"));
   }
   auto again = batch::load(b->dir).value();
