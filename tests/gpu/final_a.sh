@@ -7,7 +7,7 @@ cd "${MAGPIE_SOURCE_DIR:-$(dirname "$0")/../..}" || exit 1
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "skip: no NVIDIA GPU"; exit 77; }
 BUILD=$(cd "${1:-${MAGPIE_BUILD_DIR:-build}}" && pwd) || exit 1
 W=$(mktemp -d)
-OUT=${OUT:-$W/out}; mkdir -p "$OUT"
+OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"  # outside $W: $W is tarred into $OUT
 export MAGPIE_NO_PROGRESS=1
 ( OUT=$W/serve SKIP_CLIENT_BENCH=1 MAGPIE_BIN=$BUILD/magpie timeout 280 bash tests/gpu/serving_h200.sh ) > $W/serve.log 2>&1
 echo "serving_h200 rc=$?"; tail -n 60 $W/serve.log
