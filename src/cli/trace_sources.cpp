@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/args.h"
+#include "core/config.h"
 #include "core/csv.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -39,7 +40,7 @@ arg_parser make_parser() {
 }
 
 status read_names_file(const fs::path& f, std::vector<std::string>* names) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(f));
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(f, csv_limits{}.max_bytes, "kernel-names"));
   for (const auto& line : split(text, '\n')) {
     std::string_view t = trim(line);
     if (!t.empty()) names->emplace_back(t);
@@ -48,8 +49,8 @@ status read_names_file(const fs::path& f, std::vector<std::string>* names) {
 }
 
 status read_gap_csv(const fs::path& f, std::vector<std::string>* names) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(f));
-  MAGPIE_ASSIGN_OR_RETURN(auto rows, parse_csv(text, true));
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(f, csv_limits{}.max_bytes, "CSV"));
+  MAGPIE_ASSIGN_OR_RETURN(auto rows, parse_csv(text, true, {}, f.string()));
   if (rows.empty() || rows[0].empty() || rows[0][0] != "Name")
     return invalid_argument("%s: expected a gap_analysis.csv with a 'Name' first column", f.c_str());
   for (size_t i = 1; i < rows.size(); ++i)
