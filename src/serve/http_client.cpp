@@ -189,13 +189,14 @@ class runner {
     std::array<asio::const_buffer, 2> bufs = {asio::buffer(ex->wire_head), asio::buffer(m_bodies[ex->index])};
     asio::async_write(ex->conn->sock, bufs, [this, ex](boost::system::error_code ec, size_t) {
       if (ec) return io_failed(ex, ec, "sending the request");
-      receive(ex, true);
+      receive(ex, false);
     });
   }
 
-  /// Reads what the socket holds (when `try_now`: the socket may hold bytes whose readiness
-  /// edge was already consumed) and parses it; waits for readability when more is needed.
-  /// Every read is stamped where it happens, so a busy loop does not delay the stamps.
+  /// Reads and parses what the socket holds, stamping every read where it happens. `try_now`:
+  /// read before waiting (the last read filled the buffer). Otherwise wait for readability
+  /// first: Asio's wait re-arms the descriptor (EPOLL_CTL_MOD), so bytes already queued, e.g.
+  /// a response that arrived while the request was being written, complete it at once.
   void receive(const std::shared_ptr<exchange>& ex, bool try_now) {
     connection& c = *ex->conn;
     while (try_now) {

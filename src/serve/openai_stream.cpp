@@ -66,10 +66,13 @@ openai_stream_decoder::event_info openai_stream_decoder::on_event(std::string& r
   size_t head_len = std::min(raw.size(), sizeof head);
   std::memcpy(head, raw.data(), head_len);
   // Stack-backed allocators: no heap allocation for typical chunks (rapidjson's usual trick).
+  // The parse stack's first block must fit in parse_buf beside the pool's own header, or every
+  // event would malloc (k_stack_bytes < sizeof parse_buf).
+  constexpr size_t k_stack_bytes = 1024;
   char value_buf[8192], parse_buf[2048];
   rapidjson::MemoryPoolAllocator<> value_alloc(value_buf, sizeof value_buf), parse_alloc(parse_buf, sizeof parse_buf);
   rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>> d(
-      &value_alloc, sizeof parse_buf, &parse_alloc);
+      &value_alloc, k_stack_bytes, &parse_alloc);
   d.ParseInsitu(raw.data());
   if (d.HasParseError() || !d.IsObject()) {
     if (m_result.error.empty()) m_result.error = "malformed SSE data: " + std::string(head, head_len);
