@@ -11,6 +11,8 @@ here="$MAGPIE_SOURCE_DIR/tests/golden/sources_forms"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$MAGPIE_BIN" trace sources --names-file "$here/names.txt" --json -r "$here/tree" > "$work/forms.json"
+"$MAGPIE_BIN" trace sources --kernel "void demo::gelu_act_kernel(float*, float const*, int)" -r "$here/tree" \
+  2>/dev/null | grep -q 'act_kernels.cu:6 (macro)' || { echo "FAIL: the table does not mark the macro expansion"; exit 1; }
 grep -v '^#' "$here/libraries.tsv" | cut -f1 > "$work/libraries.txt"
 "$MAGPIE_BIN" trace sources --names-file "$work/libraries.txt" --json > "$work/libraries.json" 2>/dev/null
 python3 - "$here" "$work/forms.json" "$work/libraries.json" <<'PY'
