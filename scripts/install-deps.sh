@@ -9,6 +9,7 @@ PKGS=(
   libboost1.81-dev
   python3 python3-numpy python3-aiohttp
   slurm-wlm munge slurmdbd mariadb-server   # tests/slurm: a real single-node Slurm (with sacct)
+  libxlsxwriter-dev chromium   # trace: Excel export (loaded at run time); report.html screenshot test
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
