@@ -10,6 +10,7 @@ PKGS=(
   python3 python3-numpy python3-aiohttp
   slurm-wlm munge slurmdbd mariadb-server   # tests/slurm: a real single-node Slurm (with sacct)
   python3-venv iproute2                     # tests/ray: Ray's virtualenv; loopback in a private netns
+  libxlsxwriter-dev chromium   # trace: Excel export (loaded at run time); report.html screenshot test
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
