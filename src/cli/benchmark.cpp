@@ -38,6 +38,7 @@ int run_benchmark(const std::vector<std::string>& args, const global_options& g)
   add_serving_flags(p);
   add_magpie_compat_flags(p);
   add_gap_analysis_flags(p);
+  add_benchmark_ray_flags(p);
   if (auto st = p.parse(args); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.message().c_str());
     return k_exit_usage;
@@ -47,6 +48,7 @@ int run_benchmark(const std::vector<std::string>& args, const global_options& g)
     return k_exit_ok;
   }
   if (p.has("--trace-dir")) return run_gap_analysis(p, g);
+  if (benchmark_wants_ray(p, g)) return run_benchmark_on_ray(p, args, g);
   return run_serving_benchmark(p, g);
 }
 

@@ -24,4 +24,11 @@ int run_serving_benchmark(const arg_parser& p, const global_options& g);
 void add_magpie_compat_flags(arg_parser& p);
 status apply_magpie_compat_flags(const arg_parser& p, serve::benchmark_config& c);
 
+/// Adds --ray-address (src/cli/benchmark_ray.cpp).
+void add_benchmark_ray_flags(arg_parser& p);
+/// True with -e ray, or a -b YAML whose benchmark.run_mode is ray (and no --run-mode flag).
+bool benchmark_wants_ray(const arg_parser& p, const global_options& g);
+/// Submits the benchmark as one Ray job (`magpie benchmark ARGS --run-mode local`) and collects it.
+int run_benchmark_on_ray(const arg_parser& p, const std::vector<std::string>& args, const global_options& g);
+
 }  // namespace magpie::cli

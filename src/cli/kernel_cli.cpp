@@ -51,8 +51,9 @@ void add_kernel_flags(arg_parser& p, bool compare) {
       "output with the reference's (compare: the baseline, unless a 'reference:' entry is given) on fresh seeded\n"
       "inputs: |candidate - reference| <= atol + rtol*|reference| per element; shape/dtype/NaN-pattern mismatches,\n"
       "degenerate outputs and input mutation fail. Exit code: analyze 1 if any kernel is not correct; compare 0\n"
-      "unless the run could not be made (as Magpie). With -e slurm every kernel (and the reference) is evaluated\n"
-      "in its own sbatch job and the jobs are merged into one report (docs/slurm.md).");
+      "unless the run could not be made (as Magpie). With -e slurm (or -e ray, or a ray_config section) every\n"
+      "kernel (and the reference) is evaluated in its own Slurm / Ray job and the jobs are merged into one report\n"
+      "(docs/slurm.md, docs/ray.md).");
 }
 
 namespace {
@@ -217,7 +218,8 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
     std::fprintf(stderr, "Error: %s\n", st.message().c_str());
     return k_exit_failure;
   }
-  if (req->scheduler.environment == "slurm") return sched::run_kernel_batch(*req, p.has("--json"));
+  if (req->scheduler.environment == "slurm" || req->scheduler.environment == "ray")
+    return sched::run_kernel_batch(*req, p.has("--json"));
   auto out = compare ? kernel::run_compare(*req) : kernel::run_analyze(*req);
   if (!out.ok()) {
     std::fprintf(stderr, "Error: %s\n", out.get_status().message().c_str());

@@ -309,7 +309,8 @@ json scheduler_options::to_json() const {
           {"partition", partition}, {"account", account}, {"qos", qos}, {"constraint", constraint}, {"gres", gres},
           {"time_limit", time_limit}, {"timing_time_limit", timing_time_limit}, {"mem", mem},
           {"cpus_per_task", cpus_per_task}, {"shared_dir", shared_dir}, {"magpie_bin", magpie_bin},
-          {"sbatch_args", sbatch_args}, {"setup", setup}, {"poll_seconds", poll_s}, {"wait", wait}};
+          {"sbatch_args", sbatch_args}, {"setup", setup}, {"poll_seconds", poll_s}, {"wait", wait},
+          {"ray_config", ray.to_json()}};
 }
 
 status parse_scheduler_section(const config_node& n, const std::string& field, scheduler_options* out) {
@@ -388,10 +389,11 @@ status load_kernel_config(const fs::path& path, eval_request* req) {
                     path.c_str());
   if (const config_node* sc = r.get("scheduler"))
     MAGPIE_RETURN_IF_ERROR(parse_scheduler_section(*sc, "scheduler", &req->scheduler));
-  // Magpie runs a file with ray_config on Ray; this build has no Ray backend (docs/slurm.md).
-  if (r.get("ray_config") && req->scheduler.environment.empty())
-    MAGPIE_LOG_WARN("%s: ray_config is accepted, but the ray environment is not provided: running locally "
-                    "(use -e slurm or scheduler.environment: slurm for a cluster)", path.c_str());
+  // Magpie: a ray_config section runs the file on Ray unless scheduler.environment says otherwise.
+  if (const config_node* rc = r.get("ray_config")) {
+    MAGPIE_RETURN_IF_ERROR(parse_ray_config(*rc, "ray_config", &req->scheduler));
+    if (req->scheduler.environment.empty()) req->scheduler.environment = "ray";
+  }
   r.allow("compiling");
   MAGPIE_RETURN_IF_ERROR(r.check_unknown());
   req->config_file = absolute_path(path).string();

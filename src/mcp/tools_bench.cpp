@@ -24,7 +24,8 @@ const json& benchmark_input_schema() {
       {{"framework", s_enum("serving framework", {"vllm", "sglang", "atom"})},
        {"model", s_string("model id or local path")},
        {"precision", with_default(s_string("precision tag (fp8, fp16, bf16, fp4, mxfp4)"), "fp8")},
-       {"run_mode", with_default(s_enum("run mode", {"docker", "local"}), "docker")},
+       {"run_mode", with_default(s_enum("run mode (ray: one Ray job configured by the ray_* arguments, docs/ray.md)",
+                                        {"docker", "local", "ray"}), "docker")},
        {"tp", with_default(s_integer("tensor parallel size", 1), 1)},
        {"concurrency", with_default(s_integer("max concurrent requests", 1), 32)},
        {"input_len", or_null(with_default(s_integer("input tokens", 1), 1024))},
@@ -56,12 +57,12 @@ const json& benchmark_input_schema() {
        {"extra_envs", s_any_object("extra envs (keys upper-cased, as Magpie)")},
        {"benchmark_config", s_any_object("extra keys merged into the benchmark: YAML")},
        {"extra_args", s_array(s_string("arg"), "extra `magpie benchmark` CLI arguments")},
-       {"ray_cluster_address", s_string("Ray: accepted, not used (warning)")},
-       {"ray_shared_storage_path", s_string("Ray: accepted, not used (warning)")},
-       {"ray_num_gpus", s_integer("Ray: accepted, not used (warning)", 0)},
-       {"ray_multi_node", s_boolean("Ray: accepted, not used (warning)")},
-       {"ray_total_num_gpus", s_integer("Ray: accepted, not used (warning)", 0)},
-       {"ray_num_nodes", s_integer("Ray: accepted, not used (warning)", 0)},
+       {"ray_cluster_address", s_string("run_mode ray: ray_config.cluster_address")},
+       {"ray_shared_storage_path", s_string("run_mode ray: ray_config.shared_storage_path")},
+       {"ray_num_gpus", s_number("run_mode ray: ray_config.entrypoint_num_gpus", 0)},
+       {"ray_multi_node", s_boolean("run_mode ray: ray_config.multi_node")},
+       {"ray_total_num_gpus", s_integer("run_mode ray: ray_config.total_num_gpus", 0)},
+       {"ray_num_nodes", s_integer("run_mode ray: ray_config.num_nodes", 0)},
        {"agentx", with_default(s_boolean("AgentX recipes: not provided (true is a tool error)"), false)},
        {"agentx_mode", s_enum("AgentX mode: accepted, not used", {"canonical", "fast"})}},
       {"framework", "model"});
@@ -130,11 +131,20 @@ json benchmark_yaml(const json& a, json* warnings) {
     if (given(a, "gap_analysis_ignore_categories")) g["ignore_categories"] = a["gap_analysis_ignore_categories"];
     b["gap_analysis"] = g;
   }
-  for (const char* k : {"ray_cluster_address", "ray_shared_storage_path", "ray_num_gpus", "ray_multi_node",
-                        "ray_total_num_gpus", "ray_num_nodes", "agentx_mode"})
-    if (arg_set(a, k))
-      warnings->push_back(std::string(k) + " is accepted but not used: magpie runs the benchmark here (no Ray executor; "
-                                           "use magpie jobs submit for a Slurm cluster)");
+  // run_mode ray: one Ray job (src/cli/benchmark_ray.cpp) configured from Magpie's ray_* arguments.
+  static const std::pair<const char*, const char*> k_ray[] = {
+      {"ray_cluster_address", "cluster_address"}, {"ray_shared_storage_path", "shared_storage_path"},
+      {"ray_num_gpus", "entrypoint_num_gpus"}, {"ray_multi_node", "multi_node"},
+      {"ray_total_num_gpus", "total_num_gpus"}, {"ray_num_nodes", "num_nodes"}};
+  bool ray = arg_str(a, "run_mode") == "ray";
+  json ray_config = json::object();
+  for (const auto& [arg, key] : k_ray) {
+    if (ray && arg_set(a, arg)) ray_config[key] = a[arg];
+    else if (arg_set(a, arg))
+      warnings->push_back(std::string(arg) + " is used only with run_mode: ray (docs/ray.md); ignored for this run");
+  }
+  if (ray && !ray_config.empty()) b["ray_config"] = ray_config;
+  if (arg_set(a, "agentx_mode")) warnings->push_back("agentx_mode is accepted but not used (AgentX is not provided)");
   if (a.contains("benchmark_config") && a["benchmark_config"].is_object())
     for (auto it = a["benchmark_config"].begin(); it != a["benchmark_config"].end(); ++it) b[it.key()] = it.value();
   return {{"benchmark", b}};
@@ -206,7 +216,9 @@ tool_result batch_tool(const json& a, tool_context& ctx) {
   bool parallel = arg_bool(a, "parallel", false);
   json jobs = json::array(), warnings = json::array();
   for (const char* k : {"ray_cluster_address", "ray_shared_storage_path"})
-    if (arg_set(a, k)) warnings.push_back(std::string(k) + " is accepted but not used: the runs execute on this machine");
+    if (arg_set(a, k))
+      warnings.push_back(std::string(k) + " is accepted but not used here: give run_mode: ray and the ray_* arguments in "
+                                          "each config to send it to Ray");
   size_t submitted = 0, failed = 0;
   std::string previous;
   const json& configs = a["configs"];

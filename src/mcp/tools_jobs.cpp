@@ -1,8 +1,10 @@
-// Distributed jobs for agents: jobs_list / jobs_status / jobs_collect / jobs_cancel (magpie's
-// `magpie jobs` batches, run as a CLI child so every engine `magpie jobs` has plugs in), and
-// Magpie's ray_task_list / ray_task_status / ray_task_result / ray_task_cancel, which take a
-// task_id that is either a run handle of this server ("run-<n>", benchmark / benchmark_batch)
-// or a batch of `magpie jobs`.
+// Job tools for Slurm and Ray batches (magpie jobs, src/sched): jobs_list, jobs_status,
+// jobs_collect, jobs_cancel, and Magpie's ray_task_list / ray_task_status / ray_task_result /
+// ray_task_cancel with its argument names (task_id = a batch name or directory, or a run handle
+// "run-<n>" of this server's benchmark / benchmark_batch tools). Batch tools run this binary's
+// `magpie jobs ...` as a child and read the JSON it prints or the batch.json it saves.
+#include <map>
+
 #include "core/strings.h"
 #include "mcp/run_registry.h"
 #include "mcp/schema.h"
@@ -11,223 +13,275 @@
 namespace magpie::mcp {
 namespace {
 
-json closed(json props, std::vector<std::string> required) {
-  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
-  if (!required.empty()) j["required"] = std::move(required);
-  return j;
+// --output-dir / --shared-dir from the tool's arguments (Magpie's name for the shared path too).
+std::vector<std::string> where_args(const json& a, const tool_context& ctx) {
+  std::vector<std::string> v = {"-o", arg_str(a, "output_dir", ctx.settings().default_output_dir.string())};
+  std::string shared = arg_str(a, "shared_dir", arg_str(a, "ray_shared_storage_path"));
+  if (!shared.empty()) v.insert(v.end(), {"--shared-dir", shared});
+  return v;
 }
 
-/// Global `magpie jobs` location flags from the tool arguments.
-std::vector<std::string> where_flags(const json& a, const tool_context& ctx) {
-  std::vector<std::string> f;
-  if (!arg_str(a, "shared_dir").empty()) f.insert(f.end(), {"--shared-dir", arg_str(a, "shared_dir")});
-  f.insert(f.end(), {"--output-dir", arg_str(a, "output_dir", ctx.settings().default_output_dir.string())});
-  return f;
-}
+std::string batch_arg(const json& a) { return arg_str(a, "batch", arg_str(a, "task_id")); }
 
-/// Runs `magpie jobs <args>`; the parsed JSON stdout, or an error with the CLI's message.
-status_or<json> jobs_cli(tool_context& ctx, std::vector<std::string> args, bool want_json, std::string* text = nullptr) {
+// Runs `magpie jobs <args>`; the JSON it printed, or an error with its stderr.
+status_or<json> jobs_json(tool_context& ctx, std::vector<std::string> args, double timeout_s) {
   args.insert(args.begin(), "jobs");
-  MAGPIE_ASSIGN_OR_RETURN(cli_run run, run_magpie(ctx, args, 600));
+  MAGPIE_ASSIGN_OR_RETURN(cli_run run, run_magpie(ctx, args, timeout_s));
   const run_result& r = run.outcome.result;
-  if (!r.success())
-    return error(status_code::failed_precondition, "magpie %s failed (%s): %s", argv_to_display(args).c_str(),
-                 r.describe().c_str(), std::string(trim(r.output_tail(1500))).c_str());
-  if (text) *text = r.out;
-  if (!want_json) return json(nullptr);
-  return parse_json(r.out);
+  auto j = parse_json(r.out, "magpie jobs output");
+  if (!j.ok() || r.exit_code > 1)
+    return error(status_code::unavailable, "magpie %s failed: %s", argv_to_display(args).c_str(),
+                 std::string(trim(r.output_tail(600))).c_str());
+  return *j;
 }
+
+// The batch.json the CLI saved (states after a cancel, the collected workspace).
+status_or<json> saved_batch(tool_context& ctx, const json& a) {
+  std::vector<std::string> args = {"status", batch_arg(a), "--json"};
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  MAGPIE_ASSIGN_OR_RETURN(json st, jobs_json(ctx, args, 120));
+  return read_json_file(fs::path(json_string(st, "batch")) / "batch.json");
+}
+
+// Magpie's task status words for job state counts: RUNNING until every job ended, then
+// SUCCEEDED when all completed, else FAILED (UNKNOWN without jobs).
+std::string magpie_status(const std::map<std::string, int>& states) {
+  bool done = true, ok = true;
+  for (const auto& [s, n] : states) {
+    if (n <= 0) continue;
+    bool ended = s != "PENDING" && s != "RUNNING" && s != "CONFIGURING" && s != "COMPLETING" && s != "NOT_SUBMITTED" &&
+                 s != "UNKNOWN" && s != "SUSPENDED" && s != "REQUEUED";
+    done = done && ended;
+    ok = ok && s == "COMPLETED";
+  }
+  return states.empty() ? "UNKNOWN" : !done ? "RUNNING" : ok ? "SUCCEEDED" : "FAILED";
+}
+
+tool_result list_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"list", "--json"};
+  if (arg_bool(a, "refresh", false)) args.push_back("--refresh");
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto j = jobs_json(ctx, args, 300);
+  if (!j.ok()) return tool_result::error(j.get_status().message());
+  json tasks = json::array();
+  for (const auto& b : *j) {
+    std::map<std::string, int> states;
+    for (const auto& [k, v] : b.value("states", json::object()).items()) states[k] = v.is_number() ? v.get<int>() : 0;
+    tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", magpie_status(states)}, {"engine", json_string(b, "engine")}});
+  }
+  json out = {{"total", j->size()}, {"batches", *j}, {"tasks", tasks}};
+  return tool_result::ok(strprintf("%zu batch(es)", j->size()), out);
+}
+
+tool_result status_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"status", batch_arg(a), "--json"};
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto j = jobs_json(ctx, args, 120);
+  if (!j.ok()) return tool_result::error(j.get_status().message());
+  (*j)["task_id"] = batch_arg(a);
+  std::map<std::string, int> states;
+  for (const auto& row : j->value("jobs", json::array())) states[json_string(row, "state")]++;
+  (*j)["status"] = magpie_status(states);
+  return tool_result::ok(json_string(*j, "status") + ": " + json_string(*j, "batch"), *j);
+}
+
+tool_result collect_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"collect", batch_arg(a), "--json"};
+  if (!arg_bool(a, "wait", true)) args.push_back("--no-wait");
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto report = jobs_json(ctx, args, arg_num(a, "timeout_seconds", 7200));
+  if (!report.ok()) return tool_result::error(report.get_status().message());
+  auto b = saved_batch(ctx, a);
+  json collected = b.ok() ? b->value("collected", json(nullptr)) : json(nullptr);
+  json out = {{"task_id", batch_arg(a)}, {"_task_id", batch_arg(a)}, {"report", *report}, {"collected", collected}};
+  return tool_result::ok("collected " + batch_arg(a), out);
+}
+
+tool_result cancel_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"jobs", "cancel", batch_arg(a)};
+  for (const auto& n : arg_strings(a, "jobs")) args.push_back(n);
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto run = run_magpie(ctx, args, 300);
+  if (!run.ok()) return tool_result::error(run.get_status().message());
+  if (run->outcome.result.exit_code != 0)
+    return tool_result::error("magpie jobs cancel failed: " + std::string(trim(run->outcome.result.output_tail(600))));
+  auto b = saved_batch(ctx, a);
+  json jobs = json::array();
+  if (b.ok())
+    for (const auto& j : b->value("jobs", json::array()))
+      jobs.push_back({{"name", json_string(j, "name")}, {"job_id", json_string(j, "job_id")},
+                      {"state", j.contains("last") ? json_string(j["last"], "state") : ""}});
+  json out = {{"task_id", batch_arg(a)}, {"cancelled", true}, {"jobs", jobs},
+              {"message", "cancel requested; jobs not yet submitted will not be"}};
+  return tool_result::ok("cancelled " + batch_arg(a), out);
+}
+
+// ---- run handles ("run-<n>") under Magpie's ray_task_* names ----
 
 bool is_run_handle(const std::string& id) { return starts_with(id, "run-"); }
 
-/// Magpie's RUNNING | SUCCEEDED | FAILED | UNKNOWN from a run's state.
-std::string magpie_state(const std::string& s) {
-  if (s == "running" || s == "queued") return s == "queued" ? "PENDING" : "RUNNING";
+/// Magpie's status words for a run handle's state.
+std::string run_status_word(const std::string& s) {
+  if (s == "queued") return "PENDING";
+  if (s == "running") return "RUNNING";
   if (s == "succeeded") return "SUCCEEDED";
-  if (s == "failed" || s == "cancelled" || s == "timed_out") return s == "cancelled" ? "STOPPED" : "FAILED";
+  if (s == "cancelled") return "STOPPED";
+  if (s == "failed" || s == "timed_out") return "FAILED";
   return "UNKNOWN";
 }
 
-tool_result jobs_list_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> args = {"list", "--json"};
-  if (arg_bool(a, "refresh", false)) args.push_back("--refresh");
-  auto w = where_flags(a, ctx);
-  args.insert(args.end(), w.begin(), w.end());
-  auto r = jobs_cli(ctx, args, true);
-  if (!r.ok()) return tool_result::error(r.get_status().message());
-  return tool_result::ok(strprintf("%zu batch(es)", r->size()), {{"batches", *r}});
-}
-
-tool_result jobs_status_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> args = {"status", arg_str(a, "batch"), "--json"};
-  auto w = where_flags(a, ctx);
-  args.insert(args.end(), w.begin(), w.end());
-  auto r = jobs_cli(ctx, args, true);
-  if (!r.ok()) return tool_result::error(r.get_status().message());
-  return tool_result::ok(arg_str(a, "batch") + ": " + std::to_string((*r)["jobs"].size()) + " job(s)", *r);
-}
-
-tool_result jobs_collect_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> args = {"collect", arg_str(a, "batch"), "--json"};
-  if (!arg_bool(a, "wait", false)) args.push_back("--no-wait");
-  auto w = where_flags(a, ctx);
-  args.insert(args.end(), w.begin(), w.end());
-  auto r = jobs_cli(ctx, args, true);
-  if (!r.ok()) return tool_result::error(r.get_status().message());
-  return tool_result::ok(arg_str(a, "batch") + ": merged report", {{"batch", arg_str(a, "batch")}, {"report", *r}});
-}
-
-tool_result jobs_cancel_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> args = {"cancel", arg_str(a, "batch")};
-  for (const auto& j : arg_strings(a, "jobs")) args.push_back(j);
-  auto w = where_flags(a, ctx);
-  args.insert(args.end(), w.begin(), w.end());
-  std::string table;
-  auto r = jobs_cli(ctx, args, false, &table);
-  if (!r.ok()) return tool_result::error(r.get_status().message());
-  return tool_result::ok(arg_str(a, "batch") + ": cancellation requested",
-                         {{"batch", arg_str(a, "batch")}, {"cancelled", true}, {"jobs_table", table}});
+tool_result ray_list_tool(const json& a, tool_context& ctx) {
+  tool_result batches = list_tool(a, ctx);
+  if (batches.is_error) return batches;
+  json out = batches.structured;
+  for (const auto& r : ctx.runs().list())
+    out["tasks"].push_back({{"task_id", json_string(r, "run_id")}, {"status", run_status_word(json_string(r, "state"))},
+                            {"engine", "local"}});
+  out["total"] = out["tasks"].size();
+  return tool_result::ok(strprintf("%zu task(s)", out["tasks"].size()), out);
 }
 
 tool_result ray_status_tool(const json& a, tool_context& ctx) {
-  std::string id = arg_str(a, "task_id");
-  if (is_run_handle(id)) {
-    auto s = ctx.runs().status(id, 20);
-    if (!s) return tool_result::error("unknown task_id '" + id + "'");
-    std::string st = magpie_state(json_string(*s, "state"));
-    return tool_result::ok(id + ": " + st, {{"task_id", id}, {"status", st}, {"details", *s}});
-  }
-  auto r = jobs_cli(ctx, {"status", id, "--json"}, true);
-  if (!r.ok()) return tool_result::error(r.get_status().message());
-  bool running = false, failed = false;
-  for (const auto& j : (*r)["jobs"]) {
-    std::string st = json_string(j, "state");
-    running = running || st == "PENDING" || st == "RUNNING" || st == "CONFIGURING" || st == "submitted";
-    failed = failed || st == "FAILED" || st == "TIMEOUT" || st == "CANCELLED" || st == "NODE_FAIL" || st == "OUT_OF_MEMORY";
-  }
-  std::string st = running ? "RUNNING" : failed ? "FAILED" : "SUCCEEDED";
-  return tool_result::ok(id + ": " + st, {{"task_id", id}, {"status", st}, {"details", *r}});
+  std::string id = batch_arg(a);
+  if (!is_run_handle(id)) return status_tool(a, ctx);
+  auto s = ctx.runs().status(id, 20);
+  if (!s) return tool_result::error("unknown task_id '" + id + "'");
+  std::string st = run_status_word(json_string(*s, "state"));
+  return tool_result::ok(id + ": " + st, {{"task_id", id}, {"status", st}, {"engine", "local"}, {"run", *s}});
 }
 
 tool_result ray_result_tool(const json& a, tool_context& ctx) {
-  std::string id = arg_str(a, "task_id");
-  if (is_run_handle(id)) {
-    auto s = ctx.runs().status(id, 0);
-    if (!s) return tool_result::error("unknown task_id '" + id + "'");
-    std::string state = json_string(*s, "state");
-    if (state == "running" || state == "queued") return tool_result::error(id + " has not finished (" + state + ")");
-    json out = s->contains("result") ? (*s)["result"] : json::object();
-    out["_task_id"] = id;
-    out["status"] = magpie_state(state);
-    if (s->contains("error")) out["error"] = (*s)["error"];
-    return tool_result::ok(id + ": " + magpie_state(state), out);
-  }
-  auto r = jobs_cli(ctx, {"collect", id, "--no-wait", "--json"}, true);
-  if (!r.ok()) return tool_result::error(r.get_status().message());
-  json out = {{"_task_id", id}, {"status", "SUCCEEDED"}, {"report", *r}};
-  return tool_result::ok(id + ": merged report", out);
+  std::string id = batch_arg(a);
+  if (!is_run_handle(id)) return collect_tool(a, ctx);
+  auto s = ctx.runs().status(id, 0);
+  if (!s) return tool_result::error("unknown task_id '" + id + "'");
+  std::string state = json_string(*s, "state");
+  if (state == "running" || state == "queued") return tool_result::error(id + " has not finished (" + state + ")");
+  json out = s->contains("result") && (*s)["result"].is_object() ? (*s)["result"] : json::object();  // Magpie: result + _task_id
+  out["task_id"] = id;
+  out["_task_id"] = id;
+  out["status"] = run_status_word(state);
+  if (s->contains("error")) out["error"] = (*s)["error"];
+  return tool_result::ok(id + ": " + run_status_word(state), out);
 }
 
 tool_result ray_cancel_tool(const json& a, tool_context& ctx) {
-  std::string id = arg_str(a, "task_id");
-  if (is_run_handle(id)) {
-    if (!ctx.runs().status(id, 0)) return tool_result::error("unknown task_id '" + id + "'");
-    bool ok = ctx.runs().cancel(id);
-    return tool_result::ok(id + (ok ? ": cancellation requested" : ": not running"),
-                           {{"task_id", id}, {"cancelled", ok}, {"message", ok ? "cancellation requested" : "the run has ended"}});
-  }
-  auto r = jobs_cli(ctx, {"cancel", id}, false);
-  if (!r.ok()) return tool_result::error(r.get_status().message());
-  return tool_result::ok(id + ": cancellation requested", {{"task_id", id}, {"cancelled", true}, {"message", "scancel sent"}});
+  std::string id = batch_arg(a);
+  if (!is_run_handle(id)) return cancel_tool(a, ctx);
+  if (!ctx.runs().status(id, 0)) return tool_result::error("unknown task_id '" + id + "'");
+  bool ok = ctx.runs().cancel(id);
+  return tool_result::ok(id + (ok ? ": cancellation requested" : ": not running"),
+                         {{"task_id", id}, {"cancelled", ok}, {"jobs", json::array()},
+                          {"message", ok ? "cancellation requested" : "the run has already ended"}});
 }
 
-tool_result ray_list_tool(const json& a, tool_context& ctx) {
-  json tasks = json::array();
-  for (const auto& r : ctx.runs().list())
-    tasks.push_back({{"task_id", json_string(r, "run_id")}, {"status", magpie_state(json_string(r, "state"))},
-                     {"kind", "run"}});
-  auto r = jobs_cli(ctx, {"list", "--json", "--output-dir", arg_str(a, "output_dir", ctx.settings().default_output_dir.string())}, true);
-  if (r.ok() && r->is_array()) {
-    for (const auto& b : *r) tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", "BATCH"}, {"kind", "batch"}});
-  }
-  return tool_result::ok(strprintf("%zu task(s)", tasks.size()), {{"total", tasks.size()}, {"tasks", tasks}});
+// ---- output schemas (one per tool) ----
+
+json nullable_object(const std::string& d) { return {{"type", {"object", "null"}}, {"description", d}}; }
+
+json task_row_schema() {
+  return s_object({{"task_id", s_string("batch name or run handle")},
+                   {"status", s_enum("Magpie's words", {"PENDING", "RUNNING", "SUCCEEDED", "FAILED", "STOPPED", "UNKNOWN"})},
+                   {"engine", s_string("slurm | ray | local (a run handle of this server)")}},
+                  {"task_id", "status"});
 }
 
-json ray_common_props(bool with_id) {
-  json p = {{"ray_cluster_address", s_string("Magpie's Ray address: accepted, not used")},
-            {"ray_shared_storage_path", s_string("Magpie's Ray storage: accepted, not used")},
-            {"output_dir", s_string("results directory whose batches/ are listed (default ./results)")}};
-  if (with_id) p["task_id"] = s_string("a run handle (run-<n>) or a `magpie jobs` batch name/directory");
-  return p;
+json list_output_schema() {
+  return s_object({{"total", s_integer("tasks listed", 0)},
+                   {"batches", s_array(s_any_object("magpie jobs list --json row (batch, dir, engine, mode, created, jobs, states, collected)"), "batches")},
+                   {"tasks", s_array(task_row_schema(), "Magpie's task view")}},
+                  {"total", "batches", "tasks"});
+}
+
+json status_output_schema() {
+  return s_object({{"task_id", s_string("as given")}, {"status", task_row_schema()["properties"]["status"]},
+                   {"batch", s_string("batch directory")}, {"engine", s_string("slurm | ray | local")},
+                   {"mode", s_string("analyze | compare | command")},
+                   {"jobs", s_array(s_any_object("job: name, role, state, job_id, ..."), "per job")},
+                   {"run", s_any_object("a run handle's status (benchmark_status)")}},
+                  {"task_id", "status"});
+}
+
+json collect_output_schema() {
+  json s = s_object({{"task_id", s_string("as given")}, {"_task_id", s_string("Magpie's key")},
+                     {"report", s_any_object("merged analyze/compare report")},
+                     {"collected", nullable_object("workspace and results-store run id")},
+                     {"status", s_string("a run handle's Magpie status word")}, {"error", s_string("why a run failed")}},
+                    {"task_id", "_task_id"}, false);
+  s["description"] = "a batch's merged report, or a run handle's result keys (Magpie's BenchmarkResult) plus _task_id";
+  return s;
+}
+
+json cancel_output_schema() {
+  json job = s_object({{"name", s_string("job")}, {"job_id", s_string("scheduler id")}, {"state", s_string("state")}},
+                      {"name", "job_id", "state"});
+  return s_object({{"task_id", s_string("as given")}, {"cancelled", s_boolean("requested")},
+                   {"jobs", s_array(job, "job states after the request")}, {"message", s_string("what happened")}},
+                  {"task_id", "cancelled", "jobs", "message"});
+}
+
+json where_props(json props, bool magpie_names) {
+  props["output_dir"] = with_default(s_string("results directory of the submitting side"), "./results");
+  if (magpie_names) {
+    props["ray_shared_storage_path"] = s_string("shared directory holding the batches (default <output_dir>/batches)");
+    props["ray_cluster_address"] = s_string("accepted for Magpie compatibility: each batch records its cluster address");
+  } else {
+    props["shared_dir"] = s_string("shared directory holding the batches (default <output_dir>/batches)");
+  }
+  return props;
+}
+
+// A tool whose input schema is `props` (closed) and whose result is an object.
+tool_def def(const char* name, const char* title, const char* what, json props, std::vector<std::string> req,
+             bool read_only, tool_handler h, json output) {
+  json in = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
+  if (!req.empty()) in["required"] = std::move(req);
+  return {name, title, what, std::move(in), std::move(output), read_only, std::move(h)};
 }
 
 }  // namespace
 
 void add_jobs_tools(std::vector<tool_def>* out) {
-  json where = {{"shared_dir", s_string("where batches are (default <output_dir>/batches)")},
-                {"output_dir", s_string("results directory (default ./results)")}};
-  auto with = [&](json extra) {
-    json p = where;
-    for (auto it = extra.begin(); it != extra.end(); ++it) p[it.key()] = it.value();
-    return p;
-  };
-  json batch_row = {{"type", "object"}, {"description", "one batch (magpie jobs list --json)"}};
-  out->push_back({"jobs_list", "List distributed job batches",
-                  "Batches of `magpie jobs` (Slurm) under the shared directory with their job states.",
-                  closed(with({{"refresh", with_default(s_boolean("ask the scheduler for unfinished jobs first"), false)}}), {}),
-                  closed({{"batches", s_array(batch_row, "batches")}}, {"batches"}), true, jobs_list_tool});
-  out->push_back({"jobs_status", "Job batch status", "Per-job scheduler state of one batch (`magpie jobs status`).",
-                  closed(with({{"batch", s_string("batch name or directory")}}), {"batch"}),
-                  closed({{"batch", s_string("batch directory")}, {"mode", s_string("analyze | compare | command")},
-                          {"jobs", s_array(s_any_object("job"), "jobs")}},
-                         {"batch", "jobs"}),
-                  true, jobs_status_tool});
-  out->push_back({"jobs_collect", "Collect a job batch",
-                  "Merge a batch's jobs into one report (`magpie jobs collect`); by default without waiting "
-                  "(unfinished jobs are reported as such).",
-                  closed(with({{"batch", s_string("batch name or directory")},
-                               {"wait", with_default(s_boolean("wait until every job has ended"), false)}}),
-                         {"batch"}),
-                  closed({{"batch", s_string("batch")}, {"report", s_any_object("merged analyze/compare report")}},
-                         {"batch", "report"}),
-                  false, jobs_collect_tool});
-  out->push_back({"jobs_cancel", "Cancel a job batch", "Cancel a batch's unfinished jobs, or the named ones.",
-                  closed(with({{"batch", s_string("batch name or directory")},
-                               {"jobs", s_array(s_string("job name or id"), "only these jobs")}}),
-                         {"batch"}),
-                  closed({{"batch", s_string("batch")}, {"cancelled", s_boolean("requested")},
-                          {"jobs_table", s_string("job states after the request")}},
-                         {"batch", "cancelled", "jobs_table"}),
-                  false, jobs_cancel_tool});
-  json magpie_status = s_enum("Magpie's task status", {"PENDING", "RUNNING", "SUCCEEDED", "FAILED", "STOPPED", "UNKNOWN", "BATCH"});
-  out->push_back({"ray_task_status", "Task status (Magpie's name)",
-                  "Status of a background task: a run handle of this server (benchmark, benchmark_batch) or a "
-                  "`magpie jobs` batch. There is no Ray executor: the task runs here or on Slurm.",
-                  closed(ray_common_props(true), {"task_id"}),
-                  closed({{"task_id", s_string("task")}, {"status", magpie_status}, {"details", s_any_object("full status")}},
-                         {"task_id", "status", "details"}),
-                  true, ray_status_tool});
-  out->push_back({"ray_task_result", "Task result (Magpie's name)",
-                  "Result of a finished task: the benchmark result of a run handle, or the merged report of a batch.",
-                  closed(ray_common_props(true), {"task_id"}),
-                  {{"type", "object"},
-                   {"properties", {{"_task_id", s_string("task")}, {"status", magpie_status},
-                                   {"error", s_string("why it failed")}, {"report", s_any_object("merged batch report")}}},
-                   {"required", {"_task_id", "status"}},
-                   {"description", "the run's result keys (benchmark_report.json) plus _task_id and status"}},
-                  true, ray_result_tool});
-  out->push_back({"ray_task_cancel", "Cancel a task (Magpie's name)", "Cancel a run handle or a batch's jobs.",
-                  closed(ray_common_props(true), {"task_id"}),
-                  closed({{"task_id", s_string("task")}, {"cancelled", s_boolean("requested")}, {"message", s_string("what happened")}},
-                         {"task_id", "cancelled", "message"}),
-                  false, ray_cancel_tool});
-  json task = closed({{"task_id", s_string("run handle or batch")}, {"status", magpie_status},
-                      {"kind", s_enum("run handle or jobs batch", {"run", "batch"})}},
-                     {"task_id", "status", "kind"});
-  out->push_back({"ray_task_list", "List tasks (Magpie's name)", "Run handles of this server and `magpie jobs` batches.",
-                  closed(ray_common_props(false), {}),
-                  closed({{"total", s_integer("tasks", 0)}, {"tasks", s_array(task, "tasks")}}, {"total", "tasks"}), true,
-                  ray_list_tool});
+  const json batch = s_string("batch directory, or its name under the shared directory");
+  out->push_back(def("jobs_list", "List scheduler batches",
+                     "Slurm and Ray batches under the shared directory with their engine, mode and job states.",
+                     where_props({{"refresh", with_default(s_boolean("ask Slurm / Ray first"), false)}}, false), {}, true,
+                     list_tool, list_output_schema()));
+  out->push_back(def("jobs_status", "Batch job states",
+                     "Ask the batch's engine (squeue/sacct or the Ray Jobs API) for its jobs' states; Ray jobs waiting "
+                     "for others are submitted once those have ended.",
+                     where_props({{"batch", batch}}, false), {"batch"}, false, status_tool, status_output_schema()));
+  out->push_back(def("jobs_collect", "Collect a batch",
+                     "Wait for a batch, merge its jobs into one analyze/compare report (or gather a command job's "
+                     "workspaces) and register it in the results store.",
+                     where_props({{"batch", batch},
+                                  {"wait", with_default(s_boolean("wait for unfinished jobs"), true)},
+                                  {"timeout_seconds", with_default(s_number("give up after", 1), 7200)}},
+                                 false),
+                     {"batch"}, false, collect_tool, collect_output_schema()));
+  out->push_back(def("jobs_cancel", "Cancel batch jobs",
+                     "Cancel a batch's unfinished jobs (scancel / Ray stop), or only the named ones.",
+                     where_props({{"batch", batch}, {"jobs", s_array(s_string("job name or id"), "only these")}}, false),
+                     {"batch"}, false, cancel_tool, cancel_output_schema()));
+  const json task = s_string("the batch (Magpie's task id): directory or name under the shared directory, or a run "
+                              "handle run-<n> of this server (benchmark, benchmark_batch)");
+  out->push_back(def("ray_task_list", "List Ray/Slurm tasks (Magpie name)",
+                     "Magpie's ray_task_list: {total, tasks[{task_id, status}]}: batches and this server's run handles.",
+                     where_props({}, true), {}, true, ray_list_tool, list_output_schema()));
+  out->push_back(def("ray_task_status", "Task status (Magpie name)",
+                     "Magpie's ray_task_status: RUNNING | SUCCEEDED | FAILED | UNKNOWN, with every job's state.",
+                     where_props({{"task_id", task}}, true), {"task_id"}, false, ray_status_tool, status_output_schema()));
+  out->push_back(def("ray_task_result", "Task result (Magpie name)",
+                     "Magpie's ray_task_result: waits for the batch and returns its merged report (_task_id added); for "
+                     "a finished run handle, its result keys with _task_id.",
+                     where_props({{"task_id", task}}, true), {"task_id"}, false, ray_result_tool, collect_output_schema()));
+  out->push_back(def("ray_task_cancel", "Cancel a task (Magpie name)", "Magpie's ray_task_cancel: {task_id, cancelled, message}.",
+                     where_props({{"task_id", task}}, true), {"task_id"}, false, ray_cancel_tool, cancel_output_schema()));
 }
 
 }  // namespace magpie::mcp

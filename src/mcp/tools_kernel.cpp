@@ -33,9 +33,9 @@ std::vector<std::string> magpie_compat_flags(const json& a, std::vector<std::str
   std::vector<std::string> global;
   std::string env = arg_str(a, "environment", "local");
   if (env.empty()) env = "local";
-  if (env == "slurm") global = {"-e", "slurm"};
+  if (env == "slurm" || env == "ray") global = {"-e", env};  // scheduler jobs (docs/slurm.md, docs/ray.md)
   else if (env != "local")
-    warnings->push_back("environment '" + env + "' is not provided by magpie (no Ray / container executor): ran locally");
+    warnings->push_back("environment '" + env + "' is not provided by magpie (no container executor): ran locally");
   std::string perf = arg_str(a, "performance_backend");
   if (perf == "ncu" || perf == "rocprof_compute" || perf == "cupti" || perf == "none") argv->insert(argv->end(), {"--profiler", perf});
   else if (perf == "metrix")
@@ -218,8 +218,8 @@ json kernel_props_common() {
           {"output_dir", s_string("results directory (default ./results); the workspace is created inside")},
           {"timeout_seconds", with_default(s_number("wall-clock limit for the whole run, s", 1), k_default_kernel_timeout_s)},
           // Magpie's arguments
-          {"environment", with_default(s_enum("Magpie's executor: local (slurm: sbatch jobs); ray and container run locally "
-                                              "with a warning", {"local", "container", "ray", "slurm"}), "local")},
+          {"environment", with_default(s_enum("Magpie's executor: local; slurm / ray: scheduler jobs; container runs "
+                                              "locally with a warning", {"local", "container", "ray", "slurm"}), "local")},
           {"performance_backend", s_enum("profiler: ncu, rocprof_compute, cupti, none; metrix is not provided (warning); "
                                          "empty: auto", {"", "ncu", "rocprof_compute", "metrix", "cupti", "none"})},
           {"correctness_backend", s_enum("testcase (magpie's checks) or accordo (not provided: outputs are compared by "

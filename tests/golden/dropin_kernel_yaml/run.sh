@@ -69,9 +69,8 @@ run positional_cmp 0 compare $ex/vector_add.cpp $ex/vector_add_fast.cpp -t ./run
 # 5. a failing kernel: exit 1 (Magpie: any kernel not correct)
 run wrong 1 analyze $ex/vector_add_wrong.cpp -t ./run_test.sh --compile-cmd "g++ -O2 -o vector_add vector_add_wrong.cpp" --no-perf
 
-# 6. ray_config and the accordo backend: accepted, run locally, said on stderr
+# 6. ray_config with scheduler.environment: local (Magpie's precedence) and the accordo backend
 run ray 0 analyze -k $ex/analyze_ray.yaml --no-perf
-grep -q "ray_config is accepted" "$GOLDEN_TMP/ray.err" || fail "no ray_config warning"
 grep -q "accordo (IntelliKit, AMD) is not provided" "$GOLDEN_TMP/ray.err" || fail "no accordo warning"
 
 # 7. PyTorch alias `py`, testcase by exit code

@@ -107,13 +107,13 @@ def main():
                            **MAGPIE_KERNEL_DEFAULTS})
     check(a["correctness_state"] == "SUCCESS" and a["kernel_type"] == "pytorch", a)
     check(open(os.path.join(kdir, "ran_in.txt")).read().strip() == kdir, "testcase not run in working_dir")
-    # Magpie's accordo / metrix / ray arguments: accepted, reported
+    # Magpie's accordo / metrix / container arguments: accepted, reported
     w = c.call("analyze", {"kernel_path": k1, "testcase_command": "./run_test.sh", "kernel_type": "py",
-                           "working_dir": kdir, "check_performance": False, "environment": "ray",
+                           "working_dir": kdir, "check_performance": False, "environment": "container",
                            "performance_backend": "metrix", "correctness_backend": "accordo",
                            "accordo_kernel_name": "add", "accordo_atol": 1e-3, "accordo_rtol": 1e-3})
     joined = " ".join(w["warnings"])
-    for word in ("environment 'ray'", "metrix", "accordo"):
+    for word in ("environment 'container'", "metrix", "accordo"):
         check(word in joined, "no warning about %s: %r" % (word, w["warnings"]))
     # a missing kernel file is a tool error, not "correctness SKIPPED"
     c.call("analyze", {"kernel_path": os.path.join(kdir, "missing.hip"), "testcase_command": "./run_test.sh"},
