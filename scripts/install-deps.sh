@@ -8,6 +8,7 @@ PKGS=(
   nlohmann-json3-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev zlib1g-dev
   libboost1.81-dev
   python3 python3-numpy python3-aiohttp
+  python3-jsonschema   # tests/golden/dropin_mcp_client: MCP output schemas (Draft 2020-12)
   slurm-wlm munge slurmdbd mariadb-server   # tests/slurm: a real single-node Slurm (with sacct)
   python3-venv iproute2                     # tests/ray: Ray's virtualenv; loopback in a private netns
   libxlsxwriter-dev chromium   # trace: Excel export (loaded at run time); report.html screenshot test

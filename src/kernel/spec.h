@@ -30,7 +30,7 @@ struct kernel_spec {
   std::string id = "kernel";
   kernel_type type = kernel_type::hip;
   std::vector<std::string> source_files;  ///< absolute after resolve_paths()
-  fs::path working_dir;                   ///< absolute; default: the YAML file's directory
+  fs::path working_dir;                   ///< absolute; Magpie's rules (kernel/spec_paths.h)
   env_list env;                           ///< PATH-like keys prepended
   argv_list compile_command, testcase_command, prof_command;
   std::optional<bench_target> target;
