@@ -26,6 +26,8 @@ SECTIONS = [
     (["jobs", "submit"], ""),
     (["mcp"], "MCP server over stdio for agents."),
     (["gpu-info"], ""),
+    (["targeted-trace"], "Magpie's TargetedKernelTrace: shards from Torch-profiler traces, and their validation."),
+    (["targeted-trace", "adapt-torch"], ""), (["targeted-trace", "postprocess"], ""),
 ]
 
 HEADER = """# magpie CLI reference

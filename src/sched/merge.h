@@ -29,5 +29,7 @@ json scheduler_section(const batch& b, const kernel::eval_request& req);
 json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why);
 /// One line per job: "name  job_id  STATE  node  exit".
 std::string jobs_table(const batch& b);
+/// "Slurm" | "Ray", for console text.
+std::string engine_title(const batch& b);
 
 }  // namespace magpie::sched
