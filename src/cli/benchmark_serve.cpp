@@ -214,6 +214,7 @@ status_or<serve::benchmark_config> build_config(const arg_parser& p, const globa
   MAGPIE_RETURN_IF_ERROR(apply_magpie_flags(p, g, c));
   MAGPIE_RETURN_IF_ERROR(apply_client_flags(p, c));
   MAGPIE_RETURN_IF_ERROR(apply_server_flags(p, c));
+  MAGPIE_RETURN_IF_ERROR(apply_magpie_compat_flags(p, c));
   return c;
 }
 

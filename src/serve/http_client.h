@@ -10,19 +10,17 @@
 #include <vector>
 
 #include "core/status.h"
+#include "net/http.h"
 #include "serve/request.h"
 
 namespace magpie::serve {
 
-struct endpoint_url {
-  std::string host = "127.0.0.1";
-  uint16_t port = 8000;
-  std::string base_path;  ///< path prefix without a trailing '/', e.g. "" or "/proxy"
-  std::string to_string() const;
-};
-
-/// Parses "http://host[:port][/prefix]" (https is rejected: plain HTTP only).
-status_or<endpoint_url> parse_base_url(const std::string& url);
+// The blocking request/response client moved to src/net (the Ray engine in src/sched uses it
+// too); these names keep serve's callers unchanged.
+using net::endpoint_url;
+using net::http_call;
+using net::http_response;
+using net::parse_base_url;
 
 struct load_options {
   endpoint_url url;
@@ -57,17 +55,6 @@ struct load_stats {
 /// cannot start (bad address); per-request failures are data in the records.
 status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records,
                 load_stats* stats = nullptr);
-
-struct http_response {
-  int status = 0;
-  std::string body;
-  std::string content_type;
-};
-
-/// One blocking request (for health checks, model lists, profiler control). Errors:
-/// unavailable (refused / reset), timeout.
-status_or<http_response> http_call(const endpoint_url& url, const std::string& method, const std::string& target,
-                                   const std::string& body, double timeout_s);
 
 /// Raises RLIMIT_NOFILE's soft limit to the hard limit; returns the new soft limit.
 uint64_t raise_open_file_limit();

@@ -93,7 +93,8 @@ json benchmark_report_json(const benchmark_run& run) {
   j["execution_time"] = run.execution_time_s;
   j["profiling_enabled"] = c.profiler.torch_profiler;
   j["run_kind"] = c.effective_run_kind();
-  j["reward_eligible"] = c.effective_run_kind() == "measurement";
+  // A failed or interrupted run is never reward-eligible, whatever its run kind.
+  j["reward_eligible"] = run.success && c.effective_run_kind() == "measurement";
   std::vector<std::string> errors = run.errors, warnings = run.warnings;
   errors.insert(errors.end(), run.traces.errors.begin(), run.traces.errors.end());
   warnings.insert(warnings.end(), run.traces.warnings.begin(), run.traces.warnings.end());
@@ -120,7 +121,7 @@ std::string summary_text(const benchmark_run& run) {
   s += "Model: " + (run.client ? run.client->model : c.model) + "\n";
   s += std::string("Status: ") + (run.success ? "SUCCESS" : "FAILED") + "\n";
   s += "Run kind: " + c.effective_run_kind() + "\n";
-  s += std::string("Reward eligible: ") + (c.effective_run_kind() == "measurement" ? "True" : "False") + "\n";
+  s += std::string("Reward eligible: ") + (run.success && c.effective_run_kind() == "measurement" ? "True" : "False") + "\n";
   if (run.client) {
     const serving_metrics& m = run.client->metrics;
     s += "\nThroughput:\n";
