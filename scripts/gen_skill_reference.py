@@ -24,6 +24,9 @@ SECTIONS = [
     (["jobs"], "Slurm batches (`--environment slurm` on analyze/compare submits them)."),
     (["jobs", "list"], ""), (["jobs", "status"], ""), (["jobs", "cancel"], ""), (["jobs", "collect"], ""),
     (["jobs", "submit"], ""),
+    (["optimize"], "The optimization loop end to end from one optimize.yaml (docs/optimization-loop.md): "
+                   "benchmark, profile, rank and map kernels, compare candidates with the correctness gate, "
+                   "switch the winner in, interleaved end-to-end runs with Welch + results compare; --control aa."),
     (["mcp"], "MCP server over stdio for agents."),
     (["gpu-info"], ""),
 ]

@@ -184,6 +184,7 @@ const std::vector<tool_def>& all_tools() {
     add_benchmark_tools(&t);
     add_trace_tools(&t);
     add_results_tools(&t);
+    add_optimize_tools(&t);
     return t;
   }();
   return tools;
