@@ -42,7 +42,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/magpie_loop.XXXXXX")
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$WORK/triton_cache}
 T0=$(date +%s)
 echo "=== check_kernels.py"
-timeout 120 "$PY" "$ROOT/examples/loop/check_kernels.py" --backend "$BACKEND" > "$WORK/check_kernels.txt" 2> "$WORK/check_kernels.err"
+timeout "${CHECK_LIMIT_S:-120}" "$PY" "$ROOT/examples/loop/check_kernels.py" --backend "$BACKEND" > "$WORK/check_kernels.txt" 2> "$WORK/check_kernels.err"
 echo "check_kernels rc=$? ($(( $(date +%s) - T0 )) s)"
 grep -E "FAIL|mismatch|graphs|check_kernels:" "$WORK/check_kernels.txt" | grep -v "(expected)" | head -30
 NPF=()
