@@ -1,5 +1,6 @@
 // analyze and compare runs: workspaces, ordering of the stages, verdicts, reports.
 #include <algorithm>
+#include <thread>
 
 #include "core/log.h"
 #include "core/progress.h"
@@ -242,21 +243,32 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
     ref_id = ks[static_cast<size_t>(b)].spec.id;
     ref_eval = &ks[static_cast<size_t>(b)];
   }
+  // Candidates are independent once the reference is held: their correctness runs (compile
+  // included) go in parallel, up to half the cores (each writes only its own kernel_eval).
   progress_bar bar("correctness", static_cast<uint64_t>(n));
+  std::vector<int> todo;
   for (int i = 0; i < n; ++i) {
-    auto& k = ks[static_cast<size_t>(i)];
-    bar.set_note(k.spec.id);
     if (baseline_is_reference && i == b) {
       bar.advance();
       continue;
     }
+    todo.push_back(i);
+  }
+  auto one = [&](int i) {
+    auto& k = ks[static_cast<size_t>(i)];
     if (!ref_m && ref_eval->correctness_method != "exit_code") {
       k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
       fail_for_reference(k, *ref_eval);
     } else {
       evaluate_correctness(k, ctx, ref_m, false);
     }
-    bar.advance();
+  };
+  const size_t width = std::max<size_t>(1, std::min<size_t>(8, std::thread::hardware_concurrency() / 2));
+  for (size_t start = 0; start < todo.size(); start += width) {
+    std::vector<std::thread> group;
+    for (size_t j = start; j < std::min(todo.size(), start + width); ++j) group.emplace_back(one, todo[j]);
+    for (auto& t : group) t.join();
+    for (size_t j = start; j < std::min(todo.size(), start + width); ++j) bar.advance();
   }
   bar.finish();
   std::vector<kernel_eval*> all;
