@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <utility>
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "trace/timeline.h"
 
 namespace magpie::trace {
 
@@ -21,9 +23,13 @@ json trace_model::summary_json() const {
               {"linking_key", linking_key},
               {"gpu_linked", gpu_linked},
               {"gpu_unlinked", gpu_unlinked},
+              {"gpu_linked_tracelens_rule", gpu_linked_tracelens},
               {"gpu_without_cpu_op", gpu_without_op},
               {"python_function_dropped", dropped_python},
               {"other_events_dropped", dropped_other},
+              {"events_without_ts_dropped", dropped_no_ts},
+              {"gpu_events_without_dur", gpu_missing_dur},
+              {"negative_dur_set_to_zero", negative_dur},
               {"tree_bleeds_attached", tree_bleeds},
               {"stream_overruns_clipped", clipped_kernels},
               {"read", stats.to_json()}};
@@ -31,14 +37,42 @@ json trace_model::summary_json() const {
 
 namespace {
 
-struct flow_key {
+/// An ac2g flow end: (thread, ts) of the GPU event it points at, and the launch's id.
+struct flow_end {
   uint32_t thread;
   int64_t ts;
-  bool operator==(const flow_key& o) const { return thread == o.thread && ts == o.ts; }
+  int64_t id;
 };
-struct flow_hash {
-  size_t operator()(const flow_key& k) const { return std::hash<int64_t>{}(k.ts) * 31 + k.thread; }
-};
+
+ev_kind kind_of(std::string_view cat, bool* keep) {
+  *keep = true;
+  switch (cat.size()) {
+    case 6:
+      if (cat == "kernel") return ev_kind::kernel;
+      if (cat == "cpu_op") return ev_kind::cpu_op;
+      break;
+    case 10:
+      if (cat == "gpu_memcpy") return ev_kind::memcpy;
+      if (cat == "gpu_memset") return ev_kind::memset;
+      break;
+    case 11:
+      if (cat == "cuda_driver" || cat == "hip_runtime") return ev_kind::runtime;
+      break;
+    case 12:
+      if (cat == "cuda_runtime") return ev_kind::runtime;
+      break;
+    case 15:
+      if (cat == "user_annotation") return ev_kind::user_annotation;
+      break;
+    case 19:
+      if (cat == "gpu_user_annotation") return ev_kind::gpu_user_annotation;
+      break;
+    default:
+      break;
+  }
+  *keep = false;
+  return ev_kind::cpu_op;
+}
 
 class model_sink : public event_sink {
  public:
@@ -54,25 +88,23 @@ class model_sink : public event_sink {
 
   void on_event(const event_view& e) override {
     std::string_view cat = e.cat;
-    ev_kind kind;
-    if (cat == "kernel") kind = ev_kind::kernel;
-    else if (cat == "cpu_op") kind = ev_kind::cpu_op;
-    else if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "hip_runtime") kind = ev_kind::runtime;
-    else if (cat == "gpu_memcpy") kind = ev_kind::memcpy;
-    else if (cat == "gpu_memset") kind = ev_kind::memset;
-    else if (cat == "user_annotation") kind = ev_kind::user_annotation;
-    else if (cat == "gpu_user_annotation") kind = ev_kind::gpu_user_annotation;
-    else {
+    bool keep;
+    ev_kind kind = kind_of(cat, &keep);
+    if (!keep) {
       if (cat == "python_function") ++m_m.dropped_python;
-      else if (cat == "ac2g" && e.ph == "f" && e.has_id && e.has_ts) m_flow_end[{thread(e), e.ts_ns}] = e.id;
+      else if (cat == "ac2g" && e.ph == "f" && e.has_id && e.has_ts) m_flow_ends.push_back({thread(e), e.ts_ns, e.id});
+      else if (cat == "ac2g" && e.ph == "s" && e.has_id) m_flow_start_ids.push_back(e.id);
       else ++m_m.dropped_other;
       return;
     }
     if (!e.has_ts) {
-      ++m_m.dropped_other;
+      ++m_m.dropped_no_ts;
       return;
     }
-    trace_event t;
+    bool gpu_kind = kind == ev_kind::kernel || kind == ev_kind::memcpy || kind == ev_kind::memset;
+    if (gpu_kind && !e.has_dur) ++m_m.gpu_missing_dur;
+    if (e.has_dur && e.dur_ns < 0) ++m_m.negative_dur;
+    trace_event& t = m_m.events.emplace_back();
     t.uid = e.index;
     t.ts = e.ts_ns;
     t.dur = e.has_dur && e.dur_ns > 0 ? e.dur_ns : 0;
@@ -92,30 +124,50 @@ class model_sink : public event_sink {
       if (!e.concrete_inputs.empty()) t.concrete = m_m.strings.intern(e.concrete_inputs);
       if (!e.input_strides.empty()) t.strides = m_m.strings.intern(e.input_strides);
     }
-    m_m.events.push_back(t);
   }
 
-  std::unordered_map<flow_key, int64_t, flow_hash> m_flow_end;
+  std::vector<flow_end> m_flow_ends;
+  std::vector<int64_t> m_flow_start_ids;
 
  private:
+  /// Interned "pid/tid" key; numeric pairs are cached (a trace has few threads).
   uint32_t thread(const event_view& e) {
+    bool numeric = !e.pid_is_str && !e.tid_is_str;
+    if (numeric && m_last_ok && e.pid == m_last_pid && e.tid == m_last_tid) return m_last_id;
+    if (numeric) {
+      auto it = m_numeric.find({e.pid, e.tid});
+      if (it != m_numeric.end()) return remember(e, it->second);
+    }
     m_key.clear();
     if (e.pid_is_str) m_key.append(e.pid_str);
     else m_key += std::to_string(e.pid);
     m_key.push_back('/');
     if (e.tid_is_str) m_key.append(e.tid_str);
     else m_key += std::to_string(e.tid);
-    return m_m.strings.intern(m_key);
+    uint32_t id = m_m.strings.intern(m_key);
+    if (numeric) m_numeric.emplace(std::make_pair(e.pid, e.tid), id);
+    return numeric ? remember(e, id) : id;
+  }
+  uint32_t remember(const event_view& e, uint32_t id) {
+    m_last_ok = true;
+    m_last_pid = e.pid;
+    m_last_tid = e.tid;
+    m_last_id = id;
+    return id;
   }
 
   trace_model& m_m;
   std::string m_key;
+  std::map<std::pair<int64_t, int64_t>, uint32_t> m_numeric;
+  bool m_last_ok = false;
+  int64_t m_last_pid = 0, m_last_tid = 0;
+  uint32_t m_last_id = 0;
 };
 
 bool is_gpu(ev_kind k) { return k == ev_kind::kernel || k == ev_kind::memcpy || k == ev_kind::memset; }
 
 /// Host call tree over cpu_op and runtime events, per thread.
-void build_tree(trace_model& m) {
+void build_tree(trace_model& m, bool drop_bleeding) {
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_thread;
   for (uint32_t i = 0; i < m.events.size(); ++i) {
     ev_kind k = m.events[i].kind;
@@ -132,7 +184,10 @@ void build_tree(trace_model& m) {
              m.events[stack.back()].end() - e.ts < 1000)
         stack.pop_back();
       if (!stack.empty()) {
-        if (e.end() > m.events[stack.back()].end()) ++m.tree_bleeds;
+        if (e.end() > m.events[stack.back()].end()) {
+          ++m.tree_bleeds;
+          if (drop_bleeding) continue;  // TraceLens: neither a child nor pushed
+        }
         e.parent = stack.back();
       }
       stack.push_back(i);
@@ -140,59 +195,92 @@ void build_tree(trace_model& m) {
   }
 }
 
-void link_gpu(trace_model& m, const std::unordered_map<flow_key, int64_t, flow_hash>& flow_end) {
+bool has_id(const std::vector<int64_t>& sorted, int64_t id) { return std::binary_search(sorted.begin(), sorted.end(), id); }
+
+/// Sorted (key, event index) pairs: a flat lookup table (no per-entry allocation).
+using index_table = std::vector<std::pair<int64_t, uint32_t>>;
+index_table table_of(const trace_model& m, const std::vector<uint32_t>& idx, bool by_correlation) {
+  index_table t;
+  t.reserve(idx.size());
+  for (uint32_t i : idx) {
+    const trace_event& e = m.events[i];
+    if (by_correlation ? e.has_correlation : e.has_external_id) t.push_back({by_correlation ? e.correlation : e.external_id, i});
+  }
+  std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return t;
+}
+uint32_t lookup(const index_table& t, int64_t key) {  // first event with this key, as emplace kept it
+  auto it = std::lower_bound(t.begin(), t.end(), key, [](const auto& p, int64_t k) { return p.first < k; });
+  return (it != t.end() && it->first == key) ? it->second : k_none;
+}
+
+struct flow_links {
+  std::vector<flow_end> ends;            ///< sorted by (thread, ts)
+  std::vector<int64_t> start_ids, end_ids;  ///< sorted
+};
+
+/// Launch id of a GPU event without "correlation": the flow end at its (thread, ts).
+bool flow_id_at(const flow_links& f, uint32_t thread, int64_t ts, int64_t* id) {
+  auto it = std::lower_bound(f.ends.begin(), f.ends.end(), std::make_pair(thread, ts), [](const flow_end& a, const auto& k) {
+    return a.thread < k.first || (a.thread == k.first && a.ts < k.second);
+  });
+  if (it == f.ends.end() || it->thread != thread || it->ts != ts) return false;
+  *id = it->id;
+  return true;
+}
+
+void link_one(trace_model& m, trace_event& g, bool any_corr, const index_table& runtime_by_corr, const flow_links& f,
+              const index_table& op_by_ext, uint32_t execute) {
+  if (any_corr) {
+    int64_t corr = g.correlation;
+    bool have = g.has_correlation || flow_id_at(f, g.thread, g.ts, &corr);
+    if (have) g.launcher = lookup(runtime_by_corr, corr);
+  }
+  if (g.launcher != k_none) {
+    ++m.gpu_linked;
+    const trace_event& launch = m.events[g.launcher];
+    g.tracelens_linked = contains(m.name(launch), "GraphLaunch") ||
+                         (has_id(f.start_ids, launch.correlation) && has_id(f.end_ids, launch.correlation));
+    m.gpu_linked_tracelens += g.tracelens_linked;
+    for (uint32_t p = launch.parent; p != k_none; p = m.events[p].parent) {
+      if (m.events[p].kind == ev_kind::cpu_op && m.events[p].name != execute) {
+        g.op = p;
+        break;
+      }
+    }
+    if (g.op == k_none && launch.has_external_id) {
+      g.op = lookup(op_by_ext, launch.external_id);
+      g.op_from_ext = g.op != k_none;
+    }
+  } else {
+    if (!any_corr && g.has_external_id) {  // no correlation anywhere: External id links op directly
+      g.op = lookup(op_by_ext, g.external_id);
+      g.op_from_ext = g.op != k_none;
+    }
+    if (g.op == k_none) ++m.gpu_unlinked;
+    else ++m.gpu_linked;
+  }
+  if (g.op == k_none) ++m.gpu_without_op;
+}
+
+void link_gpu(trace_model& m, flow_links& f) {
   bool any_corr = false, any_ext = false;
   for (uint32_t i : m.gpu) {
     any_corr |= m.events[i].has_correlation;
     any_ext |= m.events[i].has_external_id;
   }
   m.linking_key = any_corr ? "correlation" : (any_ext ? "External id" : "none");
-  std::unordered_map<int64_t, uint32_t> runtime_by_corr, op_by_ext;
-  for (uint32_t i : m.runtimes)
-    if (m.events[i].has_correlation) runtime_by_corr.emplace(m.events[i].correlation, i);
-  for (uint32_t i : m.cpu_ops)
-    if (m.events[i].has_external_id) op_by_ext.emplace(m.events[i].external_id, i);
+  std::sort(f.start_ids.begin(), f.start_ids.end());
+  f.end_ids.reserve(f.ends.size());
+  for (const auto& e : f.ends) f.end_ids.push_back(e.id);
+  std::sort(f.end_ids.begin(), f.end_ids.end());
+  std::sort(f.ends.begin(), f.ends.end(), [](const flow_end& a, const flow_end& b) {
+    return a.thread < b.thread || (a.thread == b.thread && a.ts < b.ts);
+  });
+  index_table runtime_by_corr = table_of(m, m.runtimes, true);
+  index_table op_by_ext = table_of(m, m.cpu_ops, false);
   const uint32_t execute = m.strings.find("execute").value_or(k_none);
-  for (uint32_t gi : m.gpu) {
-    trace_event& g = m.events[gi];
-    if (any_corr) {
-      int64_t corr = g.correlation;
-      bool have = g.has_correlation;
-      if (!have) {
-        auto f = flow_end.find({g.thread, g.ts});
-        if (f != flow_end.end()) {
-          corr = f->second;
-          have = true;
-        }
-      }
-      if (have) {
-        auto it = runtime_by_corr.find(corr);
-        if (it != runtime_by_corr.end()) g.launcher = it->second;
-      }
-    }
-    if (g.launcher != k_none) {
-      ++m.gpu_linked;
-      for (uint32_t p = m.events[g.launcher].parent; p != k_none; p = m.events[p].parent) {
-        if (m.events[p].kind == ev_kind::cpu_op && m.events[p].name != execute) {
-          g.op = p;
-          break;
-        }
-      }
-      const trace_event& rt = m.events[g.launcher];
-      if (g.op == k_none && rt.has_external_id) {
-        auto it = op_by_ext.find(rt.external_id);
-        if (it != op_by_ext.end()) g.op = it->second;
-      }
-    } else {
-      if (!any_corr && g.has_external_id) {  // no correlation anywhere: External id links op directly
-        auto it = op_by_ext.find(g.external_id);
-        if (it != op_by_ext.end()) g.op = it->second;
-      }
-      if (g.op == k_none) ++m.gpu_unlinked;
-      else ++m.gpu_linked;
-    }
-    if (g.op == k_none) ++m.gpu_without_op;
-  }
+  for (uint32_t gi : m.gpu) link_one(m, m.events[gi], any_corr, runtime_by_corr, f, op_by_ext, execute);
 }
 
 void clip_overruns(trace_model& m) {
@@ -228,9 +316,11 @@ status_or<trace_model> load_trace_model(const fs::path& path, const model_option
     }
   }
   std::stable_sort(m.gpu.begin(), m.gpu.end(), [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
-  build_tree(m);
-  link_gpu(m, sink.m_flow_end);
+  build_tree(m, opts.drop_bleeding_events);
+  flow_links flows{std::move(sink.m_flow_ends), std::move(sink.m_flow_start_ids), {}};
+  link_gpu(m, flows);
   if (opts.clip_stream_overruns) clip_overruns(m);
+  cache_gpu_classes(m);
   return m;
 }
 

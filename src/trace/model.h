@@ -57,6 +57,10 @@ struct trace_event {
   bool has_correlation : 1 = false;
   bool has_external_id : 1 = false;
   bool via_driver : 1 = false;  ///< runtime event of cat cuda_driver (cuLaunchKernel…)
+  bool op_from_ext : 1 = false; ///< GPU events: op found by External id, not in the host tree
+  /// GPU events: linked by TraceLens's rule (a graph launch with the same correlation, or an
+  /// ac2g flow start and end with the launch's correlation) — its `tree` flag.
+  bool tracelens_linked : 1 = false;
   int64_t end() const { return ts + dur; }
 };
 
@@ -71,9 +75,17 @@ struct trace_model {
   int device_count = 0;
   std::string linking_key;          ///< "correlation" | "External id" | "none"
   uint64_t dropped_python = 0, dropped_other = 0;
+  uint64_t dropped_no_ts = 0;       ///< events of analysed categories without a usable ts
+  uint64_t gpu_missing_dur = 0;     ///< GPU events without a usable dur (kept with dur 0)
+  uint64_t negative_dur = 0;        ///< kept events whose dur was negative (set to 0)
   uint64_t gpu_linked = 0, gpu_unlinked = 0, gpu_without_op = 0;
-  uint64_t tree_bleeds = 0;         ///< events attached despite ending after their parent
+  uint64_t gpu_linked_tracelens = 0;  ///< GPU events TraceLens links (its timeline's default set)
+  uint64_t tree_bleeds = 0;         ///< events ending after their parent (attached, or dropped by the TraceLens rule)
   uint64_t clipped_kernels = 0;     ///< GPU events whose dur overran the next one on their stream
+
+  /// Per interned name of a kernel / memset: its timeline class + 1 (0: not a GPU event name);
+  /// filled at load so the per-event classification is a lookup (timeline.h).
+  std::vector<uint8_t> gpu_name_class;
 
   const std::string& name(const trace_event& e) const { return strings.str(e.name); }
   std::string_view text(uint32_t id) const { return id == k_none ? std::string_view() : std::string_view(strings.str(id)); }
@@ -86,6 +98,9 @@ struct model_options {
   /// stream cannot overlap itself; ROCm traces sometimes report overrunning durations —
   /// TraceLens issue #669). Perfetto clips too; TraceLens does not.
   bool clip_stream_overruns = true;
+  /// TraceLens's tree rule: an event ending >= 1 µs after the enclosing one is left out of the
+  /// tree (no parent, no children). magpie attaches it (counted in tree_bleeds).
+  bool drop_bleeding_events = false;
   read_options read;
 };
 

@@ -28,6 +28,10 @@ json read_stats::to_json() const {
               {"events", events},
               {"non_object_elements", non_object_elements},
               {"events_with_bad_fields", events_with_bad_fields},
+              {"events_bad_ts", events_bad_ts},
+              {"events_bad_dur", events_bad_dur},
+              {"events_negative_dur", events_negative_dur},
+              {"events_bad_other", events_bad_other},
               {"complete", complete},
               {"error", error},
               {"error_offset", error_offset},
@@ -71,7 +75,7 @@ scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string*
 }
 
 scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has, std::string_view* text,
-               event_view& ev) {
+               bool* bad, event_view& ev) {
   if (*q == '-' || (*q >= '0' && *q <= '9')) {
     SCAN_TRY(detail::skip_number(q, ctx, text));
     bool exact = false;
@@ -85,10 +89,12 @@ scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has
     } else {
       *us = detail::number_to_double(*text);
       ++ev.bad_fields;
+      *bad = true;
     }
     return scan::ok;
   }
   ++ev.bad_fields;
+  *bad = true;
   return detail::skip_value(q, ctx);
 }
 
@@ -199,7 +205,7 @@ scan parse_event_value(std::string_view key, const char*& q, scan_ctx& ctx, even
   switch (key.size()) {
     case 2:
       if (KEY("ph")) return read_str(q, ctx, &ev.ph, &s.ph, nullptr, ev);
-      if (KEY("ts")) return read_time(q, ctx, &ev.ts, &ev.ts_ns, &ev.has_ts, &ev.ts_text, ev);
+      if (KEY("ts")) return read_time(q, ctx, &ev.ts, &ev.ts_ns, &ev.has_ts, &ev.ts_text, &ev.bad_ts, ev);
       if (KEY("id")) {
         if (*q == '"') return detail::skip_value(q, ctx);  // string flow ids are not linkable
         return read_int(q, ctx, &ev.id, &ev.has_id, ev);
@@ -208,7 +214,7 @@ scan parse_event_value(std::string_view key, const char*& q, scan_ctx& ctx, even
       break;
     case 3:
       if (KEY("cat")) return read_str(q, ctx, &ev.cat, &s.cat, &ev.has_cat, ev);
-      if (KEY("dur")) return read_time(q, ctx, &ev.dur, &ev.dur_ns, &ev.has_dur, &ev.dur_text, ev);
+      if (KEY("dur")) return read_time(q, ctx, &ev.dur, &ev.dur_ns, &ev.has_dur, &ev.dur_text, &ev.bad_dur, ev);
       if (KEY("pid")) return read_id(q, ctx, &ev.pid, &ev.pid_str, &ev.pid_is_str, &ev.has_pid, &s.pid, ev);
       if (KEY("tid")) return read_id(q, ctx, &ev.tid, &ev.tid_str, &ev.tid_is_str, &ev.has_tid, &s.tid, ev);
       break;
@@ -425,7 +431,13 @@ class driver {
       if (*q == '{') {
         SCAN_TRY(parse_event(q, ctx, m_ev, m_s));
         ++m_st.events;
-        if (m_ev.bad_fields) ++m_st.events_with_bad_fields;
+        if (m_ev.bad_fields) {
+          ++m_st.events_with_bad_fields;
+          m_st.events_bad_ts += m_ev.bad_ts;
+          m_st.events_bad_dur += m_ev.bad_dur;
+          if (m_ev.bad_fields > static_cast<uint32_t>(m_ev.bad_ts) + m_ev.bad_dur) ++m_st.events_bad_other;
+        }
+        if (m_ev.has_dur && m_ev.dur_ns < 0) ++m_st.events_negative_dur;
         m_sink.on_event(m_ev);
       } else {
         SCAN_TRY(detail::skip_value(q, ctx));
@@ -511,6 +523,10 @@ status_or<read_stats> read_trace(const fs::path& path, event_sink& sink, const r
   st.path = path.string();
   unsigned char magic[2] = {0, 0};
   ssize_t got = 0;
+  std::error_code dir_ec;
+  if (fs::is_directory(path, dir_ec)) {
+    return io_error("%s is a directory, not a trace file", path.c_str());
+  }
   {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return not_found("%s: cannot open trace: %s", path.c_str(), std::strerror(errno));
@@ -518,7 +534,8 @@ status_or<read_stats> read_trace(const fs::path& path, event_sink& sink, const r
     ::close(fd);
   }
   std::error_code ec;
-  st.file_bytes = fs::file_size(path, ec);
+  uint64_t size = fs::file_size(path, ec);
+  st.file_bytes = ec ? 0 : size;
   st.gzip = looks_gzip(magic, got > 0 ? static_cast<size_t>(got) : 0);
   MAGPIE_ASSIGN_OR_RETURN(std::unique_ptr<detail::byte_source> src, detail::open_file_source(path));
   if (st.gzip) {

@@ -20,20 +20,30 @@
 
 namespace magpie::trace {
 
-struct interval {
-  int64_t begin = 0, end = 0;
+template <typename T>
+struct basic_interval {
+  T begin = 0, end = 0;
 };
+using interval = basic_interval<int64_t>;   ///< exact ns (everything magpie computes)
+using dinterval = basic_interval<double>;   ///< µs doubles (TraceLens's arithmetic, --tracelens-compat)
 
 /// Sorted, disjoint union (touching intervals merge: start <= last end).
 std::vector<interval> merge_intervals(std::vector<interval> v);
+std::vector<dinterval> merge_intervals_us(std::vector<dinterval> v);
 /// a − b for merged inputs.
 std::vector<interval> subtract_intervals(const std::vector<interval>& a, const std::vector<interval>& b);
+std::vector<dinterval> subtract_intervals_us(const std::vector<dinterval>& a, const std::vector<dinterval>& b);
 int64_t total_length(const std::vector<interval>& merged);
+double total_length_us(const std::vector<dinterval>& merged);
 /// Length of the union of arbitrary intervals (TraceLens's "busy time").
 int64_t busy_time(std::vector<interval> v);
 
 enum class gpu_class { computation, communication, memcpy };
 gpu_class classify_gpu_event(const trace_model& m, const trace_event& e);
+/// The class by kind and name alone (what classify_gpu_event caches per name).
+gpu_class classify_gpu_name(ev_kind kind, const std::string& name);
+/// Fills m.gpu_name_class for the names of m.gpu.
+void cache_gpu_classes(trace_model& m);
 /// Kernel category for tables: gemm, attention, communication, memcpy, memset, norm, softmax,
 /// moe, reduce, elementwise, copy, indexing, triton, other (first match, name-based).
 std::string kernel_category(const trace_model& m, const trace_event& e);
@@ -49,8 +59,10 @@ struct timeline_breakdown {
 };
 
 /// Breakdown over the given GPU events (indices into m.events). `micro_idle_threshold_ns` > 0
-/// splits idle into micro (< threshold) and macro gaps.
+/// splits idle into micro (< threshold) and macro gaps. With `tracelens_doubles` the interval
+/// algebra runs on TraceLens's µs doubles (end = ts + dur rounded as Python does, ~1e-4 µs at
+/// epoch-scale timestamps) and the results are rounded to ns, to reproduce its numbers.
 timeline_breakdown gpu_timeline(const trace_model& m, const std::vector<uint32_t>& gpu_events,
-                                int64_t micro_idle_threshold_ns = 0);
+                                int64_t micro_idle_threshold_ns = 0, bool tracelens_doubles = false);
 
 }  // namespace magpie::trace
