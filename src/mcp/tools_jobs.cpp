@@ -68,7 +68,8 @@ tool_result list_tool(const json& a, tool_context& ctx) {
   json tasks = json::array();
   for (const auto& b : *j) {
     std::map<std::string, int> states;
-    for (const auto& [k, v] : b.value("states", json::object()).items()) states[k] = v.is_number() ? v.get<int>() : 0;
+    const json counts = b.value("states", json::object());  // a named copy: items() must not outlive it
+    for (const auto& [k, v] : counts.items()) states[k] = v.is_number() ? v.get<int>() : 0;
     tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", magpie_status(states)}, {"engine", json_string(b, "engine")}});
   }
   json out = {{"total", j->size()}, {"batches", *j}, {"tasks", tasks}};
