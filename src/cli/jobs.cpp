@@ -98,7 +98,8 @@ int run_list(const std::vector<std::string>& args) {
     for (const auto& j : b->jobs) states[sched::job_state_name(j.last.state)]++;
     std::string st;
     for (const auto& [k, v] : states) st += strprintf("%s%s=%d", st.empty() ? "" : " ", k.c_str(), v);
-    out.push_back({{"batch", d.filename().string()}, {"dir", d.string()}, {"engine", b->engine}, {"mode", b->mode}, {"created", b->created},
+    out.push_back({{"batch", d.filename().string()}, {"dir", d.string()}, {"engine", b->engine}, {"mode", b->mode},
+                   {"status", sched::batch_status(*b)}, {"created", b->created},
                    {"jobs", b->jobs.size()}, {"states", states}, {"collected", b->collected}});
     if (!p.has("--json"))
       std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), b->engine.c_str(), b->mode.c_str(), b->created.c_str(), st.c_str(),
@@ -129,7 +130,10 @@ int run_status(const std::vector<std::string>& args) {
       row["role"] = j.role;
       js.push_back(row);
     }
-    std::fputs(dump_pretty({{"batch", b->dir.string()}, {"engine", b->engine}, {"mode", b->mode}, {"jobs", js}}).c_str(), stdout);
+    std::fputs(dump_pretty({{"batch", b->dir.string()}, {"engine", b->engine}, {"mode", b->mode},
+                            {"status", sched::batch_status(*b)}, {"jobs", js}})
+                   .c_str(),
+               stdout);
   } else {
     std::printf("batch %s (%s, %s)\n%s", b->dir.c_str(), b->mode.c_str(), b->engine.c_str(), sched::jobs_table(*b).c_str());
   }

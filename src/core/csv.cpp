@@ -84,16 +84,51 @@ std::string csv_writer::str() const {
   return out;
 }
 
-status_or<std::vector<std::vector<std::string>>> parse_csv(const std::string& text, bool skip_comments) {
+namespace {
+
+/// The parser's position and output; end_field/end_row enforce the field bounds.
+struct csv_state {
+  const csv_limits& limits;
+  const std::string& what;
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> row;
   std::string field;
+  size_t line = 1;      ///< line of the current character
+  size_t row_line = 1;  ///< line the current row began on (named in errors)
+  size_t cells = 0;
+
+  status end_field() {
+    if (row.size() >= limits.max_fields_per_row)
+      return parse_error("%s:%zu: more than %zu fields in a row", what.c_str(), row_line, limits.max_fields_per_row);
+    if (++cells > limits.max_cells)
+      return parse_error("%s:%zu: more than %zu fields in the file", what.c_str(), row_line, limits.max_cells);
+    row.push_back(std::move(field));
+    field.clear();
+    return ok_status();
+  }
+  status end_row() {
+    MAGPIE_RETURN_IF_ERROR(end_field());
+    rows.push_back(std::move(row));
+    row.clear();
+    return ok_status();
+  }
+};
+
+}  // namespace
+
+status_or<std::vector<std::vector<std::string>>> parse_csv(const std::string& text, bool skip_comments,
+                                                           const csv_limits& limits, const std::string& what) {
+  if (text.size() > limits.max_bytes)
+    return parse_error("%s: %zu bytes of CSV, over the %zu-byte limit", what.c_str(), text.size(), limits.max_bytes);
+  csv_state st{limits, what, {}, {}, {}};
   bool in_quotes = false, field_started = false, at_line_start = true;
+  size_t quote_line = 0;
   size_t i = 0;
   while (i < text.size()) {
     char c = text[i];
-    if (at_line_start && skip_comments && rows.empty() && c == '#') {
+    if (at_line_start && skip_comments && st.rows.empty() && c == '#') {
       while (i < text.size() && text[i] != '\n') ++i;
+      st.row_line = ++st.line;
       ++i;
       continue;
     }
@@ -101,13 +136,14 @@ status_or<std::vector<std::vector<std::string>>> parse_csv(const std::string& te
     if (in_quotes) {
       if (c == '"') {
         if (i + 1 < text.size() && text[i + 1] == '"') {
-          field += '"';
+          st.field += '"';
           i += 2;
           continue;
         }
         in_quotes = false;
       } else {
-        field += c;
+        st.field += c;
+        if (c == '\n') ++st.line;
       }
       ++i;
       continue;
@@ -115,30 +151,25 @@ status_or<std::vector<std::vector<std::string>>> parse_csv(const std::string& te
     if (c == '"' && !field_started) {
       in_quotes = true;
       field_started = true;
+      quote_line = st.line;
     } else if (c == ',') {
-      row.push_back(field);
-      field.clear();
+      MAGPIE_RETURN_IF_ERROR(st.end_field());
       field_started = false;
     } else if (c == '\n' || c == '\r') {
       if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      row.push_back(field);
-      field.clear();
+      MAGPIE_RETURN_IF_ERROR(st.end_row());
+      st.row_line = ++st.line;
       field_started = false;
-      rows.push_back(std::move(row));
-      row.clear();
       at_line_start = true;
     } else {
-      field += c;
+      st.field += c;
       field_started = true;
     }
     ++i;
   }
-  if (in_quotes) return parse_error("unterminated quoted CSV field");
-  if (field_started || !row.empty()) {
-    row.push_back(field);
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  if (in_quotes) return parse_error("%s:%zu: unterminated quoted CSV field", what.c_str(), quote_line);
+  if (field_started || !st.row.empty()) MAGPIE_RETURN_IF_ERROR(st.end_row());
+  return std::move(st.rows);
 }
 
 std::string fixed(double v, int decimals) { return strprintf("%.*f", decimals, v); }

@@ -80,5 +80,6 @@ void add_results_tools(std::vector<tool_def>* out);
 void add_benchmark_tools(std::vector<tool_def>* out);
 void add_misc_tools(std::vector<tool_def>* out);
 void add_jobs_tools(std::vector<tool_def>* out);
+void add_optimize_tools(std::vector<tool_def>* out);
 
 }  // namespace magpie::mcp

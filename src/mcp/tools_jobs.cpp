@@ -44,20 +44,6 @@ status_or<json> saved_batch(tool_context& ctx, const json& a) {
   return read_json_file(fs::path(json_string(st, "batch")) / "batch.json");
 }
 
-// Magpie's task status words for job state counts: RUNNING until every job ended, then
-// SUCCEEDED when all completed, else FAILED (UNKNOWN without jobs).
-std::string magpie_status(const std::map<std::string, int>& states) {
-  bool done = true, ok = true;
-  for (const auto& [s, n] : states) {
-    if (n <= 0) continue;
-    bool ended = s != "PENDING" && s != "RUNNING" && s != "CONFIGURING" && s != "COMPLETING" && s != "NOT_SUBMITTED" &&
-                 s != "UNKNOWN" && s != "SUSPENDED" && s != "REQUEUED";
-    done = done && ended;
-    ok = ok && s == "COMPLETED";
-  }
-  return states.empty() ? "UNKNOWN" : !done ? "RUNNING" : ok ? "SUCCEEDED" : "FAILED";
-}
-
 tool_result list_tool(const json& a, tool_context& ctx) {
   std::vector<std::string> args = {"list", "--json"};
   if (arg_bool(a, "refresh", false)) args.push_back("--refresh");
@@ -65,13 +51,10 @@ tool_result list_tool(const json& a, tool_context& ctx) {
   args.insert(args.end(), w.begin(), w.end());
   auto j = jobs_json(ctx, args, 300);
   if (!j.ok()) return tool_result::error(j.get_status().message());
-  json tasks = json::array();
-  for (const auto& b : *j) {
-    std::map<std::string, int> states;
-    const json counts = b.value("states", json::object());  // a named copy: items() must not outlive it
-    for (const auto& [k, v] : counts.items()) states[k] = v.is_number() ? v.get<int>() : 0;
-    tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", magpie_status(states)}, {"engine", json_string(b, "engine")}});
-  }
+  json tasks = json::array();  // Magpie's ray_task_list rows; status: sched::batch_status
+  for (const auto& b : *j)
+    tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", json_string(b, "status", "UNKNOWN")},
+                     {"engine", json_string(b, "engine")}});
   json out = {{"total", j->size()}, {"batches", *j}, {"tasks", tasks}};
   return tool_result::ok(strprintf("%zu batch(es)", j->size()), out);
 }
@@ -83,9 +66,6 @@ tool_result status_tool(const json& a, tool_context& ctx) {
   auto j = jobs_json(ctx, args, 120);
   if (!j.ok()) return tool_result::error(j.get_status().message());
   (*j)["task_id"] = batch_arg(a);
-  std::map<std::string, int> states;
-  for (const auto& row : j->value("jobs", json::array())) states[json_string(row, "state")]++;
-  (*j)["status"] = magpie_status(states);
   return tool_result::ok(json_string(*j, "status") + ": " + json_string(*j, "batch"), *j);
 }
 

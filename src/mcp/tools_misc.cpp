@@ -307,6 +307,7 @@ const std::vector<tool_def>& all_tools() {
     add_trace_tools(&t);
     add_results_tools(&t);
     add_jobs_tools(&t);
+    add_optimize_tools(&t);
     return t;
   }();
   return tools;

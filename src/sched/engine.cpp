@@ -61,8 +61,13 @@ class ray_engine final : public engine {
     if (!j.ray_request.is_object())
       return error(status_code::internal, "job '%s' has no Ray request (planned for another engine?)", j.name.c_str());
     json req = j.ray_request;
-    req["submission_id"] = submission_id(b, j);
-    return m_client.submit(req);
+    std::string id = submission_id(b, j);
+    req["submission_id"] = id;
+    auto r = m_client.submit(req);
+    // Another magpie tracking the same batch (a `jobs status` beside a waiting run) may have
+    // submitted it first: the id is deterministic, so the job on the cluster is this one.
+    if (!r.ok() && contains(r.get_status().message(), "already exists") && m_client.info(id).ok()) return id;
+    return r;
   }
   status_or<std::map<std::string, job_info>> query(const std::vector<std::string>& ids) override {
     std::map<std::string, job_info> out;

@@ -74,6 +74,16 @@ json scheduler_section(const batch& b, const eval_request& req) {
 
 std::string engine_title(const batch& b) { return b.engine == "ray" ? "Ray" : "Slurm"; }
 
+std::string batch_status(const batch& b) {
+  bool failed = false;
+  for (const auto& j : b.jobs) {
+    if (!job_settled(j)) return "RUNNING";
+    bool outcome = b.mode != "command" && j.last.state == job_state::failed && j.last.exit_status == 1;
+    failed = failed || !(j.last.state == job_state::completed || outcome);
+  }
+  return failed ? "FAILED" : "SUCCEEDED";
+}
+
 std::string jobs_table(const batch& b) {
   int w = 10;  // Slurm ids are short, Ray submission ids are magpie-<batch>-<job>
   for (const auto& j : b.jobs) w = std::max(w, static_cast<int>(j.job_id.size()));

@@ -112,7 +112,7 @@ status_or<json> ray_client::call(const std::string& method, const std::string& t
   auto r = m_http(method, target, body);
   if (!r.ok())
     return status(r.get_status().code(),
-                  "the Ray dashboard did not answer " + what + ": " + r.get_status().message() +
+                  "the Ray dashboard did not answer: " + r.get_status().message() +
                       " (is the cluster up, and is ray_config.cluster_address / --ray-address its dashboard's "
                       "http://HOST:PORT?)");
   if (r->status == 404) return not_found("%s: %s", what.c_str(), error_text(r->body).c_str());

@@ -270,7 +270,7 @@ status_or<benchmark_config> parse_benchmark_yaml(const std::string& text, const 
 }
 
 status_or<benchmark_config> load_benchmark_config(const fs::path& path) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(path, yaml_limits{}.max_bytes, "benchmark config"));
   return parse_benchmark_yaml(text, path.string());
 }
 

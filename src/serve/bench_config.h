@@ -61,6 +61,12 @@ struct client_settings {
   double request_timeout_s = 0;
   std::string served_model_name;    ///< request "model" (default: the server's first /v1/models id)
   std::vector<std::string> headers; ///< "Name: value"
+  // CLI-only (vLLM `bench serve` flags; not part of the YAML schema)
+  bool vllm_defaults = false;       ///< vLLM's defaults for unset settings (--base-url runs; docs/serving.md)
+  std::optional<double> temperature;  ///< unset: vLLM style sends none, Magpie style sends 0
+  std::vector<std::string> percentile_metrics;  ///< metrics with vLLM stats keys; empty: all
+  std::string label;                ///< vLLM's --label
+  bool kernel_timestamps = true;    ///< --timestamps kernel|read
 };
 
 struct server_settings {

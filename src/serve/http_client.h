@@ -29,6 +29,10 @@ struct load_options {
   int64_t max_concurrency = 0;           ///< requests in flight at most (0: unlimited)
   double request_timeout_s = 0;          ///< per request, from its start (0: none)
   size_t read_buffer_bytes = 256u << 10; ///< bytes per socket read, per connection
+  /// Stamp response bytes with the kernel's receive time (SO_TIMESTAMPING, software RX) instead
+  /// of the time of the read; falls back to the read time where the kernel gives none.
+  bool kernel_timestamps = true;
+  bool keep_text = true;                 ///< keep the generated text of each stream
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra request headers
   /// Polled every 20 ms; returning a non-empty reason stops the run: requests in flight and
   /// not yet sent fail with that reason, finished ones are kept.
@@ -37,10 +41,20 @@ struct load_options {
   std::function<void(const request_record&)> on_done;
 };
 
+/// What the load run observed about the client itself.
+struct load_stats {
+  size_t reads = 0;                 ///< socket reads that returned response bytes
+  size_t kernel_stamped_reads = 0;  ///< of them, with a kernel receive timestamp
+  std::vector<float> read_lag_ms;   ///< per kernel-stamped read: read time − kernel receive time
+  /// "kernel", "read" or "mixed" (which clock stamped the response bytes); "" before any read.
+  std::string timestamp_source() const;
+};
+
 /// Sends bodies[i] for records[i] at records[i].scheduled_ns (monotonic; records sorted by it)
 /// and fills in the timing, status and stream fields. A status is returned only when the run
 /// cannot start (bad address); per-request failures are data in the records.
-status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records);
+status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records,
+                load_stats* stats = nullptr);
 
 /// Raises RLIMIT_NOFILE's soft limit to the hard limit; returns the new soft limit.
 uint64_t raise_open_file_limit();

@@ -114,7 +114,8 @@ PY
 check_json "$T/list.json" <<'PY'
 import json, sys
 l = json.load(open(sys.argv[1]))
-assert len(l) == 1 and l[0]["engine"] == "ray" and l[0]["states"] == {"COMPLETED": 4}, l
+assert len(l) == 1 and l[0]["engine"] == "ray" and l[0]["states"] == {"COMPLETED": 4, "FAILED": 1}, l
+assert l[0]["status"] == "SUCCEEDED", l  # an incorrect kernel is an outcome, not a failed batch
 PY
 
 python3 "$MAGPIE_SOURCE_DIR/tests/golden/ray_compare/mcp_jobs.py" "$T/timed" "$(batch_dir "$T/timed")" \

@@ -18,10 +18,10 @@ rc=0
 "$MAGPIE_BIN" -e ray compare -k "$EX/compare.yaml" --no-perf --ray-address http://127.0.0.1:9 -o "$T/bad" \
   > "$T/bad.txt" 2> "$T/bad.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "wrong address exited $rc: $(cat "$T/bad.err")"
-grep -q "the Ray dashboard did not answer GET http://127.0.0.1:9/api/version" "$T/bad.err" || fail "error text: $(cat "$T/bad.err")"
+grep -q "the Ray dashboard did not answer: GET http://127.0.0.1:9/api/version" "$T/bad.err" || fail "error text: $(cat "$T/bad.err")"
 [ ! -e "$T/bad/batches" ] || fail "a batch directory was written for an unreachable cluster: $(ls -R "$T/bad")"
 
-# The failure batch (8-second limit, from its YAML) and a command job, both without waiting.
+# The failure batch (45-second limit, from its YAML) and a command job, both without waiting.
 "$MAGPIE_BIN" compare -k "$MAGPIE_SOURCE_DIR/tests/golden/ray_failures/failures.yaml" --no-perf --seed 7 \
   -o "$T/fail" --no-wait > "$T/submit.txt" || fail "submit: $(cat "$T/submit.txt")"
 grep -q "^Submitted batch " "$T/submit.txt" || fail "no 'Submitted batch' line"
@@ -117,7 +117,7 @@ wait_job_state "$DB" k00_vector_add RUNNING
 ray_down
 rc=0; "$MAGPIE_BIN" jobs status "$DB" > "$T/down.txt" 2> "$T/down.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "jobs status with the dashboard down exited $rc"
-grep -q "the Ray dashboard did not answer GET $RAY_API_SERVER_ADDRESS/api/version" "$T/down.err" || fail "down error: $(cat "$T/down.err")"
+grep -q "the Ray dashboard did not answer: GET $RAY_API_SERVER_ADDRESS/api/version" "$T/down.err" || fail "down error: $(cat "$T/down.err")"
 "$MAGPIE_BIN" jobs collect "$DB" --no-wait > "$T/dcollect.txt" 2> "$T/dcollect.err" || true
 grep -q "merging the last recorded job states" "$T/dcollect.err" || fail "collect without the dashboard: $(cat "$T/dcollect.err")"
 check_json "$(workspace_of "$T/down" analyze)/analyze_report.json" <<'PY'

@@ -216,3 +216,22 @@ TEST(ray_batch, merged_rows_name_the_ray_job_and_its_log) {
   EXPECT_EQ(sched["ray_address"], "http://127.0.0.1:8265");
   EXPECT_NE(jobs_table(b).find("RAY ID"), std::string::npos);
 }
+
+TEST(ray_batch, batch_status_words) {
+  auto req = ray_request("compare", 2);
+  req.performance.enabled = false;
+  auto b = plan_kernel_batch(req).value();
+  EXPECT_EQ(batch_status(b), "FAILED");  // planned, never submitted: nothing ran
+  b.jobs[0].job_id = "r";
+  b.jobs[0].last.state = job_state::running;
+  EXPECT_EQ(batch_status(b), "RUNNING");
+  b.jobs[0].last.state = job_state::completed;
+  b.jobs[1].job_id = "k";
+  b.jobs[1].last.state = job_state::failed;
+  b.jobs[1].last.exit_status = 1;  // the kernel is not correct: an outcome
+  EXPECT_EQ(batch_status(b), "SUCCEEDED");
+  b.jobs[1].last.exit_status = 2;  // the task could not run
+  EXPECT_EQ(batch_status(b), "FAILED");
+  b.jobs[1].last.state = job_state::timeout;
+  EXPECT_EQ(batch_status(b), "FAILED");
+}

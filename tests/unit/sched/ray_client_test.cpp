@@ -121,7 +121,7 @@ TEST(ray_client, refusals_name_the_exception_and_outages_the_address) {
   auto v = c.version();
   ASSERT_FALSE(v.ok());
   EXPECT_EQ(v.get_status().code(), status_code::unavailable);
-  EXPECT_NE(v.get_status().message().find("the Ray dashboard did not answer GET http://127.0.0.1:8265/api/version"),
+  EXPECT_NE(v.get_status().message().find("the Ray dashboard did not answer: GET http://127.0.0.1:1/api/version: Connection refused"),
             std::string::npos)
       << v.get_status().message();
   EXPECT_NE(v.get_status().message().find("--ray-address"), std::string::npos);
@@ -163,4 +163,18 @@ TEST(ray_engine, unknown_jobs_and_cancel_of_ended_ones) {
   f.down = true;
   EXPECT_EQ(e->query({"rec-stop"}).get_status().code(), status_code::unavailable);
   EXPECT_FALSE(e->check().ok());
+}
+
+TEST(ray_engine, a_job_already_submitted_by_another_tracker_is_adopted) {
+  fake_dashboard f;
+  f.routes = {{"POST /api/jobs/", "submit_duplicate"}, {"GET /api/jobs/magpie-batch_x-reference", "info_running"}};
+  auto e = make_ray_engine(ray_client(dash(), f.transport()));
+  batch b;
+  b.dir = "/shared/batch_x";
+  job_record j;
+  j.name = "reference";
+  j.ray_request = {{"entrypoint", "true"}};
+  EXPECT_EQ(e->submit(b, j, {}).value(), "magpie-batch_x-reference");
+  f.routes.erase("GET /api/jobs/magpie-batch_x-reference");  // a duplicate that is not ours to adopt
+  EXPECT_FALSE(e->submit(b, j, {}).ok());
 }
