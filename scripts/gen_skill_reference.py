@@ -21,11 +21,17 @@ SECTIONS = [
     (["trace", "stages"], ""), (["trace", "sources"], ""),
     (["results"], "SQLite results store next to the output directory."),
     (["results", "register"], ""), (["results", "list"], ""), (["results", "show"], ""), (["results", "compare"], ""),
-    (["jobs"], "Slurm batches (`--environment slurm` on analyze/compare submits them)."),
+    (["jobs"], "Slurm and Ray batches (`--environment slurm` or `--environment ray` on analyze/compare submits them; "
+                "docs/slurm.md, docs/ray.md)."),
     (["jobs", "list"], ""), (["jobs", "status"], ""), (["jobs", "cancel"], ""), (["jobs", "collect"], ""),
     (["jobs", "submit"], ""),
+    (["optimize"], "The optimization loop end to end from one optimize.yaml (docs/optimization-loop.md): "
+                   "benchmark, profile, rank and map kernels, compare candidates with the correctness gate, "
+                   "switch the winner in, interleaved end-to-end runs with Welch + results compare; --control aa."),
     (["mcp"], "MCP server over stdio for agents."),
     (["gpu-info"], ""),
+    (["targeted-trace"], "Magpie's TargetedKernelTrace: shards from Torch-profiler traces, and their validation."),
+    (["targeted-trace", "adapt-torch"], ""), (["targeted-trace", "postprocess"], ""),
 ]
 
 HEADER = """# magpie CLI reference

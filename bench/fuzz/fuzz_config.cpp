@@ -32,7 +32,7 @@ void fuzz_kernel_config(const std::string& text) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size > (1u << 16)) return 0;
+  if (size > (1u << 20)) return 0;
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto node = magpie::parse_yaml(text, "fuzz.yaml");
   (void)node;

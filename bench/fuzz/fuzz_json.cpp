@@ -4,10 +4,12 @@
 // `magpie mcp`, with responses discarded. Messages that would call a tool (tools/call anywhere
 // in the decoded document) are skipped so that the fuzzer never starts analyze/benchmark
 // children; tool-argument validation is covered by the golden MCP tests.
-// Contract: no crash, hang or sanitizer report for any byte string.
+// Contract: no crash, hang or sanitizer report for any byte string. The harness itself walks
+// decoded documents without recursion (deep nesting is part of the input space).
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "core/json.h"
 #include "gpu/specs.h"
@@ -15,12 +17,15 @@
 
 namespace {
 
-bool mentions_tools_call(const magpie::json& j) {
-  if (j.is_string()) return j.get_ref<const std::string&>() == "tools/call";
-  if (j.is_array() || j.is_object()) {
-    for (const auto& v : j) {
-      if (mentions_tools_call(v)) return true;
-    }
+/// Walks the document with an explicit stack: the harness must not recurse on its input.
+bool mentions_tools_call(const magpie::json& doc) {
+  std::vector<const magpie::json*> todo{&doc};
+  while (!todo.empty()) {
+    const magpie::json* j = todo.back();
+    todo.pop_back();
+    if (j->is_string() && j->get_ref<const std::string&>() == "tools/call") return true;
+    if (j->is_array() || j->is_object())
+      for (const auto& v : *j) todo.push_back(&v);
   }
   return false;
 }
@@ -36,7 +41,7 @@ magpie::mcp::server& shared_server() {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size > (1u << 16)) return 0;
+  if (size > (1u << 20)) return 0;
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto doc = magpie::parse_json(text, "fuzz input");
   if (doc.ok()) (void)magpie::gpu::parse_spec_table(*doc, "fuzz input");

@@ -1,31 +1,39 @@
 #!/usr/bin/env bash
-# Trace-reader benchmark (not a test): throughput and peak RSS of magpie's streaming trace
-# engine on a large trace made by replicating the real H200 trace (gen_big_trace.py).
+# Trace-engine benchmark (not a test): throughput and peak RSS of `magpie trace report` and
+# `magpie trace gap`, the new build against a previous one in the same run, on a large trace
+# made by replicating the real H200 trace (gen_big_trace.py).
 #
 # Usage: bench/trace/run_bench.sh [--mb 520] [--runs 5] [--dir /tmp/magpie-trace-bench]
+#                                 [--callgrind MB]
 # Env:   MAGPIE_BIN (default: build/magpie next to this checkout)
+#        MAGPIE_BIN_OLD (optional: the previous build; its rows are measured interleaved)
 #
-# Measures, each run interleaved with its baseline, medians over --runs:
-#   gap   `magpie trace gap` on the .json   (reader + Magpie's aggregation: the hot path)
-#   gz    `magpie trace gap` on the .json.gz vs `zcat` of the same file
-#   report `magpie trace report --no-html` on the .json (full model: linking, tree, perf
-#          models, roofline): peak RSS vs file size
-# MB/s = uncompressed JSON bytes / wall seconds (also per CPU second, user+sys, which the
-# other load of a shared machine disturbs less). Peak RSS from /usr/bin/time (max RSS).
+# Per binary, each run interleaved with the others, medians over --runs:
+#   gap     `trace gap` on the .json   (reader + Magpie's aggregation)
+#   gz      `trace gap` on the .json.gz (with `zcat` of the same file as the reference)
+#   report  `trace report --no-html` on the .json (reader, model, linking, timeline, perf models,
+#           roofline, kernel table, per-op-name view, stage split)
+# MB/s = uncompressed JSON bytes / wall seconds, and per CPU second (user+sys), which the other
+# load of a shared machine disturbs less. Peak RSS from /usr/bin/time.
+# --callgrind MB: also count instructions (valgrind --tool=callgrind) of report and gap on an
+# MB-sized trace, old and new: a measure that does not move with the machine's load.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-mb=520 runs=5 dir=/tmp/magpie-trace-bench
+mb=520 runs=5 dir=/tmp/magpie-trace-bench cg_mb=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --mb) mb="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --dir) dir="$2"; shift 2 ;;
+    --callgrind) cg_mb="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
 bin="${MAGPIE_BIN:-$root/build/magpie}"
+old="${MAGPIE_BIN_OLD:-}"
 [ -x "$bin" ] || { echo "magpie binary not found: $bin (set MAGPIE_BIN)" >&2; exit 2; }
+[ -z "$old" ] || [ -x "$old" ] || { echo "MAGPIE_BIN_OLD not executable: $old" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "python3 needed to generate the trace" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time needed (apt-get install time)" >&2; exit 2; }
 mkdir -p "$dir/plain" "$dir/gz" "$dir/out"
@@ -38,29 +46,59 @@ fi
 json_bytes=$(stat -c %s "$json"); gz_bytes=$(stat -c %s "$gz")
 cat "$json" > /dev/null; cat "$gz" > /dev/null   # warm the page cache
 
-# run LABEL CMD... → appends "wall cpu rss_kb" to $dir/LABEL.txt
+# run LABEL CMD... → appends "wall cpu rss_kb" to $dir/LABEL.txt (exit 3, partial input, is a failure here)
 run() {
   local label="$1"; shift
   /usr/bin/time -f "%e %U %S %M" -o "$dir/time.txt" "$@" > /dev/null 2> "$dir/stderr.txt" || {
     echo "$label failed:"; cat "$dir/stderr.txt"; exit 1; }
   awk '{printf "%s %.3f %s\n", $1, $2 + $3, $4}' "$dir/time.txt" >> "$dir/$label.txt"
 }
-rm -f "$dir"/{gap,gz,zcat,report}.txt
+bins=(new) ; [ -n "$old" ] && bins=(old new)
+binary() { if [ "$1" = old ]; then echo "$old"; else echo "$bin"; fi; }
+rm -f "$dir"/*.txt
 for i in $(seq "$runs"); do
-  run gap "$bin" -q trace gap "$dir/plain" -o "$dir/out"
   run zcat zcat "$gz"
-  run gz "$bin" -q trace gap "$dir/gz" -o "$dir/out"
-  run report "$bin" -q trace report "$json" -o "$dir/out/report" --no-html
+  for b in "${bins[@]}"; do
+    x="$(binary "$b")"
+    run "gap_$b" "$x" -q trace gap "$dir/plain" -o "$dir/out/$b"
+    run "gz_$b" "$x" -q trace gap "$dir/gz" -o "$dir/out/$b"
+    run "report_$b" "$x" -q trace report "$json" -o "$dir/out/$b/report" --no-html
+  done
 done
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 col() { awk -v c="$2" '{print $c}' "$dir/$1.txt" | median; }
-printf "machine: %s, %s cores, load %s\n" "$(uname -n)" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf "machine: %s, %s cores, load %s (shared: read the per-CPU-second column and the ratios)\n" "$(uname -n)" \
+  "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf "trace: %.1f MB JSON (%.1f MB gzip), %d runs, medians\n\n" "$(echo "$json_bytes / 1000000" | bc -l)" \
   "$(echo "$gz_bytes / 1000000" | bc -l)" "$runs"
-printf "%-8s %9s %10s %9s %12s %10s %10s\n" mode wall_s MB/s cpu_s MB/cpu_s rss_MB rss/file
-for m in gap gz zcat report; do
-  w=$(col $m 1); c=$(col $m 2); r=$(col $m 3)
-  printf "%-8s %9.3f %10.0f %9.3f %12.0f %10.1f %10.3f\n" "$m" "$w" "$(echo "$json_bytes / 1000000 / $w" | bc -l)" "$c" \
+printf "%-12s %9s %10s %9s %12s %10s %10s\n" mode wall_s MB/s cpu_s MB/cpu_s rss_MB rss/file
+labels=(zcat)
+for m in gap gz report; do for b in "${bins[@]}"; do labels+=("${m}_$b"); done; done
+for m in "${labels[@]}"; do
+  w=$(col "$m" 1); c=$(col "$m" 2); r=$(col "$m" 3)
+  printf "%-12s %9.3f %10.0f %9.3f %12.0f %10.1f %10.3f\n" "$m" "$w" "$(echo "$json_bytes / 1000000 / $w" | bc -l)" "$c" \
     "$(echo "$json_bytes / 1000000 / $c" | bc -l)" "$(echo "$r / 1024" | bc -l)" "$(echo "$r * 1024 / $json_bytes" | bc -l)"
 done
-printf "\ngz / zcat speed (wall): %.2f\n" "$(echo "$(col zcat 1) / $(col gz 1)" | bc -l)"
+if [ -n "$old" ]; then
+  printf "\nnew / old speed (CPU seconds): gap %.2fx, gz %.2fx, report %.2fx; report RSS new / old %.2f\n" \
+    "$(echo "$(col gap_old 2) / $(col gap_new 2)" | bc -l)" "$(echo "$(col gz_old 2) / $(col gz_new 2)" | bc -l)" \
+    "$(echo "$(col report_old 2) / $(col report_new 2)" | bc -l)" "$(echo "$(col report_new 3) / $(col report_old 3)" | bc -l)"
+fi
+printf "gz / zcat speed (wall): %.2f\n" "$(echo "$(col zcat 1) / $(col gz_new 1)" | bc -l)"
+
+if [ "$cg_mb" != 0 ]; then
+  command -v valgrind >/dev/null || { echo "valgrind not installed: no instruction counts" >&2; exit 0; }
+  cg="$dir/cg/small-rank-0.pt.trace.json"
+  mkdir -p "$dir/cg"
+  [ -s "$cg" ] || python3 "$here/gen_big_trace.py" "$src" "$cg" "$cg_mb" > /dev/null
+  printf "\ninstructions (callgrind, %.1f MB trace):\n" "$(echo "$(stat -c %s "$cg") / 1000000" | bc -l)"
+  for b in "${bins[@]}"; do
+    x="$(binary "$b")"
+    for m in report gap; do
+      if [ "$m" = report ]; then args=(trace report "$cg" -o "$dir/out/cg_$b" --no-html); else args=(trace gap "$dir/cg" -o "$dir/out/cg_$b"); fi
+      valgrind --tool=callgrind --callgrind-out-file="$dir/cg.out" "$x" -q "${args[@]}" > /dev/null 2> "$dir/cg.log" || true
+      ir=$(grep -m1 -o "Collected : [0-9]*" "$dir/cg.log" | awk '{print $3}')
+      printf "  %-4s %-7s %15s Ir  (%.2f instructions per JSON byte)\n" "$b" "$m" "$ir" "$(echo "$ir / $(stat -c %s "$cg")" | bc -l)"
+    done
+  done
+fi

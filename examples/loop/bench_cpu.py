@@ -27,3 +27,15 @@ def rotary_inputs(tokens):
     pos = np.random.randint(0, CPU["max_pos"], size=tokens).astype(np.int64)
     return [_randn(tokens, CPU["heads"], CPU["head_dim"]), _randn(tokens, CPU["kv_heads"], CPU["head_dim"]),
             rope_cache(CPU["max_pos"], CPU["head_dim"], CPU["rope_theta"]), pos]
+
+
+def attention_inputs(tokens):
+    """Decode attention with `tokens` sequences; contexts around the CPU benchmark's mean (ISL 32 +
+    OSL/2 = 40), every cache row filled so reading past a length reads live-looking data."""
+    ctx, length = 40, 96
+    q = _randn(tokens, CPU["heads"], CPU["head_dim"])
+    k = _randn(tokens + 1, length, CPU["kv_heads"], CPU["head_dim"])
+    v = _randn(tokens + 1, length, CPU["kv_heads"], CPU["head_dim"])
+    slots = np.random.permutation(tokens + 1)[:tokens].astype(np.int64)
+    lens = np.random.randint(ctx // 2, (3 * ctx) // 2 + 1, size=tokens).astype(np.int64)
+    return [q, k, v, slots, lens]

@@ -17,7 +17,7 @@ sys.path.insert(0, HERE)
 import loop_shapes  # noqa: E402
 import ops  # noqa: E402
 
-EXPECTED_WRONG = {("silu_mul", "swapped"), ("rotary", "interleaved")}
+EXPECTED_WRONG = {("silu_mul", "swapped"), ("rotary", "interleaved"), ("attention", "offbyone")}
 
 
 def inputs(op, t, cfg, backend, dev):
@@ -30,6 +30,11 @@ def inputs(op, t, cfg, backend, dev):
             return [f(t, cfg["hidden"]), (1 + 0.1 * f(cfg["hidden"])).astype(np.float32)]
         if op == "silu_mul":
             return [f(t, 2 * cfg["intermediate"])]
+        if op == "attention":
+            length = 2 * t + 70
+            return [f(t, cfg["heads"], cfg["head_dim"]), f(t + 1, length, cfg["kv_heads"], cfg["head_dim"]),
+                    f(t + 1, length, cfg["kv_heads"], cfg["head_dim"]), r.permutation(t + 1)[:t].astype(np.int64),
+                    r.integers(1, length - 1, t).astype(np.int64)]
         return [f(t, cfg["heads"], cfg["head_dim"]), f(t, cfg["kv_heads"], cfg["head_dim"]),
                 kn.rope_cache(cfg["max_pos"], cfg["head_dim"], cfg["rope_theta"]), r.integers(0, cfg["max_pos"], t)]
     import torch
@@ -40,6 +45,12 @@ def inputs(op, t, cfg, backend, dev):
         return [f(t, cfg["hidden"]), (1 + 0.1 * torch.randn(cfg["hidden"], generator=g)).to(torch.bfloat16).to(dev)]
     if op == "silu_mul":
         return [f(t, 2 * cfg["intermediate"])]
+    if op == "attention":  # t sequences with contexts up to 2t + 70 (333 -> 736 positions)
+        length = 2 * t + 70
+        lens = torch.randint(1, length - 1, (t,), generator=g).to(dev)
+        slots = torch.randperm(t + 1, generator=g)[:t].to(dev)
+        return [f(t, cfg["heads"], cfg["head_dim"]), f(t + 1, length, cfg["kv_heads"], cfg["head_dim"]),
+                f(t + 1, length, cfg["kv_heads"], cfg["head_dim"]), slots, lens]
     pos = torch.randint(0, cfg["max_pos"], (t,), generator=g).to(dev)
     return [f(t, cfg["heads"], cfg["head_dim"]), f(t, cfg["kv_heads"], cfg["head_dim"]),
             ke.rope_cache(cfg["max_pos"], cfg["head_dim"], cfg["rope_theta"], dev), pos]
@@ -60,6 +71,38 @@ def max_err(out, ref, backend):
         worst = max(worst, float(d.max()))
         ok = ok and bool(np.all(d <= tol + tol * np.abs(r)))
     return worst, ok
+
+
+def check_graphs(device):
+    """The decode step replayed as a CUDA graph must give the eager step's tokens (a small copy of
+    the GPU model: 2 layers, 8 slots). Returns 1 on a mismatch or an error."""
+    import torch
+    import model
+    cfg = dict(loop_shapes.model_config("torch"), layers=2)
+    try:
+        outs = []
+        for graphs in (False, True):
+            be = model.TorchBackend(cfg, ops.load(ops.parse_spec("baseline"), "torch"), device=device, max_slots=8,
+                                    max_len=512, graphs=graphs)
+            be.warmup()
+            # 4 rows: a bucket size, so both runs use the same GEMM shapes (no padding row)
+            toks = be.prefill([0, 1, 2, 3], [[5] * 40, [7] * 100, [9] * 3, [11] * 64])
+            seq = [toks]
+            pos = [40, 100, 3, 64]
+            for _ in range(6):
+                toks = be.decode([0, 1, 2, 3], toks, pos)
+                pos = [p + 1 for p in pos]
+                seq.append(toks)
+            outs.append(seq)
+            del be
+            torch.cuda.empty_cache()
+        ok = outs[0] == outs[1]
+        print("graphs    baseline     decode tokens eager vs CUDA graph %s" % ("ok" if ok else "FAIL %s vs %s" % outs), flush=True)
+        return 0 if ok else 1
+    except Exception as e:  # report, do not hide: the loop's GPU config needs graphs
+        traceback.print_exc(file=sys.stderr)
+        print("graphs    baseline     FAIL %s: %s" % (type(e).__name__, str(e).splitlines()[0][:200]), flush=True)
+        return 1
 
 
 def main():
@@ -90,6 +133,8 @@ def main():
                 verdict = "ok" if ok else ("mismatch (expected)" if wrong_ok and not why else "FAIL")
                 bad += verdict == "FAIL"
                 print("%-9s %-12s tokens=%-4d max_abs_err=%-10.3g %s %s" % (op, impl, t, err, verdict, why), flush=True)
+    if a.backend == "torch" and a.device.startswith("cuda"):
+        bad += check_graphs(a.device)
     print("check_kernels: %s" % ("all as expected" if not bad else "%d FAILED" % bad))
     return 1 if bad else 0
 

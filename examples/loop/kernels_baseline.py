@@ -4,6 +4,9 @@ kernels_eager.py. What a better version would change:
   rms_norm  two launches (sum of squares, then apply), the row read twice in 256-wide chunks
   silu_mul  a flat 1-D grid with 128-element blocks and a div/mod per element
   rotary    cos/sin gathered eagerly (index_select + two copies), then one launch per tensor
+  attention one program per (sequence, query head) walking the cache in 32-position blocks: each
+            KV head is read once per query head sharing it (4x for 16 / 4 heads), and a
+            sequence's whole context is one program's serial loop
 """
 import torch
 import triton
@@ -103,4 +106,47 @@ def rotary(q, k, cos_sin, positions):
     return _rotary_one(q, c, s), _rotary_one(k, c, s)
 
 
-OPS = {"rms_norm": rms_norm, "silu_mul": silu_mul, "rotary": rotary}
+ATTN_BLOCK = 32
+
+
+@triton.jit
+def _decode_attn_kernel(q_ptr, k_ptr, v_ptr, slot_ptr, len_ptr, out_ptr, scale, n_heads,
+                        s_slot, s_pos, s_head, GROUP: tl.constexpr, HD: tl.constexpr, BLOCK_N: tl.constexpr):
+    b = tl.program_id(0)
+    h = tl.program_id(1)
+    slot = tl.load(slot_ptr + b).to(tl.int64)
+    n = tl.load(len_ptr + b).to(tl.int32)
+    d = tl.arange(0, HD)
+    q = tl.load(q_ptr + (b * n_heads + h) * HD + d).to(tl.float32)
+    base = slot * s_slot + (h // GROUP) * s_head
+    m_i = tl.zeros([1], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([1], dtype=tl.float32)
+    acc = tl.zeros([HD], dtype=tl.float32)
+    for start in range(0, n, BLOCK_N):
+        offs = start + tl.arange(0, BLOCK_N)
+        valid = offs < n
+        kv_off = base + offs[:, None].to(tl.int64) * s_pos + d[None, :]
+        k = tl.load(k_ptr + kv_off, mask=valid[:, None], other=0.0).to(tl.float32)
+        s = tl.sum(k * q[None, :], 1) * scale
+        s = tl.where(valid, s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 0))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new)
+        l_i = l_i * alpha + tl.sum(p, 0)
+        v = tl.load(v_ptr + kv_off, mask=valid[:, None], other=0.0).to(tl.float32)
+        acc = acc * alpha + tl.sum(p[:, None] * v, 0)
+        m_i = m_new
+    tl.store(out_ptr + (b * n_heads + h) * HD + d, (acc / l_i).to(out_ptr.dtype.element_ty))
+
+
+def attention(q, k_cache, v_cache, slots, seq_lens):
+    b, nh, hd = q.shape
+    q = q.contiguous()
+    out = torch.empty_like(q)
+    _decode_attn_kernel[(b, nh)](q, k_cache, v_cache, slots, seq_lens, out, hd ** -0.5, nh,
+                                 k_cache.stride(0), k_cache.stride(1), k_cache.stride(2),
+                                 GROUP=nh // k_cache.shape[2], HD=hd, BLOCK_N=ATTN_BLOCK)
+    return out
+
+
+OPS = {"rms_norm": rms_norm, "silu_mul": silu_mul, "rotary": rotary, "attention": attention}

@@ -12,6 +12,11 @@ Contracts (T tokens, H hidden, I intermediate, nh / nkv heads, hd head dim):
   rotary(q[T,nh,hd] bf16, k[T,nkv,hd] bf16, cos_sin[P,hd] fp32, positions[T] int64)
       -> (q', k') bf16, NeoX rotate-half: with c, s = cos_sin[pos, :hd/2], cos_sin[pos, hd/2:],
          out[:hd/2] = x1*c - x2*s, out[hd/2:] = x2*c + x1*s
+  attention(q[B,nh,hd] bf16, k_cache[S,L,nkv,hd] bf16, v_cache[S,L,nkv,hd] bf16, slots[B] int64,
+            seq_lens[B] int64) -> bf16[B,nh,hd]
+      decode attention of one new token per sequence over positions [0, seq_lens[b]) of cache row
+      slots[b]; query head h reads KV head h // (nh / nkv) (grouped-query attention); softmax of
+      q.k / sqrt(hd), fp32 math
 """
 import torch
 
@@ -44,6 +49,18 @@ def rotary(q, k, cos_sin, positions):
     return _rotate(q, c, s), _rotate(k, c, s)
 
 
+def attention(q, k_cache, v_cache, slots, seq_lens):
+    b, nh, hd = q.shape
+    g = nh // k_cache.shape[2]
+    n = int(seq_lens.max())
+    k = k_cache[slots, :n].float().repeat_interleave(g, dim=2)  # [B, n, nh, hd]
+    v = v_cache[slots, :n].float().repeat_interleave(g, dim=2)
+    s = torch.einsum("bhd,bnhd->bhn", q.float(), k) / (hd ** 0.5)
+    valid = torch.arange(n, device=q.device)[None, :] < seq_lens[:, None]
+    s = s.masked_fill(~valid[:, None, :], float("-inf"))
+    return torch.einsum("bhn,bnhd->bhd", s.softmax(-1), v).to(q.dtype)
+
+
 def rope_cache(max_pos, head_dim, theta, device=None):
     """cos_sin[P, hd] fp32: cos(pos * inv_freq) | sin(pos * inv_freq)."""
     inv = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32) / head_dim))
@@ -51,4 +68,4 @@ def rope_cache(max_pos, head_dim, theta, device=None):
     return torch.cat([ang.cos(), ang.sin()], dim=-1).to(device)
 
 
-OPS = {"rms_norm": rms_norm, "silu_mul": silu_mul, "rotary": rotary}
+OPS = {"rms_norm": rms_norm, "silu_mul": silu_mul, "rotary": rotary, "attention": attention}

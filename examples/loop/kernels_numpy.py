@@ -129,6 +129,65 @@ def rotary_interleaved(q, k, cos_sin, positions):
         return rot(q), rot(k)
 
 
+# ---- attention(q[B,nh,hd], k_cache[S,L,nkv,hd], v_cache, slots[B], seq_lens[B]) -> [B,nh,hd]
+def _attend(q, k, v):
+    """q[h, hd], k/v[n, h, hd] -> [h, hd]."""
+    s = np.einsum("hd,nhd->hn", q, k) / np.sqrt(q.shape[-1])
+    s = np.exp(s - s.max(-1, keepdims=True))
+    s /= s.sum(-1, keepdims=True)
+    return np.einsum("hn,nhd->hd", s, v)
+
+
+def attention_eager(q, k_cache, v_cache, slots, seq_lens):
+    g = q.shape[1] // k_cache.shape[2]
+    out = np.empty_like(q, dtype=np.float32)
+    for b, (slot, n) in enumerate(zip(slots, seq_lens)):
+        k = np.repeat(k_cache[slot, :n], g, axis=1)
+        v = np.repeat(v_cache[slot, :n], g, axis=1)
+        out[b] = _attend(q[b], k, v)
+    return out.astype(np.float32)
+
+
+def attention_baseline(q, k_cache, v_cache, slots, seq_lens):
+    """One (sequence, query head) at a time, the context in blocks with an online softmax."""
+    g = q.shape[1] // k_cache.shape[2]
+    out = np.empty_like(q, dtype=np.float32)
+    with _k("_decode_attn_kernel"):
+        for b, (slot, n) in enumerate(zip(slots, seq_lens)):
+            for h in range(q.shape[1]):
+                m, l, acc = -np.inf, 0.0, np.zeros(q.shape[2], np.float32)
+                for start in range(0, int(n), CHUNK):
+                    k = k_cache[slot, start:min(start + CHUNK, n), h // g]
+                    v = v_cache[slot, start:min(start + CHUNK, n), h // g]
+                    s = k @ q[b, h] / np.sqrt(q.shape[2])
+                    m_new = max(m, float(s.max()))
+                    p = np.exp(s - m_new)
+                    a = np.exp(m - m_new)
+                    l, acc, m = l * a + p.sum(), acc * a + p @ v, m_new
+                out[b, h] = acc / l
+    return out
+
+
+def _attention_split(q, k_cache, v_cache, slots, seq_lens, extra):
+    g = q.shape[1] // k_cache.shape[2]
+    out = np.empty_like(q, dtype=np.float32)
+    with _k("_decode_attn_split_kernel"):
+        for b, (slot, n) in enumerate(zip(slots, seq_lens)):
+            k = np.repeat(k_cache[slot, :n + extra], g, axis=1)
+            v = np.repeat(v_cache[slot, :n + extra], g, axis=1)
+            out[b] = _attend(q[b], k, v)
+    with _k("_decode_attn_reduce_kernel"):
+        return out.astype(np.float32)
+
+
+def attention_split(q, k_cache, v_cache, slots, seq_lens):
+    return _attention_split(q, k_cache, v_cache, slots, seq_lens, 0)
+
+
+def attention_offbyone(q, k_cache, v_cache, slots, seq_lens):
+    return _attention_split(q, k_cache, v_cache, slots, seq_lens, 1)
+
+
 def rope_cache(max_pos, head_dim, theta):
     inv = 1.0 / (theta ** (np.arange(0, head_dim, 2, dtype=np.float32) / head_dim))
     ang = np.arange(max_pos, dtype=np.float32)[:, None] * inv[None, :]

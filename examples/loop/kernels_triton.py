@@ -5,6 +5,10 @@ one subtly wrong candidate per op so the correctness gate has something to rejec
   silu_mul_swapped     WRONG: silu applied to the up half instead of the gate half
   rotary_fused         one launch for q and k, cos/sin read by position inside the kernel
   rotary_interleaved   WRONG: GPT-J pairing (x[2i], x[2i+1]) instead of NeoX rotate-half
+  attention_split      flash-decoding: a program per (sequence, KV head, context split) computes all
+                       query heads of its KV head with tensor-core dots (each KV byte read once), then
+                       a second launch merges the splits by their log-sum-exp
+  attention_offbyone   WRONG: the length mask keeps position seq_len (one stale cache entry)
 """
 import torch
 import triton
@@ -126,5 +130,90 @@ def rotary_interleaved(q, k, cos_sin, positions):
     return _rotary(q, k, cos_sin, positions, True)
 
 
+ATTN_SPLITS = 16
+ATTN_BLOCK_N = 64
+ATTN_BLOCK_H = 16  # query heads per program, padded: tl.dot needs 16 rows
+
+
+@triton.jit
+def _decode_attn_split_kernel(q_ptr, k_ptr, v_ptr, slot_ptr, len_ptr, po_ptr, plse_ptr, scale, n_heads,
+                              s_slot, s_pos, s_head, GROUP: tl.constexpr, HD: tl.constexpr, SPLITS: tl.constexpr,
+                              BLOCK_N: tl.constexpr, BLOCK_H: tl.constexpr, OFF_BY_ONE: tl.constexpr):
+    b = tl.program_id(0)
+    kvh = tl.program_id(1)
+    sp = tl.program_id(2)
+    slot = tl.load(slot_ptr + b).to(tl.int64)
+    n = tl.load(len_ptr + b).to(tl.int32)
+    limit = n + 1 if OFF_BY_ONE else n
+    chunk = tl.cdiv(tl.cdiv(n, SPLITS), BLOCK_N) * BLOCK_N
+    lo = sp * chunk
+    hi = tl.minimum(lo + chunk, limit)
+    hh = tl.arange(0, BLOCK_H)
+    heads = kvh * GROUP + hh
+    hmask = hh < GROUP
+    d = tl.arange(0, HD)
+    q = tl.load(q_ptr + (b * n_heads + heads[:, None]) * HD + d[None, :], mask=hmask[:, None], other=0.0)
+    base = slot * s_slot + kvh * s_head
+    m_i = tl.zeros([BLOCK_H], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_H], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_H, HD], dtype=tl.float32)
+    for start in range(lo, hi, BLOCK_N):
+        offs = start + tl.arange(0, BLOCK_N)
+        valid = offs < hi
+        kv_off = base + offs[:, None].to(tl.int64) * s_pos + d[None, :]
+        k = tl.load(k_ptr + kv_off, mask=valid[:, None], other=0.0)
+        s = tl.dot(q, tl.trans(k)) * scale
+        s = tl.where(valid[None, :], s, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_ptr + kv_off, mask=valid[:, None], other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    has = l_i > 0
+    o = tl.where(has[:, None], acc / tl.where(has, l_i, 1.0)[:, None], 0.0)
+    lse = tl.where(has, m_i + tl.log(tl.where(has, l_i, 1.0)), float("-inf"))
+    row = (b * n_heads + heads) * SPLITS + sp
+    tl.store(po_ptr + row[:, None] * HD + d[None, :], o, mask=hmask[:, None])
+    tl.store(plse_ptr + row, lse, mask=hmask)
+
+
+@triton.jit
+def _decode_attn_reduce_kernel(po_ptr, plse_ptr, out_ptr, SPLITS: tl.constexpr, HD: tl.constexpr):
+    bh = tl.program_id(0)
+    s = tl.arange(0, SPLITS)
+    d = tl.arange(0, HD)
+    lse = tl.load(plse_ptr + bh * SPLITS + s)
+    w = tl.exp(lse - tl.max(lse, 0))
+    o = tl.load(po_ptr + (bh * SPLITS + s[:, None]) * HD + d[None, :])
+    out = tl.sum(o * w[:, None], 0) / tl.sum(w, 0)
+    tl.store(out_ptr + bh * HD + d, out.to(out_ptr.dtype.element_ty))
+
+
+def _attention(q, k_cache, v_cache, slots, seq_lens, off_by_one):
+    b, nh, hd = q.shape
+    nkv = k_cache.shape[2]
+    q = q.contiguous()
+    po = torch.empty((b, nh, ATTN_SPLITS, hd), dtype=torch.float32, device=q.device)
+    plse = torch.empty((b, nh, ATTN_SPLITS), dtype=torch.float32, device=q.device)
+    out = torch.empty_like(q)
+    _decode_attn_split_kernel[(b, nkv, ATTN_SPLITS)](
+        q, k_cache, v_cache, slots, seq_lens, po, plse, hd ** -0.5, nh, k_cache.stride(0), k_cache.stride(1),
+        k_cache.stride(2), GROUP=nh // nkv, HD=hd, SPLITS=ATTN_SPLITS, BLOCK_N=ATTN_BLOCK_N, BLOCK_H=ATTN_BLOCK_H,
+        OFF_BY_ONE=off_by_one)
+    _decode_attn_reduce_kernel[(b * nh,)](po, plse, out, SPLITS=ATTN_SPLITS, HD=hd)
+    return out
+
+
+def attention_split(q, k_cache, v_cache, slots, seq_lens):
+    return _attention(q, k_cache, v_cache, slots, seq_lens, False)
+
+
+def attention_offbyone(q, k_cache, v_cache, slots, seq_lens):
+    return _attention(q, k_cache, v_cache, slots, seq_lens, True)
+
+
 OPS = {"rms_norm_onepass": rms_norm_onepass, "silu_mul_2d": silu_mul_2d, "silu_mul_swapped": silu_mul_swapped,
-       "rotary_fused": rotary_fused, "rotary_interleaved": rotary_interleaved}
+       "rotary_fused": rotary_fused, "rotary_interleaved": rotary_interleaved, "attention_split": attention_split,
+       "attention_offbyone": attention_offbyone}

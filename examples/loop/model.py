@@ -1,8 +1,16 @@
 """Torch backend of the loop example server: a Llama-style decoder (random bf16 weights, seed 0)
-whose hot path calls three pluggable ops (ops.py): rms_norm, silu_mul, rotary. GEMMs go to
-cuBLAS (F.linear), attention to scaled_dot_product_attention, the KV cache is a static
-[slots, max_len, kv_heads, head_dim] tensor per layer. Greedy sampling; no EOS (requests end
-at max_tokens), so every kernel set produces the same number of tokens.
+whose hot path calls four pluggable ops (ops.py): rms_norm, silu_mul, rotary and the decode
+attention. GEMMs go to cuBLAS (F.linear), prefill attention to scaled_dot_product_attention, the
+KV cache is a static [slots + 1, max_len, kv_heads, head_dim] tensor per layer (the extra row
+takes the padding rows of graphed decode steps). Greedy sampling; no EOS (requests end at
+max_tokens), so every kernel set produces the same number of tokens.
+
+With graphs=True (server.py --cuda-graphs) a decode step replays a CUDA graph captured per batch
+bucket at start-up (the batch is padded up to the bucket), as vLLM does: the step's ~20 launches
+per layer cost one launch on the host, so the step's time is the GPU's. While the profiler
+records, decode steps run eagerly (the same kernels at the same shapes) so the trace keeps every
+launch with its Python op; profile_max_steps (server.py --profile-max-steps) bounds a recording to
+that many engine steps (a 32-layer decode step is ~700 kernels).
 """
 import gzip
 import hashlib
@@ -28,18 +36,22 @@ def _sdpa(q, k, v, mask=None, causal=False):
     return (s.softmax(-1) @ v.float()).to(q.dtype)
 
 
+GRAPH_BUCKETS = (1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 96, 128)
+
+
 class TorchBackend:
-    def __init__(self, cfg, kernels, device="cuda", max_slots=64, max_len=2048, dtype=torch.bfloat16):
+    def __init__(self, cfg, kernels, device="cuda", max_slots=64, max_len=2048, dtype=torch.bfloat16, graphs=False):
         self.cfg, self.ops, self.device, self.dtype = cfg, kernels, torch.device(device), dtype
         self.max_slots, self.max_len = max_slots, max_len
         torch.manual_seed(0)
-        g = torch.Generator().manual_seed(0)
+        gen_dev = self.device if self.device.type == "cuda" else torch.device("cpu")
+        g = torch.Generator(device=gen_dev).manual_seed(0)
         H, I, V = cfg["hidden"], cfg["intermediate"], cfg["vocab"]
         nh, nkv, hd = cfg["heads"], cfg["kv_heads"], cfg["head_dim"]
         self.nh, self.nkv, self.hd = nh, nkv, hd
 
         def w(*shape, scale=1.0, offset=0.0):
-            return (offset + scale * torch.randn(*shape, generator=g)).to(dtype).to(self.device)
+            return (offset + scale * torch.randn(*shape, generator=g, device=gen_dev)).to(dtype).to(self.device)
         self.embed = w(V, H)
         self.layers = []
         for _ in range(cfg["layers"]):
@@ -50,11 +62,16 @@ class TorchBackend:
         self.norm = w(H, scale=0.1, offset=1.0)
         self.lm_head = w(V, H, scale=H ** -0.5)
         self.cos_sin = kernels_eager.rope_cache(cfg["max_pos"], hd, cfg["rope_theta"], self.device)
-        shape = (max_slots, max_len, nkv, hd)
+        self.scratch = max_slots  # cache row of the padding rows of graphed decode steps
+        shape = (max_slots + 1, max_len, nkv, hd)
         self.k_cache = [torch.zeros(shape, dtype=dtype, device=self.device) for _ in self.layers]
         self.v_cache = [torch.zeros(shape, dtype=dtype, device=self.device) for _ in self.layers]
         self.weights_sha256 = self._fingerprint()
-        self._prof = None
+        self._prof, self._recording, self._prof_steps = None, False, 0
+        self.profile_max_steps = 0  # > 0: the profiler records this many engine steps, then stops
+        self.graphs = bool(graphs) and self.device.type == "cuda"
+        self._graphs, self._pool = {}, None
+        self.buckets = sorted({b for b in GRAPH_BUCKETS if b < max_slots} | {max_slots})
 
     def _fingerprint(self):
         h = hashlib.sha256()
@@ -109,27 +126,69 @@ class TorchBackend:
         return self._sample(h.index_select(0, last))
 
     @torch.no_grad()
-    def decode(self, slots, last_tokens, positions):
-        V = self.cfg["vocab"]
-        toks = torch.tensor([t % V for t in last_tokens], dtype=torch.long).to(self.device)
-        pos = torch.tensor(positions, dtype=torch.long).to(self.device)
-        sl = torch.tensor(slots, dtype=torch.long).to(self.device)
-        n = max(positions) + 1
-        mask = (torch.arange(n, device=self.device)[None, :] <= pos[:, None])[:, None, None, :]
-        g = self.nh // self.nkv
-        b = len(slots)
+    def _decode_core(self, toks, pos, sl):
+        """One new token per row: toks, pos, sl int64 [B] on the device -> next tokens int64 [B] on
+        the device. No host synchronisation and no data-dependent shape: capturable."""
+        lens = pos + 1
 
         def attend(li, q, k, v):
             self.k_cache[li][sl, pos] = k
             self.v_cache[li][sl, pos] = v
-            kk = self.k_cache[li][sl, :n].repeat_interleave(g, dim=2).transpose(1, 2)
-            vv = self.v_cache[li][sl, :n].repeat_interleave(g, dim=2).transpose(1, 2)
-            return _sdpa(q.unsqueeze(2), kk, vv, mask=mask).reshape(b, -1)
-        return self._sample(self._layers(F.embedding(toks, self.embed), pos, attend))
+            return self.ops["attention"](q, self.k_cache[li], self.v_cache[li], sl, lens).reshape(q.shape[0], -1)
+        h = self._layers(F.embedding(toks, self.embed), pos, attend)
+        return F.linear(h, self.lm_head).float().argmax(-1)
+
+    def _graph(self, size):
+        """The CUDA graph of a decode step of `size` rows (captured on first use)."""
+        g = self._graphs.get(size)
+        if g is not None:
+            return g
+        inputs = torch.zeros((3, size), dtype=torch.long, device=self.device)  # tokens, positions, slots
+        inputs[2].fill_(self.scratch)
+        side = torch.cuda.Stream(self.device)
+        side.wait_stream(torch.cuda.current_stream(self.device))
+        with torch.cuda.stream(side):  # compile and warm every kernel outside the capture
+            for _ in range(2):
+                self._decode_core(inputs[0], inputs[1], inputs[2])
+        torch.cuda.current_stream(self.device).wait_stream(side)
+        if self._pool is None:
+            self._pool = torch.cuda.graph_pool_handle()
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=self._pool):
+            out = self._decode_core(inputs[0], inputs[1], inputs[2])
+        g = {"size": size, "inputs": inputs, "graph": graph, "out": out}
+        self._graphs[size] = g
+        return g
+
+    @torch.no_grad()
+    def decode(self, slots, last_tokens, positions):
+        V = self.cfg["vocab"]
+        toks = [t % V for t in last_tokens]
+        if not self.graphs or self._recording:
+            dev = lambda xs: torch.tensor(xs, dtype=torch.long).to(self.device)  # noqa: E731
+            return self._decode_core(dev(toks), dev(positions), dev(slots)).tolist()
+        b = len(slots)
+        g = self._graph(next(x for x in self.buckets if x >= b))
+        pad = g["size"] - b
+        g["inputs"].copy_(torch.tensor([toks + [0] * pad, list(positions) + [0] * pad, list(slots) + [self.scratch] * pad],
+                                       dtype=torch.long))
+        g["graph"].replay()
+        return g["out"][:b].tolist()
 
     # ---- profiling (called on the engine thread)
     def annotate(self, name):
+        """The step annotation; also counts the steps recorded so far (profile_max_steps)."""
+        if self._prof is not None and self._recording and self.profile_max_steps:
+            self._prof_steps += 1
+            if self._prof_steps > self.profile_max_steps:
+                self._finish_recording()
         return torch.profiler.record_function(name)
+
+    def _finish_recording(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        self._prof.__exit__(None, None, None)
+        self._recording = False
 
     def start_profile(self):
         if self._prof is not None:
@@ -139,15 +198,15 @@ class TorchBackend:
             acts.append(torch.profiler.ProfilerActivity.CUDA)
         self._prof = torch.profiler.profile(activities=acts, record_shapes=True)
         self._prof.__enter__()
+        self._recording, self._prof_steps = True, 0
         return True
 
     def stop_profile(self, trace_dir):
         if self._prof is None:
             return None
-        if self.device.type == "cuda":
-            torch.cuda.synchronize()
+        if self._recording:
+            self._finish_recording()
         prof, self._prof = self._prof, None
-        prof.__exit__(None, None, None)
         os.makedirs(trace_dir, exist_ok=True)
         stem = os.path.join(trace_dir, "loop_model-rank-0.%d.pt.trace" % int(time.time() * 1000))
         prof.export_chrome_trace(stem + ".tmp")
@@ -158,15 +217,20 @@ class TorchBackend:
         return stem + ".json.gz"
 
     def warmup(self):
-        """Compiles every kernel (Triton JIT, cuBLAS heuristics) at prefill and decode shapes."""
+        """Compiles every kernel (Triton JIT, cuBLAS heuristics) at prefill and decode shapes and,
+        with graphs, captures every bucket's decode graph (largest first: they share one pool)."""
         n = min(300, self.max_len - 2)
         self.prefill([0, 1], [[1] * 37, [2] * n])
         self.decode([0, 1], [3, 4], [37, n])
         self.decode([0], [5], [38])
+        if self.graphs:
+            for size in sorted(self.buckets, reverse=True):
+                self._graph(size)
         if self.device.type == "cuda":
             torch.cuda.synchronize()
 
     def describe(self):
         dev = torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else "cpu"
-        return {"torch": torch.__version__, "device": dev}
+        return {"torch": torch.__version__, "device": dev,
+                "cuda_graphs": {"enabled": self.graphs, "buckets": sorted(self._graphs), "while_profiling": "eager"}}
 

@@ -1,11 +1,12 @@
 """numpy backend of the loop example server (CPU, float32, no torch): the same decoder as
-model.py at the tiny CPU shapes of loop_shapes.CPU, for the CI dry run of run_loop.py.
+model.py at the tiny CPU shapes of loop_shapes.CPU, for the CI dry run of `magpie optimize -c examples/loop/optimize_cpu.yaml`.
 
 Profiling writes a PyTorch-profiler-like Chrome trace (.pt.trace.json.gz): per engine step a
 user_annotation, per op launch a cpu_op + cudaLaunchKernel + "kernel" event (linked by
 correlation / External id) timed on the host clock. Pluggable ops record under the Triton
-kernel names they stand for (kernels_numpy.py); matmuls as "numpy_blas_sgemm", attention as
-"numpy_attention" (names that map to no file of examples/loop).
+kernel names they stand for (kernels_numpy.py); matmuls as "numpy_blas_sgemm", prefill attention as
+"numpy_attention" (names that map to no file of examples/loop); decode attention is the
+pluggable `attention` op.
 """
 import contextlib
 import gzip
@@ -102,8 +103,7 @@ class NumpyBackend:
             k = qkv[:, nh * hd:(nh + nkv) * hd].reshape(t, nkv, hd)
             v = qkv[:, (nh + nkv) * hd:].reshape(t, nkv, hd)
             q, k = self.ops["rotary"](q, k, self.cos_sin, positions)
-            with self._k("numpy_attention"):
-                a = attend(li, q, k, v)
+            a = attend(li, q, k, v)
             x = x + self._linear(a, L["wo"])
             h = self.ops["rms_norm"](x, L["ln2"], eps)
             x = x + self._linear(self.ops["silu_mul"](self._linear(h, L["wgu"])), L["wd"])
@@ -131,6 +131,10 @@ class NumpyBackend:
         g = self.nh // self.nkv
 
         def attend(li, q, k, v):
+            with self._k("numpy_attention"):
+                return prefill_attend(li, q, k, v)
+
+        def prefill_attend(li, q, k, v):
             outs = []
             for s, (o, n) in zip(slots, offs):
                 self.k_cache[li][s, :n] = k[o:o + n]
@@ -149,16 +153,11 @@ class NumpyBackend:
         toks = np.array([t % V for t in last_tokens], dtype=np.int64)
         pos = np.array(positions, dtype=np.int64)
         sl = np.array(slots, dtype=np.int64)
-        n = int(pos.max()) + 1
-        mask = (np.arange(n)[None, :] <= pos[:, None])[:, None, None, :]
-        g = self.nh // self.nkv
 
         def attend(li, q, k, v):
             self.k_cache[li][sl, pos] = k
             self.v_cache[li][sl, pos] = v
-            kk = np.repeat(self.k_cache[li][sl, :n], g, axis=2).transpose(0, 2, 1, 3)
-            vv = np.repeat(self.v_cache[li][sl, :n], g, axis=2).transpose(0, 2, 1, 3)
-            return self._softmax_attn(q[:, :, None, :], kk, vv, mask).reshape(len(slots), -1)
+            return self.ops["attention"](q, self.k_cache[li], self.v_cache[li], sl, pos + 1).reshape(len(slots), -1)
         return self._sample(self._layers(self.embed[toks], pos, attend))
 
     def annotate(self, name):

@@ -11,7 +11,7 @@ import importlib
 import os
 import sys
 
-OP_NAMES = ("rms_norm", "silu_mul", "rotary")
+OP_NAMES = ("rms_norm", "silu_mul", "rotary", "attention")
 
 # backend -> op -> implementation id -> (module, function)
 IMPLS = {
@@ -22,6 +22,8 @@ IMPLS = {
                      "2d": ("kernels_triton", "silu_mul_2d"), "swapped": ("kernels_triton", "silu_mul_swapped")},
         "rotary": {"eager": ("kernels_eager", "rotary"), "baseline": ("kernels_baseline", "rotary"),
                    "fused": ("kernels_triton", "rotary_fused"), "interleaved": ("kernels_triton", "rotary_interleaved")},
+        "attention": {"eager": ("kernels_eager", "attention"), "baseline": ("kernels_baseline", "attention"),
+                      "split": ("kernels_triton", "attention_split"), "offbyone": ("kernels_triton", "attention_offbyone")},
     },
     "numpy": {
         "rms_norm": {"eager": ("kernels_numpy", "rms_norm_eager"), "baseline": ("kernels_numpy", "rms_norm_baseline"),
@@ -30,6 +32,8 @@ IMPLS = {
                      "2d": ("kernels_numpy", "silu_mul_2d"), "swapped": ("kernels_numpy", "silu_mul_swapped")},
         "rotary": {"eager": ("kernels_numpy", "rotary_eager"), "baseline": ("kernels_numpy", "rotary_baseline"),
                    "fused": ("kernels_numpy", "rotary_fused"), "interleaved": ("kernels_numpy", "rotary_interleaved")},
+        "attention": {"eager": ("kernels_numpy", "attention_eager"), "baseline": ("kernels_numpy", "attention_baseline"),
+                      "split": ("kernels_numpy", "attention_split"), "offbyone": ("kernels_numpy", "attention_offbyone")},
     },
 }
 PRESETS = ("baseline", "eager")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """OpenAI-compatible streaming server for the optimization-loop example model.
 
-    python3 examples/loop/server.py --backend torch --port 8000 [--kernels baseline,rms_norm=onepass]
+    python3 examples/loop/server.py --backend torch --port 8000 [--kernels baseline,attention=split] [--cuda-graphs]
     python3 examples/loop/server.py --backend numpy --port-file PORT      # CPU, no torch (CI)
 
 Endpoints: GET /health (200 once warmed up), GET /v1/models, GET /loop_info (kernel choice,
@@ -197,7 +197,8 @@ def make_backend(args, chosen):
     kernels = ops.load(chosen, args.backend)
     if args.backend == "torch":
         import model
-        return cfg, model.TorchBackend(cfg, kernels, device=args.device, max_slots=args.max_slots, max_len=args.max_len)
+        return cfg, model.TorchBackend(cfg, kernels, device=args.device, max_slots=args.max_slots, max_len=args.max_len,
+                                       graphs=args.cuda_graphs)
     import model_numpy
     return cfg, model_numpy.NumpyBackend(cfg, kernels, max_slots=args.max_slots, max_len=min(args.max_len, 1024))
 
@@ -215,6 +216,10 @@ def main(argv=None):
     ap.add_argument("--max-slots", type=int, default=64, help="sequences decoded together at most")
     ap.add_argument("--max-len", type=int, default=2048, help="prompt + output tokens per sequence at most")
     ap.add_argument("--max-prefill-tokens", type=int, default=4096, help="prompt tokens per prefill step")
+    ap.add_argument("--profile-max-steps", type=int, default=0,
+                    help="torch backend: a profile records at most this many engine steps (0 = until /stop_profile)")
+    ap.add_argument("--cuda-graphs", action="store_true",
+                    help="torch backend: replay decode steps as CUDA graphs captured per batch bucket (numpy: ignored)")
     args = ap.parse_args(argv)
     spec = args.kernels if args.kernels is not None else os.environ.get("MAGPIE_LOOP_KERNELS", "baseline")
     try:
@@ -230,6 +235,8 @@ def main(argv=None):
                                                                        ops.spec_string(chosen)), file=sys.stderr, flush=True)
     t0 = time.time()
     cfg, State.backend = make_backend(args, chosen)
+    if args.backend == "torch":
+        State.backend.profile_max_steps = max(0, args.profile_max_steps)
     State.backend.warmup()
     State.engine = engine_mod.Engine(State.backend, max_prefill_tokens=args.max_prefill_tokens)
     State.engine.start()

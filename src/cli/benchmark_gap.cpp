@@ -31,7 +31,11 @@ void add_gap_analysis_flags(arg_parser& p) {
       .add_multi("--kernel-source-repos", "", "DIR",
                  "gap analysis: repository roots searched for kernel sources (nothing is cloned)", g)
       .add_bool("--clamped-traces", "", "gap analysis: also write <stem>_clamped_<start>_<end>.trace.json.gz per rank "
-                                        "(window applied, no category filter)", g);
+                                        "(window applied, no category filter)", g)
+      .add_multi("--rank-file", "", "FILE",
+                 "gap analysis: where several trace files claim one rank, the file to use (name or path; repeatable)", g)
+      .add_bool("--allow-partial", "",
+                "gap analysis: exit 0 when a trace was read only partly (default: exit 3 after writing the outputs)", g);
 }
 
 namespace {
@@ -50,6 +54,7 @@ status_or<trace::gap_config> config_from_flags(const arg_parser& p) {
   c.find_kernel_sources = p.has("--find-kernel-sources");
   if (p.has("--kernel-source-repos")) c.kernel_source_repos = p.values("--kernel-source-repos");
   c.clamped_traces = p.has("--clamped-traces");
+  if (p.has("--rank-file")) c.rank_files = p.values("--rank-file");
   MAGPIE_RETURN_IF_ERROR(c.validate());
   return c;
 }
@@ -88,6 +93,11 @@ int run_gap_analysis(const arg_parser& p, const global_options&) {
     return k_exit_failure;
   }
   std::fputs(trace::gap_console_summary(r, gap_dir).c_str(), stdout);
+  if (!r.health.ok() && !p.has("--allow-partial")) {
+    MAGPIE_LOG_WARN("the traces were read only partly (see the warnings): outputs written; exit 3 (--allow-partial "
+                    "accepts partial input)");
+    return 3;
+  }
   return k_exit_ok;
 }
 

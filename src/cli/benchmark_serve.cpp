@@ -20,34 +20,46 @@ void add_serving_flags(arg_parser& p) {
                  {"fp8", "fp16", "bf16", "fp4", "mxfp4"}, m)
       .add_value("--tp", "", "N", "tensor-parallel size, envs TP (default 1)", {}, m)
       .add_value("--concurrency", "", "N", "max requests in flight, envs CONC (default 32)", {}, m)
-      .add_value("--input-len", "", "TOKENS", "prompt length, envs ISL (default 1024; spread by RANDOM_RANGE_RATIO 0.5: uniform in [ISL*r, ISL])", {}, m)
-      .add_value("--output-len", "", "TOKENS", "max output tokens, envs OSL (default 512; same spread)", {}, m)
+      .add_value("--input-len", "", "TOKENS", "prompt length, envs ISL (default 1024; spread by RANDOM_RANGE_RATIO 0.5: uniform in [ISL*r, ISL]); "
+                 "with vllm defaults: --random-input-len, as vllm bench serve maps it", {}, m)
+      .add_value("--output-len", "", "TOKENS", "max output tokens, envs OSL (default 512; same spread); with vllm defaults: --random-output-len", {}, m)
       .add_bool("--torch-profiler", "", "profile the server with the torch profiler (traces in <workspace>/torch_trace, run kind diagnostic)", m)
       .add_value("--run-mode", "", "MODE", "where the server runs (default docker)", {"docker", "local"}, m)
       .add_value("--run-kind", "", "KIND", "measurement (no profilers allowed) or diagnostic (default: auto)", {"measurement", "diagnostic"}, m)
       .add_value("--docker-image", "", "IMAGE", "server image for --run-mode docker (default: Magpie's image table)", {}, m)
       .add_value("--timeout", "", "S", "whole-benchmark time limit, seconds (default 3600)", {}, m)
       .add_value("--output-dir", "-o", "DIR", "results directory; a workspace benchmark_<framework>_<time>/ is created in it (default ./results)", {}, m);
-  const std::string c = "load generator (vLLM bench-serve names)";
+  const std::string c =
+      "load generator (vLLM bench-serve names; defaults: vLLM's with --base-url, Magpie's otherwise, see --client-defaults)";
   p.add_value("--base-url", "", "URL", "benchmark an already running OpenAI-compatible server (client only), e.g. http://127.0.0.1:8000", {}, c)
+      .add_value("--client-defaults", "", "STYLE",
+                 "defaults for unset client settings: vllm (vllm bench serve's) or magpie (Magpie's envs). "
+                 "Default: vllm with --base-url and no -b / framework, else magpie", {"vllm", "magpie"}, c)
       .add_value("--endpoint", "", "PATH", "API path: /v1/completions (default, token-id prompts) or /v1/chat/completions", {}, c)
       .add_value("--served-model-name", "", "NAME", "the request's \"model\" (default: the server's first /v1/models id)", {}, c)
       .add_value("--dataset-name", "", "NAME", "random (default), sharegpt (JSON) or custom (JSONL: prompt, output_tokens)", {"random", "sharegpt", "custom"}, c)
       .add_value("--dataset-path", "", "FILE", "dataset file for sharegpt / custom", {}, c)
-      .add_value("--num-prompts", "", "N", "requests in the measured run (default NUM_PROMPTS or 10 x concurrency)", {}, c)
-      .add_value("--request-rate", "", "RPS", "arrival rate, requests/s, or inf (default inf: all at once)", {}, c)
-      .add_value("--burstiness", "", "B", "gamma shape of the arrival gaps: 1 = Poisson (default), < 1 burstier, > 1 steadier", {}, c)
-      .add_value("--max-concurrency", "", "N", "requests in flight at most; 0 = unlimited (default: --concurrency)", {}, c)
-      .add_value("--random-input-len", "", "TOKENS", "random dataset prompt tokens (vLLM semantics: spread by --random-range-ratio)", {}, c)
-      .add_value("--random-output-len", "", "TOKENS", "random dataset max output tokens", {}, c)
-      .add_value("--random-range-ratio", "", "R", "uniform lengths in [L*(1-R), L*(1+R)] (vLLM semantics, default 0 with these flags)", {}, c)
-      .add_bool("--ignore-eos", "", "ask the server to ignore EOS (ignore_eos: true) so every request produces max_tokens", c)
-      .add_value("--num-warmups", "", "N", "warm-up requests before the measured run, excluded from metrics (default 1)", {}, c)
+      .add_value("--num-prompts", "", "N", "requests in the measured run (vllm: 1000; magpie: NUM_PROMPTS or 10 x concurrency)", {}, c)
+      .add_value("--request-rate", "", "RPS", "arrival rate, requests/s, or inf (default inf: all at t = 0)", {}, c)
+      .add_value("--burstiness", "", "B", "gamma shape of the arrival gaps: 1 = Poisson (default), < 1 burstier, > 1 steadier, inf constant", {}, c)
+      .add_value("--max-concurrency", "", "N", "requests in flight at most; 0 = unlimited (vllm: unlimited; magpie: --concurrency, 32)", {}, c)
+      .add_value("--random-input-len", "", "TOKENS", "random dataset prompt tokens (vllm: 1024; magpie: ISL)", {}, c)
+      .add_value("--random-output-len", "", "TOKENS", "random dataset max output tokens (vllm: 128; magpie: OSL)", {}, c)
+      .add_value("--random-range-ratio", "", "R", "uniform lengths in [L*(1-R), L*(1+R)], R in [0, 1) (vLLM semantics; default 0)", {}, c)
+      .add_bool("--ignore-eos", "", "send ignore_eos: true so every request produces max_tokens (vllm: always on for the random dataset)", c)
+      .add_value("--temperature", "", "T", "sampling temperature sent with every request (vllm: none, the server decides; magpie: 0)", {}, c)
+      .add_value("--num-warmups", "", "N", "warm-up requests before the measured run, excluded from metrics (vllm: 0; magpie: 1)", {}, c)
       .add_value("--seed", "", "N", "seed of the dataset and the arrival schedule (default 0)", {}, c)
       .add_multi("--goodput", "", "SLO", "goodput SLOs in ms, e.g. ttft:500 tpot:50 e2el:3000", c)
-      .add_value("--metric-percentiles", "", "LIST", "comma-separated percentiles reported (default 50,90,95,99)", {}, c)
+      .add_value("--metric-percentiles", "", "LIST", "comma-separated percentiles for vLLM's pNN keys (vllm: 99; magpie: 50,90,95,99); "
+                 "the report always has p50/p90/p95/p99", {}, c)
+      .add_value("--percentile-metrics", "", "LIST", "metrics whose vLLM stats keys are written to serving_result.json "
+                 "(vllm: ttft,tpot,itl; magpie: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue)", {}, c)
+      .add_value("--label", "", "TEXT", "result label (vLLM's \"label\"; default none)", {}, c)
       .add_value("--request-timeout", "", "S", "per-request time limit, seconds (default: none)", {}, c)
       .add_multi("--header", "", "H", "extra request header 'Name: value' (OPENAI_API_KEY is sent as a bearer token)", c)
+      .add_value("--timestamps", "", "SRC", "clock of token arrivals: kernel (the kernel's receive time, SO_TIMESTAMPING; "
+                 "default, falls back to read) or read (the time of the socket read)", {"kernel", "read"}, c)
       .add_bool("--no-continuous-usage", "", "do not ask for usage in every chunk (per-token ITL then unavailable)", c);
   const std::string s = "server launch and profiling (magpie)";
   p.add_value("--port", "", "N", "server port (default: envs PORT, else a free port)", {}, s)
@@ -79,11 +91,15 @@ status apply_magpie_flags(const arg_parser& p, const global_options& g, serve::b
   if (!p.positionals().empty()) c.framework = p.positionals()[0];
   if (p.has("--model")) c.model = p.value("--model");
   if (p.has("--precision")) c.precision = p.value("--precision");
+  bool vllm = c.client.vllm_defaults;
   for (auto [flag, env] : {std::pair{"--tp", "TP"}, {"--concurrency", "CONC"}, {"--input-len", "ISL"}, {"--output-len", "OSL"}}) {
     if (!p.has(flag)) continue;
     MAGPIE_ASSIGN_OR_RETURN(int64_t v, p.integer(flag, 0));
     if (v < 1) return invalid_argument("%s must be >= 1", flag);
-    c.set_env(env, std::to_string(v));
+    // vllm bench serve maps --input-len / --output-len to the dataset's lengths (no spread)
+    if (vllm && env == std::string("ISL")) c.client.random_input_len = v;
+    else if (vllm && env == std::string("OSL")) c.client.random_output_len = v;
+    else c.set_env(env, std::to_string(v));
   }
   if (p.has("--torch-profiler")) c.profiler.torch_profiler = true;
   if (p.has("--run-mode")) c.run_mode = p.value("--run-mode");
@@ -118,9 +134,25 @@ status apply_client_flags(const arg_parser& p, serve::benchmark_config& c) {
     s.random_range_ratio = r;
   }
   if (p.has("--ignore-eos")) s.ignore_eos = true;
+  if (p.has("--temperature")) {
+    MAGPIE_ASSIGN_OR_RETURN(double t, p.number("--temperature", 0));
+    if (t < 0) return invalid_argument("--temperature must be >= 0");
+    s.temperature = t;
+  }
+  if (s.vllm_defaults) s.num_warmups = 0;
   MAGPIE_RETURN_IF_ERROR(read_number(p, "--num-warmups", &s.num_warmups));
+  if (s.num_warmups < 0) return invalid_argument("--num-warmups must be >= 0");
   MAGPIE_RETURN_IF_ERROR(read_number(p, "--seed", &s.seed));
   for (const auto& gp : p.values("--goodput")) s.goodput.push_back(gp);
+  if (s.vllm_defaults) {
+    s.percentiles = {99};
+    s.percentile_metrics = {"ttft", "tpot", "itl"};
+  }
+  if (p.has("--percentile-metrics")) {
+    MAGPIE_ASSIGN_OR_RETURN(s.percentile_metrics, serve::parse_percentile_metrics(p.value("--percentile-metrics")));
+  }
+  if (p.has("--label")) s.label = p.value("--label");
+  if (p.has("--timestamps")) s.kernel_timestamps = p.value("--timestamps") == "kernel";
   if (p.has("--metric-percentiles")) {
     s.percentiles.clear();
     for (const auto& x : split(p.value("--metric-percentiles"), ',')) {
@@ -154,14 +186,23 @@ std::vector<std::string> own_argv() {
   return out;
 }
 
-/// The config: the YAML when -b is given, else Magpie's CLI defaults; then the flags.
+/// vLLM's defaults for a `vllm bench serve`-style invocation (--base-url without -b or a
+/// framework) unless --client-defaults says otherwise.
+bool wants_vllm_defaults(const arg_parser& p) {
+  if (p.has("--client-defaults")) return p.value("--client-defaults") == "vllm";
+  return p.has("--base-url") && !p.has("--benchmark-config") && p.positionals().empty();
+}
+
+/// The config: the YAML when -b is given, else the CLI defaults (Magpie's envs, or none with
+/// vLLM's defaults); then the flags.
 status_or<serve::benchmark_config> build_config(const arg_parser& p, const global_options& g) {
   serve::benchmark_config c;
+  bool vllm = wants_vllm_defaults(p);
   if (p.has("--benchmark-config")) {
     MAGPIE_ASSIGN_OR_RETURN(c, serve::load_benchmark_config(p.value("--benchmark-config")));
   } else {
     c.framework = "vllm";
-    c.envs = serve::default_envs();
+    c.envs = vllm ? env_list{{"TP", "1"}} : serve::default_envs();
     c.profiler.torch_profiler = false;  // CLI runs profile only with --torch-profiler
     if (p.positionals().empty() && !p.has("--base-url"))
       return invalid_argument(
@@ -169,9 +210,11 @@ status_or<serve::benchmark_config> build_config(const arg_parser& p, const globa
           "  e.g. magpie benchmark vllm -m Qwen/Qwen3-8B --run-mode local   |   magpie benchmark -b bench.yaml");
     if (p.has("--base-url") && p.positionals().empty()) c.framework = "";
   }
+  c.client.vllm_defaults = vllm;
   MAGPIE_RETURN_IF_ERROR(apply_magpie_flags(p, g, c));
   MAGPIE_RETURN_IF_ERROR(apply_client_flags(p, c));
   MAGPIE_RETURN_IF_ERROR(apply_server_flags(p, c));
+  MAGPIE_RETURN_IF_ERROR(apply_magpie_compat_flags(p, c));
   return c;
 }
 

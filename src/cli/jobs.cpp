@@ -1,4 +1,5 @@
-// magpie jobs list|status|cancel|collect|submit|run-task: Slurm batches (src/sched, docs/slurm.md).
+// magpie jobs list|status|cancel|collect|submit|run-task: Slurm and Ray batches (src/sched,
+// docs/slurm.md, docs/ray.md). Each batch records its engine; the actions work for both.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -6,9 +7,11 @@
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/strings.h"
 #include "sched/batch.h"
 #include "sched/collect.h"
+#include "sched/engine.h"
 #include "sched/merge.h"
 #include "sched/monitor.h"
 #include "sched/run_batch.h"
@@ -21,10 +24,10 @@ constexpr const char* k_usage =
     "usage: magpie jobs <action> [options]\n"
     "actions:\n"
     "  list                  batches under the shared directory, with their job states\n"
-    "  status BATCH          per-job Slurm state (squeue/sacct) of one batch\n"
-    "  cancel BATCH [JOB..]  scancel the batch's unfinished jobs (or the named ones)\n"
+    "  status BATCH          per-job state of one batch (Slurm: squeue/sacct; Ray: the Jobs API)\n"
+    "  cancel BATCH [JOB..]  cancel the batch's unfinished jobs (or the named ones): scancel / Ray stop\n"
     "  collect BATCH         wait for the batch, merge its jobs into one report, register it in the results store\n"
-    "  submit [..] -- ARGS   run 'magpie ARGS' (e.g. benchmark ...) as one Slurm job and collect its workspace\n"
+    "  submit [..] -- ARGS   run 'magpie ARGS' (e.g. benchmark ...) as one job (magpie -e ray jobs submit: on Ray)\n"
     "  run-task JOB_DIR      (internal) what each job's job.sh runs on its node\n"
     "BATCH is a batch directory or its name under the shared directory (default ./results/batches).\n"
     "Run 'magpie jobs <action> --help' for its options.\n";
@@ -63,10 +66,18 @@ fs::path resolve_batch(const arg_parser& p, const std::string& name) {
   return shared_dir_of(p) / name;
 }
 
+// The engine of a loaded batch, checked; the error names the tools or the dashboard address.
+status_or<std::unique_ptr<sched::engine>> engine_of(const sched::batch& b) {
+  MAGPIE_ASSIGN_OR_RETURN(auto e, sched::make_engine(b));
+  MAGPIE_RETURN_IF_ERROR(e->check());
+  return e;
+}
+
 int run_list(const std::vector<std::string>& args) {
-  arg_parser p("magpie jobs list", "List batches and the state of their jobs (as last recorded; add --refresh to ask Slurm).");
+  arg_parser p("magpie jobs list",
+               "List batches and the state of their jobs (as last recorded; add --refresh to ask Slurm / Ray).");
   add_where_flags(p);
-  p.add_bool("--refresh", "", "query squeue/sacct for unfinished jobs first").add_bool("--json", "", "JSON on stdout");
+  p.add_bool("--refresh", "", "ask the batch's engine about unfinished jobs first").add_bool("--json", "", "JSON on stdout");
   if (int rc = parse(p, args); rc >= 0) return rc;
   fs::path root = shared_dir_of(p);
   json out = json::array();
@@ -75,19 +86,23 @@ int run_list(const std::vector<std::string>& args) {
   for (const auto& e : fs::directory_iterator(root, ec))
     if (e.is_directory() && fs::exists(e.path() / "batch.json")) dirs.push_back(e.path());
   std::sort(dirs.begin(), dirs.end());
-  sched::slurm_client client;
   for (const auto& d : dirs) {
     auto b = sched::batch::load(d);
     if (!b.ok()) continue;
-    if (p.has("--refresh") && sched::check_slurm_tools().ok()) (void)sched::refresh_batch(*b, client);
+    if (p.has("--refresh")) {
+      auto e = engine_of(*b);
+      if (e.ok()) (void)sched::refresh_batch(*b, **e);
+      else MAGPIE_LOG_WARN("%s: %s", d.filename().c_str(), e.get_status().message().c_str());
+    }
     std::map<std::string, int> states;
     for (const auto& j : b->jobs) states[sched::job_state_name(j.last.state)]++;
     std::string st;
     for (const auto& [k, v] : states) st += strprintf("%s%s=%d", st.empty() ? "" : " ", k.c_str(), v);
-    out.push_back({{"batch", d.filename().string()}, {"dir", d.string()}, {"mode", b->mode}, {"created", b->created},
+    out.push_back({{"batch", d.filename().string()}, {"dir", d.string()}, {"engine", b->engine}, {"mode", b->mode},
+                   {"status", sched::batch_status(*b)}, {"created", b->created},
                    {"jobs", b->jobs.size()}, {"states", states}, {"collected", b->collected}});
     if (!p.has("--json"))
-      std::printf("%-40s %-8s %-21s %s%s\n", d.filename().c_str(), b->mode.c_str(), b->created.c_str(), st.c_str(),
+      std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), b->engine.c_str(), b->mode.c_str(), b->created.c_str(), st.c_str(),
                   b->collected.is_null() ? "" : "  (collected)");
   }
   if (p.has("--json")) std::fputs(dump_pretty(out).c_str(), stdout);
@@ -96,15 +111,17 @@ int run_list(const std::vector<std::string>& args) {
 }
 
 int run_status(const std::vector<std::string>& args) {
-  arg_parser p("magpie jobs status", "Ask squeue/sacct for the state of a batch's jobs and print them.");
+  arg_parser p("magpie jobs status",
+               "Ask the batch's engine (Slurm: squeue/sacct; Ray: the dashboard's Jobs API) for the state of its jobs\n"
+               "and print them. Ray batches: jobs waiting for others are submitted once those have ended.");
   p.add_positional("BATCH", "batch directory or name", false, true).add_bool("--json", "", "JSON on stdout");
   add_where_flags(p);
   if (int rc = parse(p, args); rc >= 0) return rc;
   auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
   if (!b.ok()) return fail(b.get_status());
-  if (auto st = sched::check_slurm_tools(); !st.ok()) return fail(st);
-  sched::slurm_client client;
-  if (auto r = sched::refresh_batch(*b, client); !r.ok()) return fail(r.get_status());
+  auto e = engine_of(*b);
+  if (!e.ok()) return fail(e.get_status());
+  if (auto r = sched::refresh_batch(*b, **e); !r.ok()) return fail(r.get_status());
   if (p.has("--json")) {
     json js = json::array();
     for (const auto& j : b->jobs) {
@@ -113,26 +130,31 @@ int run_status(const std::vector<std::string>& args) {
       row["role"] = j.role;
       js.push_back(row);
     }
-    std::fputs(dump_pretty({{"batch", b->dir.string()}, {"mode", b->mode}, {"jobs", js}}).c_str(), stdout);
+    std::fputs(dump_pretty({{"batch", b->dir.string()}, {"engine", b->engine}, {"mode", b->mode},
+                            {"status", sched::batch_status(*b)}, {"jobs", js}})
+                   .c_str(),
+               stdout);
   } else {
-    std::printf("batch %s (%s)\n%s", b->dir.c_str(), b->mode.c_str(), sched::jobs_table(*b).c_str());
+    std::printf("batch %s (%s, %s)\n%s", b->dir.c_str(), b->mode.c_str(), b->engine.c_str(), sched::jobs_table(*b).c_str());
   }
   return k_exit_ok;
 }
 
 int run_cancel(const std::vector<std::string>& args) {
-  arg_parser p("magpie jobs cancel", "scancel a batch's unfinished jobs, or only the named ones (job name or Slurm id).");
+  arg_parser p("magpie jobs cancel",
+               "Cancel a batch's unfinished jobs, or only the named ones (job name, Slurm id or Ray submission id):\n"
+               "scancel on Slurm, POST /api/jobs/<id>/stop on Ray. Jobs not yet submitted are never submitted.");
   p.add_positional("BATCH", "batch directory or name", false, true).add_positional("JOB", "job names or ids", true);
   add_where_flags(p);
   if (int rc = parse(p, args); rc >= 0) return rc;
   auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
   if (!b.ok()) return fail(b.get_status());
-  if (auto st = sched::check_slurm_tools(); !st.ok()) return fail(st);
-  sched::slurm_client client;
-  (void)sched::refresh_batch(*b, client);
+  auto e = engine_of(*b);
+  if (!e.ok()) return fail(e.get_status());
+  (void)sched::refresh_batch(*b, **e);
   std::vector<std::string> names(p.positionals().begin() + 1, p.positionals().end());
-  if (auto st = sched::cancel_jobs(*b, client, names); !st.ok()) return fail(st);
-  (void)sched::refresh_batch(*b, client);
+  if (auto st = sched::cancel_jobs(*b, **e, names); !st.ok()) return fail(st);
+  (void)sched::refresh_batch(*b, **e);
   std::fputs(sched::jobs_table(*b).c_str(), stdout);
   return k_exit_ok;
 }
@@ -152,19 +174,22 @@ int run_collect(const std::vector<std::string>& args) {
 
 int run_submit(const std::vector<std::string>& args, const global_options& g) {
   arg_parser p("magpie jobs submit",
-               "Run one magpie command line as a Slurm job, e.g.\n"
+               "Run one magpie command line as a Slurm job (or a Ray job with 'magpie -e ray jobs submit'), e.g.\n"
                "  magpie jobs submit --gpu --time-limit 2:00:00 -- benchmark vllm -m MODEL --concurrency 32\n"
                "The job gets -o <job dir>/results unless the command names an output directory; its workspaces\n"
                "are registered in the results store when it ends.");
   p.add_positional("ARGS", "the magpie arguments (after --)", true, true)
-      .add_bool("--gpu", "", "the command needs a GPU: request --gres (default gpu:1)")
+      .add_bool("--gpu", "", "the command needs a GPU: request --gres (default gpu:1) / Ray entrypoint_num_gpus (default 1)")
       .add_value("--output-dir", "-o", "DIR", "results directory of the submitting side (store; default ./results)")
       .add_bool("--json", "", "machine-readable output");
   sched::add_slurm_flags(p);
   if (int rc = parse(p, args); rc >= 0) return rc;
   kernel::scheduler_options so;
+  so.environment = g.environment.empty() ? "slurm" : g.environment;
+  if (so.environment != "slurm" && so.environment != "ray")
+    return fail(invalid_argument("jobs submit runs on slurm or ray, not '%s' (magpie -e slurm|ray jobs submit)",
+                                 so.environment.c_str()));
   if (auto st = sched::apply_slurm_flags(p, &so); !st.ok()) return fail(st);
-  (void)g;
   return sched::run_command_batch(p.positionals(), so, p.value("--output-dir", "results"), p.has("--gpu"),
                                   p.has("--json"));
 }
@@ -193,5 +218,5 @@ int run_jobs(const std::vector<std::string>& args, const global_options& g) {
 }
 
 }  // namespace
-MAGPIE_SUBCOMMAND(jobs, "jobs", "Slurm batches: list, status, cancel, collect, submit", run_jobs);
+MAGPIE_SUBCOMMAND(jobs, "jobs", "Slurm and Ray batches: list, status, cancel, collect, submit", run_jobs);
 }  // namespace magpie::cli

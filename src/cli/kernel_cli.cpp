@@ -1,10 +1,12 @@
 #include "cli/kernel_cli.h"
 
 #include <cstdio>
+#include <limits>
 
 #include "core/log.h"
 #include "core/strings.h"
 #include "kernel/evaluate.h"
+#include "kernel/spec_paths.h"
 #include "sched/run_batch.h"
 #include "store/results_store.h"
 
@@ -14,7 +16,8 @@ void add_kernel_flags(arg_parser& p, bool compare) {
   p.add_positional("kernels", "kernel source files (each becomes one kernel entry)", true);
   p.add_value("--kernel-config", "-k", "FILE", "kernel YAML (Magpie's schema: kernel/kernels, reference, correctness, performance)");
   p.add_value("--testcase", "-t", "CMD", "testcase command for positional kernels (whitespace split, no shell)");
-  p.add_value("--type", "", "TYPE", "kernel type of positional kernels (default: hip, as Magpie)",
+  p.add_value("--type", "", "TYPE", "kernel type of positional kernels and --reference (default: from the file: .cu cuda, "
+              ".hip hip, .py triton|pytorch, C++ by content; else hip, as Magpie)",
               {"hip", "cuda", "pytorch", "torch", "py", "triton", "host"});
   p.add_value("--compile-cmd", "", "CMD", "compile command for positional kernels (whitespace split)");
   p.add_bool("--no-perf", "", "skip the performance stage (correctness only)");
@@ -40,14 +43,19 @@ void add_kernel_flags(arg_parser& p, bool compare) {
   p.add_value("--profiler", "", "BACKEND", "profiler backend (default auto: ncu for CUDA when present)",
               {"auto", "ncu", "cupti", "none", "rocprof_compute"}, t);
   p.add_bool("--json", "", "print the report JSON on stdout instead of the text summary");
+  const std::string l = "Magpie latency-line flags (accepted; timing follows the policy above)";
+  p.add_bool("--no-latency", "", "accepted, not used (no separate latency stage)", l);
+  p.add_value("--latency-method", "", "M", "accepted, not used", {"auto", "cuda_graph", "kernel_trace", "rocprof_timestamps", "both", "none"}, l);
+  p.add_value("--latency-rep-ms", "", "MS", "accepted, not used (positive integer)", {}, l);
   sched::add_slurm_flags(p);
   p.set_epilog(
       "Times are reported in nanoseconds in JSON (stats_ns) and with units in text. Correctness compares every\n"
       "output with the reference's (compare: the baseline, unless a 'reference:' entry is given) on fresh seeded\n"
       "inputs: |candidate - reference| <= atol + rtol*|reference| per element; shape/dtype/NaN-pattern mismatches,\n"
       "degenerate outputs and input mutation fail. Exit code: analyze 1 if any kernel is not correct; compare 0\n"
-      "unless the run could not be made (as Magpie). With -e slurm every kernel (and the reference) is evaluated\n"
-      "in its own sbatch job and the jobs are merged into one report (docs/slurm.md).");
+      "unless the run could not be made (as Magpie). With -e slurm (or -e ray, or a ray_config section) every\n"
+      "kernel (and the reference) is evaluated in its own Slurm / Ray job and the jobs are merged into one report\n"
+      "(docs/slurm.md, docs/ray.md).");
 }
 
 namespace {
@@ -87,43 +95,36 @@ kernel::kernel_spec spec_from_file(const std::string& file, const std::string& i
   return k;
 }
 
+/// Every numeric flag is range-checked: a bad value is an error naming the flag, never a
+/// silent default or a harness failure later.
 status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
-  auto num = [&](const char* flag, double* out) -> status {
-    if (!p.has(flag)) return ok_status();
-    MAGPIE_ASSIGN_OR_RETURN(*out, p.number(flag, *out));
-    return ok_status();
-  };
+  constexpr int64_t k_int_max = std::numeric_limits<int64_t>::max();
+  constexpr double k_huge = std::numeric_limits<double>::max();
   if (p.has("--seed")) {
-    MAGPIE_ASSIGN_OR_RETURN(int64_t s, p.integer("--seed", 0));
+    MAGPIE_ASSIGN_OR_RETURN(int64_t s, p.integer_in("--seed", 0, 0, k_int_max));
     req->correctness.seed = static_cast<uint64_t>(s);
   }
-  if (p.has("--trials")) {
-    MAGPIE_ASSIGN_OR_RETURN(int64_t t, p.integer("--trials", 5));
-    if (t < 1) return invalid_argument("--trials must be >= 1");
-    req->correctness.trials = static_cast<int>(t);
-  }
-  double atol = -1, rtol = -1;
-  MAGPIE_RETURN_IF_ERROR(num("--atol", &atol));
-  MAGPIE_RETURN_IF_ERROR(num("--rtol", &rtol));
+  MAGPIE_ASSIGN_OR_RETURN(int64_t trials, p.integer_in("--trials", req->correctness.trials, 1, 1000));
+  req->correctness.trials = static_cast<int>(trials);
+  MAGPIE_ASSIGN_OR_RETURN(double atol, p.number_in("--atol", -1, 0, k_huge));
+  MAGPIE_ASSIGN_OR_RETURN(double rtol, p.number_in("--rtol", -1, 0, k_huge));
   for (auto* t : {&req->correctness.fp32, &req->correctness.fp16, &req->correctness.bf16, &req->correctness.fp64}) {
-    if (atol >= 0) t->atol = atol;
-    if (rtol >= 0) t->rtol = rtol;
+    if (p.has("--atol")) t->atol = atol;
+    if (p.has("--rtol")) t->rtol = rtol;
   }
   std::string m = p.value("--correctness-method");
   if (m == "outputs") req->correctness.method = kernel::correctness_method::outputs;
   if (m == "exit_code") req->correctness.method = kernel::correctness_method::exit_code;
-  double v = req->timing.warmup;
-  MAGPIE_RETURN_IF_ERROR(num("--warmup", &v));
-  req->timing.warmup = static_cast<int>(v);
-  v = req->timing.min_samples;
-  MAGPIE_RETURN_IF_ERROR(num("--min-samples", &v));
-  req->timing.min_samples = static_cast<int>(v);
+  MAGPIE_ASSIGN_OR_RETURN(int64_t warmup, p.integer_in("--warmup", req->timing.warmup, 0, 1000000));
+  req->timing.warmup = static_cast<int>(warmup);
+  MAGPIE_ASSIGN_OR_RETURN(int64_t min_samples, p.integer_in("--min-samples", req->timing.min_samples, 1, 10000000));
+  req->timing.min_samples = static_cast<int>(min_samples);
   if (p.has("--max-noise")) {
-    MAGPIE_ASSIGN_OR_RETURN(double pct, p.number("--max-noise", 0.5));
+    MAGPIE_ASSIGN_OR_RETURN(double pct, p.number_in("--max-noise", 0.5, 0, 100, true));
     req->timing.max_noise = pct / 100.0;
   }
-  MAGPIE_RETURN_IF_ERROR(num("--min-time", &req->timing.min_time_s));
-  MAGPIE_RETURN_IF_ERROR(num("--max-time", &req->timing.max_time_s));
+  MAGPIE_ASSIGN_OR_RETURN(req->timing.min_time_s, p.number_in("--min-time", req->timing.min_time_s, 0, 86400));
+  MAGPIE_ASSIGN_OR_RETURN(req->timing.max_time_s, p.number_in("--max-time", req->timing.max_time_s, 0, 86400, true));
   if (p.has("--hot")) req->timing.cold = false;
   if (p.has("--processes")) {
     MAGPIE_ASSIGN_OR_RETURN(int64_t n, p.integer("--processes", 2));
@@ -132,8 +133,31 @@ status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
   }
   if (p.has("--profiler")) req->performance.backend = p.value("--profiler") == "auto" ? "" : p.value("--profiler");
   if (p.has("--no-perf")) req->performance.enabled = false;
-  if (p.has("--output-dir")) req->output_dir = p.value("--output-dir");
+  if (p.has("--output-dir")) {
+    if (p.value("--output-dir").empty()) return invalid_argument("option --output-dir needs a directory");
+    req->output_dir = p.value("--output-dir");
+  }
+  // Magpie's latency-line flags: its latency stage is replaced by the timing policy above.
+  if (p.has("--latency-rep-ms")) MAGPIE_RETURN_IF_ERROR(p.integer_in("--latency-rep-ms", 0, 1, k_int_max).get_status());
+  for (const char* flag : {"--no-latency", "--latency-method", "--latency-rep-ms"})
+    if (p.has(flag))
+      MAGPIE_LOG_WARN("%s is accepted for Magpie compatibility but not used: kernel timing follows the timing "
+                      "policy (--warmup, --min-samples, --max-noise, --max-time)", flag);
   return sched::apply_slurm_flags(p, &req->scheduler);
+}
+
+/// The type of a positional kernel file: --type when given, else what the file implies
+/// (kernel/spec_paths.h), else Magpie's default hip.
+kernel::kernel_type type_of_file(const arg_parser& p, const std::string& file) {
+  kernel::kernel_type t = kernel::kernel_type::hip;
+  if (p.has("--type")) {
+    kernel::parse_kernel_type(p.value("--type"), &t);
+    return t;
+  }
+  if (kernel::infer_kernel_type(file, &t) && t != kernel::kernel_type::hip)
+    MAGPIE_LOG_INFO("%s: kernel type %s inferred from the file (give --type to override)", file.c_str(),
+                    to_lower(kernel::kernel_type_name(t)).c_str());
+  return t;
 }
 
 }  // namespace
@@ -143,8 +167,6 @@ status_or<kernel::eval_request> build_request(const arg_parser& p, const global_
   req.mode = compare ? "compare" : "analyze";
   MAGPIE_RETURN_IF_ERROR(apply_framework_config(g.config_path, &req));
   if (p.has("--kernel-config")) MAGPIE_RETURN_IF_ERROR(kernel::load_kernel_config(p.value("--kernel-config"), &req));
-  kernel::kernel_type type = kernel::kernel_type::hip;
-  if (p.has("--type")) kernel::parse_kernel_type(p.value("--type"), &type);
   const auto& files = p.positionals();
   for (size_t i = 0; i < files.size(); ++i) {
     if (!fs::exists(files[i])) {
@@ -154,14 +176,17 @@ status_or<kernel::eval_request> build_request(const arg_parser& p, const global_
     }
     std::string stem = fs::path(files[i]).stem().string();
     std::string id = compare ? strprintf("kernel_%zu_%s", req.kernels.size(), stem.c_str()) : stem;
-    req.kernels.push_back(spec_from_file(files[i], id, type, p));
+    req.kernels.push_back(spec_from_file(files[i], id, type_of_file(p, files[i]), p));
   }
   if (p.has("--reference")) {
-    if (!fs::exists(p.value("--reference"))) return not_found("reference file not found: %s", p.value("--reference").c_str());
-    req.reference = spec_from_file(p.value("--reference"), "reference", type, p);
+    const std::string ref = p.value("--reference");
+    if (!fs::exists(ref)) return not_found("reference file not found: %s", ref.c_str());
+    // The reference is evaluated as the kernels are: it takes their type (--type, or the first kernel's).
+    kernel::kernel_type t = req.kernels.empty() || p.has("--type") ? type_of_file(p, ref) : req.kernels[0].type;
+    req.reference = spec_from_file(ref, "reference", t, p);
   }
   if (compare && p.has("--baseline")) {
-    MAGPIE_ASSIGN_OR_RETURN(int64_t b, p.integer("--baseline", 0));
+    MAGPIE_ASSIGN_OR_RETURN(int64_t b, p.integer_in("--baseline", 0, 0, std::numeric_limits<int>::max()));
     req.baseline_index = static_cast<int>(b);
   }
   MAGPIE_RETURN_IF_ERROR(apply_overrides(p, &req));
@@ -171,6 +196,9 @@ status_or<kernel::eval_request> build_request(const arg_parser& p, const global_
   if (req.kernels.empty())
     return invalid_argument("no kernels: give kernel files or -k/--kernel-config FILE (see magpie %s --help)",
                             compare ? "compare" : "analyze");
+  if (compare && req.baseline_index >= static_cast<int>(req.kernels.size()))
+    return invalid_argument("option --baseline: %d is out of range (0..%zu): not a kernel index", req.baseline_index,
+                            req.kernels.size() - 1);
   return req;
 }
 
@@ -197,7 +225,8 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
     std::fprintf(stderr, "Error: %s\n", st.message().c_str());
     return k_exit_failure;
   }
-  if (req->scheduler.environment == "slurm") return sched::run_kernel_batch(*req, p.has("--json"));
+  if (req->scheduler.environment == "slurm" || req->scheduler.environment == "ray")
+    return sched::run_kernel_batch(*req, p.has("--json"));
   auto out = compare ? kernel::run_compare(*req) : kernel::run_analyze(*req);
   if (!out.ok()) {
     std::fprintf(stderr, "Error: %s\n", out.get_status().message().c_str());

@@ -64,7 +64,14 @@ int main(int argc, char** argv) {
   g.quiet = p.has("--quiet");
   g.environment = p.value("--environment");
   g.docker_image = p.value("--docker-image");
-  if (p.has("--workers")) g.workers = static_cast<int>(parse_int(p.value("--workers")).value_or(0));
+  if (p.has("--workers")) {
+    auto w = p.integer_in("--workers", 0, 1, 4096);
+    if (!w.ok()) {
+      std::fprintf(stderr, "%s\n", w.get_status().message().c_str());
+      return k_exit_usage;
+    }
+    g.workers = static_cast<int>(*w);
+  }
   if (g.verbose) log::set_level(log::level::debug);
   if (g.quiet) {
     log::set_level(log::level::warn);

@@ -14,6 +14,7 @@
 #include "trace/analysis.h"
 #include "trace/api.h"
 #include "trace/gap_analysis.h"
+#include "trace/health.h"
 #include "trace/report.h"
 #include "trace/stages.h"
 #include "trace/util.h"
@@ -42,6 +43,41 @@ int parse_or_help(arg_parser& p, const std::vector<std::string>& args, bool* don
   return k_exit_ok;
 }
 
+/// The input was read only partly: outputs written and marked partial (docs/trace-analysis.md).
+constexpr int k_exit_partial = 3;
+
+void add_input_flags(arg_parser& p) {
+  p.add_bool("--allow-partial", "", "exit 0 when the trace was read only partly (truncated, malformed or dropped events); "
+                                    "by default such input exits 3 after writing the outputs, marked partial");
+}
+
+void add_compat_flag(arg_parser& p) {
+  p.add_bool("--tracelens-compat", "", "TraceLens's default rules, to reproduce a TraceLens report: the GPU timeline counts "
+                                       "only linked GPU events, kernel durations stay raw (no stream-overrun clipping), "
+                                       "events ending >= 1 us after their parent leave the host tree");
+}
+
+/// Prints the input's problems on stderr and returns the exit code they imply: unusable → 1,
+/// partial → 3 (0 with --allow-partial), ok → 0. `input` is input_health::to_json().
+int input_exit(const std::string& what, const json& input, bool allow_partial) {
+  std::string st = json_string(input, "status", "ok");
+  bool fatal = st == "unusable";
+  if (input.contains("problems"))
+    for (const auto& p : input["problems"])
+      std::fprintf(stderr, "magpie trace: %s: %s: %s\n", fatal ? "error" : "warning", what.c_str(),
+                   p.get<std::string>().c_str());
+  if (fatal) {
+    std::fprintf(stderr, "magpie trace: %s: nothing to analyse, no output written\n", what.c_str());
+    return k_exit_failure;
+  }
+  if (st == "partial" && !allow_partial) {
+    std::fprintf(stderr, "magpie trace: %s was read only partly: outputs written and marked partial; exit %d "
+                         "(--allow-partial accepts partial input)\n", what.c_str(), k_exit_partial);
+    return k_exit_partial;
+  }
+  return k_exit_ok;
+}
+
 int fail(const status& s) {
   std::fprintf(stderr, "magpie trace: %s\n", s.message().c_str());
   return s.code() == status_code::invalid_argument ? k_exit_usage : k_exit_failure;
@@ -63,8 +99,11 @@ int run_report(const std::vector<std::string>& args) {
       .add_value("--output-dir", "-o", "DIR", "output directory (default: ./trace_report_<trace stem>)")
       .add_value("--top-k", "", "N", "rows in the HTML tables (default: 50; CSV and JSON keep all)")
       .add_bool("--no-html", "", "skip report.html")
+      .add_bool("--xlsx", "", "also write report.xlsx: one sheet per table, numbers as numeric cells")
       .add_bool("--json", "", "print report.json on stdout instead of a summary");
   add_spec_flags(p);
+  add_input_flags(p);
+  add_compat_flag(p);
   bool done;
   int rc = parse_or_help(p, args, &done);
   if (done) return rc;
@@ -73,6 +112,8 @@ int run_report(const std::vector<std::string>& args) {
   cfg.gpu_name = p.value("--gpu");
   cfg.use_achievable = !p.has("--datasheet");
   cfg.html = !p.has("--no-html");
+  cfg.xlsx = p.has("--xlsx");
+  cfg.tracelens_compat = p.has("--tracelens-compat");
   auto top = p.integer("--top-k", 50);
   if (!top.ok()) return fail(top.get_status());
   cfg.top_k = static_cast<int>(*top);
@@ -83,11 +124,14 @@ int run_report(const std::vector<std::string>& args) {
   fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(stem));
   auto j = trace::run_trace_report(cfg, trace, out);
   if (!j.ok()) return fail(j.get_status());
+  int exit_code = input_exit(trace.string(), (*j)["input"], p.has("--allow-partial"));
+  if (exit_code == k_exit_failure) return exit_code;
   if (p.has("--json")) {
     std::puts(dump_pretty(*j).c_str());
-    return k_exit_ok;
+    return exit_code;
   }
-  std::printf("Trace report: %s\nGPU spec: %s\n\n", out.c_str(), (*j)["gpu_spec_choice"].get<std::string>().c_str());
+  std::printf("Trace report: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(),
+              (*j)["gpu_spec_choice"].get<std::string>().c_str(), (*j)["rules"]["gpu_timeline"].get<std::string>().c_str());
   std::fputs(fmt_row("GPU timeline", "time ms", "percent").c_str(), stdout);
   for (const auto& r : (*j)["analysis"]["gpu_timeline"])
     std::fputs(fmt_row(r["type"].get<std::string>(), strprintf("%.4f", r["time ms"].get<double>()),
@@ -105,12 +149,13 @@ int run_report(const std::vector<std::string>& args) {
   }
   std::printf("\nFiles:\n");
   for (const auto& f : (*j)["output_files"]) std::printf("  %s\n", f.get<std::string>().c_str());
-  return k_exit_ok;
+  return exit_code;
 }
 
 int run_gap(const std::vector<std::string>& args) {
   arg_parser p("magpie trace gap", "Magpie's gap analysis (same CSVs and table as 'magpie benchmark --trace-dir').");
-  p.add_positional("trace_dir", "directory of rank traces (or a workspace holding torch_trace/)", false, true)
+  p.add_positional("trace_dir", "directory of rank traces (or a workspace holding torch_trace/, or one trace file)", false,
+                   true)
       .add_value("--output-dir", "-o", "DIR", "directory that receives gap_analysis/ (default: ./results)")
       .add_value("--top-k", "", "N", "rows kept (default: 20)")
       .add_value("--start-pct", "", "PCT", "window start, % of the trace span (default: 0)")
@@ -120,7 +165,9 @@ int run_gap(const std::vector<std::string>& args) {
       .add_multi("--ignore-categories", "", "CAT", "category substrings to drop (default: gpu_user_annotation user_annotation)")
       .add_bool("--no-rank-csv", "", "skip gap_analysis_rank<N>.csv")
       .add_bool("--clamped-traces", "", "also write the clamped traces")
+      .add_multi("--rank-file", "", "FILE", "where several files claim one rank, the file to use (name or path; repeatable)")
       .add_bool("--json", "", "print the gap_analysis block as JSON instead of the table");
+  add_input_flags(p);
   bool done;
   int rc = parse_or_help(p, args, &done);
   if (done) return rc;
@@ -138,20 +185,27 @@ int run_gap(const std::vector<std::string>& args) {
   if (p.has("--ignore-categories")) c.ignore_categories = p.values("--ignore-categories");
   c.write_rank_csv = !p.has("--no-rank-csv");
   c.clamped_traces = p.has("--clamped-traces");
+  if (p.has("--rank-file")) c.rank_files = p.values("--rank-file");
   if (auto st = c.validate(); !st.ok()) return fail(st);
   fs::path gap_dir = fs::path(p.value("--output-dir", "./results")) / "gap_analysis";
   trace::gap_result r = trace::analyze_gap(c, first_positional(p));
+  for (const auto& e : r.errors) std::fprintf(stderr, "magpie trace: error: %s\n", e.c_str());
+  for (const auto& w : r.warnings) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());
   auto block = trace::write_gap_outputs(r, gap_dir);
   if (!block.ok()) return fail(block.get_status());
   if (p.has("--json")) {
     std::puts(dump_pretty(*block).c_str());
   } else {
-    for (const auto& err : r.errors) std::printf("Warning: %s\n", err.c_str());
     if (!r.merged.empty()) std::fputs(trace::gap_console_summary(r, gap_dir).c_str(), stdout);
   }
   if (r.merged.empty()) {
     if (!p.has("--json")) std::printf("No kernel events found in traces.\n");
     return k_exit_failure;
+  }
+  if (!r.health.ok() && !p.has("--allow-partial")) {
+    std::fprintf(stderr, "magpie trace: the traces were read only partly (see the warnings): outputs written; exit %d "
+                         "(--allow-partial accepts partial input)\n", k_exit_partial);
+    return k_exit_partial;
   }
   return k_exit_ok;
 }
@@ -165,26 +219,38 @@ int run_timeline(const std::vector<std::string>& args) {
   p.add_positional("trace", "PyTorch-profiler trace", false, true)
       .add_value("--micro-idle-us", "", "US", "split idle into gaps shorter (micro) / not shorter (macro) than this")
       .add_bool("--json", "", "JSON on stdout");
+  add_input_flags(p);
+  add_compat_flag(p);
   bool done;
   int rc = parse_or_help(p, args, &done);
   if (done) return rc;
   auto micro = p.number("--micro-idle-us", 0);
   if (!micro.ok()) return fail(micro.get_status());
-  auto m = trace::load_trace_model(first_positional(p));
+  bool compat = p.has("--tracelens-compat");
+  auto m = trace::load_trace_model(first_positional(p), trace::model_options_for(compat));
   if (!m.ok()) return fail(m.get_status());
-  if (!m->stats.complete) std::fprintf(stderr, "warning: %s\n", m->stats.error.c_str());
-  trace::timeline_breakdown t = trace::gpu_timeline(*m, m->gpu, static_cast<int64_t>(*micro * 1000));
+  json input = trace::check_model(*m, true).to_json();
+  int exit_code = input_exit(first_positional(p), input, p.has("--allow-partial"));
+  if (exit_code == k_exit_failure) return exit_code;
+  std::vector<uint32_t> events;
+  for (uint32_t g : m->gpu)
+    if (!compat || m->events[g].tracelens_linked) events.push_back(g);
+  trace::timeline_breakdown t = trace::gpu_timeline(*m, events, static_cast<int64_t>(*micro * 1000), compat);
+  std::string rule = compat ? "linked GPU events only (TraceLens default)" : "all GPU events (unlinked included)";
   if (p.has("--json")) {
-    std::puts(dump_pretty(json{{"gpu_timeline", t.to_json()}, {"trace", m->summary_json()}}).c_str());
-    return k_exit_ok;
+    std::puts(dump_pretty(json{{"gpu_timeline", t.to_json()}, {"rule", rule}, {"events", events.size()},
+                               {"trace", m->summary_json()}, {"input", input}})
+                  .c_str());
+    return exit_code;
   }
+  std::printf("rule: %s (%zu of %zu GPU events)\n", rule.c_str(), events.size(), m->gpu.size());
   std::fputs(fmt_row("type", "time ms", "percent").c_str(), stdout);
   for (const auto& r : t.to_json())
     std::fputs(fmt_row(r["type"].get<std::string>(), strprintf("%.4f", r["time ms"].get<double>()),
                        strprintf("%.2f", r["percent"].get<double>()))
                    .c_str(),
                stdout);
-  return k_exit_ok;
+  return exit_code;
 }
 
 int run_roofline(const std::vector<std::string>& args) {
@@ -194,22 +260,27 @@ int run_roofline(const std::vector<std::string>& args) {
       .add_value("--csv", "", "FILE", "also write the full op table (ops.csv columns)")
       .add_bool("--json", "", "JSON on stdout");
   add_spec_flags(p);
+  add_input_flags(p);
+  add_compat_flag(p);
   bool done;
   int rc = parse_or_help(p, args, &done);
   if (done) return rc;
-  auto m = trace::load_trace_model(first_positional(p));
+  bool compat = p.has("--tracelens-compat");
+  auto m = trace::load_trace_model(first_positional(p), trace::model_options_for(compat));
   if (!m.ok()) return fail(m.get_status());
+  int exit_code = input_exit(first_positional(p), trace::check_model(*m, true).to_json(), p.has("--allow-partial"));
+  if (exit_code == k_exit_failure) return exit_code;
   auto sc = spec_from(p, *m);
   if (!sc.ok()) return fail(sc.get_status());
   const gpu::gpu_spec* spec = sc->spec ? &*sc->spec : nullptr;
-  trace::analysis a = trace::analyze(*m, m->gpu, spec, trace::step_spans(*m));
+  trace::analysis a = trace::analyze(*m, m->gpu, spec, trace::step_spans(*m), {.linked_only_timeline = compat});
   if (p.has("--csv"))
     if (auto st = write_file_atomic(p.value("--csv"), trace::ops_csv(a)); !st.ok()) return fail(st);
   auto top = p.integer("--top-k", 25);
   if (!top.ok()) return fail(top.get_status());
   if (p.has("--json")) {
     std::puts(dump_pretty(trace::analysis_json(a, static_cast<size_t>(*top))).c_str());
-    return k_exit_ok;
+    return exit_code;
   }
   std::printf("GPU spec: %s\n%-44s %-12s %6s %11s %9s %9s %9s %-13s %7s\n", sc->how.c_str(), "op", "category", "count",
               "kernel_us", "FLOP/B", "TFLOP/s", "TB/s", "bound", "%roof");
@@ -222,7 +293,7 @@ int run_roofline(const std::vector<std::string>& args) {
                 std::isfinite(r.tflops_mean) ? r.tflops_mean : 0.0, std::isfinite(r.tbps_mean) ? r.tbps_mean : 0.0,
                 r.roof.ok ? r.roof.bound.c_str() : "-", r.roof.ok ? r.pct_roofline_mean : 0.0);
   }
-  return k_exit_ok;
+  return exit_code;
 }
 
 int run_stages(const std::vector<std::string>& args) {
@@ -235,8 +306,11 @@ int run_stages(const std::vector<std::string>& args) {
       .add_value("--isl", "", "N", "input length for the file names (default: unknown)")
       .add_value("--osl", "", "N", "output length for the file names (default: unknown)")
       .add_value("--conc", "", "N", "concurrency: file names and the decode pick (closest request count)")
+      .add_value("--export-format", "", "FMT", "csv (default) or excel: excel adds <label>/<label>.xlsx per stage")
       .add_bool("--json", "", "print the tracelens_analysis block");
   add_spec_flags(p);
+  add_input_flags(p);
+  add_compat_flag(p);
   bool done;
   int rc = parse_or_help(p, args, &done);
   if (done) return rc;
@@ -248,6 +322,8 @@ int run_stages(const std::vector<std::string>& args) {
   cfg.gpu_spec_file = p.value("--gpu-spec");
   cfg.gpu_name = p.value("--gpu");
   cfg.use_achievable = !p.has("--datasheet");
+  cfg.tracelens_compat = p.has("--tracelens-compat");
+  cfg.export_format = p.value("--export-format", "csv");
   fs::path in = first_positional(p);
   std::error_code ec;
   fs::path dir = in;
@@ -257,6 +333,11 @@ int run_stages(const std::vector<std::string>& args) {
   }
   auto b = trace::run_inference_analysis(cfg, dir, p.value("--output-dir", "tracelens"));
   if (!b.ok()) return fail(b.get_status());
+  int exit_code = k_exit_ok;
+  if (b->contains("input")) {
+    exit_code = input_exit(json_string(*b, "rank0_trace"), (*b)["input"], p.has("--allow-partial"));
+    if (exit_code == k_exit_failure) return exit_code;
+  }
   if (p.has("--json")) {
     std::puts(dump_pretty(*b).c_str());
   } else {
@@ -272,10 +353,17 @@ int run_stages(const std::vector<std::string>& args) {
                   r["phase_pick"]["selection_reason"].get<std::string>().c_str(),
                   r["simple_summary_file"].get<std::string>().c_str());
     }
-    for (const auto& w : (*b)["warnings"]) std::printf("warning: %s\n", w.get<std::string>().c_str());
-    for (const auto& e : (*b)["errors"]) std::printf("error: %s\n", e.get<std::string>().c_str());
+    for (const auto& w : (*b)["warnings"]) std::fprintf(stderr, "magpie trace: warning: %s\n", w.get<std::string>().c_str());
+    for (const auto& e : (*b)["errors"]) std::fprintf(stderr, "magpie trace: error: %s\n", e.get<std::string>().c_str());
   }
-  return (*b)["errors"].empty() ? k_exit_ok : k_exit_failure;
+  if (!(*b)["errors"].empty()) return k_exit_failure;
+  bool any_stage = false;
+  for (const auto& r : (*b)["stage_results"]) any_stage |= !r.contains("error");
+  if (!any_stage) {
+    std::fprintf(stderr, "magpie trace: no stage could be analysed (reasons above): no stage files written\n");
+    return k_exit_failure;
+  }
+  return exit_code;
 }
 
 const char* k_usage =
@@ -288,7 +376,10 @@ const char* k_usage =
     "  stages    inference stage split and Magpie's kernel_roofline_simple CSVs\n"
     "  sources   map kernel names to their source definitions in given repositories\n\n"
     "Run 'magpie trace <action> --help' for the options of one action. Times are microseconds\n"
-    "unless a column says otherwise; traces are .json or .json.gz (detected from the bytes).\n";
+    "unless a column says otherwise; traces are .json or .json.gz (detected from the bytes).\n"
+    "Exit codes: 0 ok; 1 nothing to analyse (unreadable, empty, not a trace, no GPU events) or a failed\n"
+    "run; 2 usage; 3 the input was read only partly (outputs written, marked partial; --allow-partial\n"
+    "makes this 0). Problems with the input are listed on stderr with counts.\n";
 
 int run_trace(const std::vector<std::string>& args, const global_options& g) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/args.h"
+#include "core/config.h"
 #include "core/csv.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -33,13 +34,16 @@ arg_parser make_parser() {
   p.set_epilog(
       "Resolution is fail-closed: 'resolved' only when exactly one definition matches (identical copies count\n"
       "once); several -> 'unresolved' with <kind>_source_ambiguous and the candidates; closed-source libraries\n"
-      "(cuBLAS/nvjet, cuDNN, CUTLASS inside cuBLAS) and runtime copies -> 'unsupported'. Times are microseconds.\n"
+      "(cuBLAS/nvjet, cuDNN, CUTLASS inside cuBLAS, TensorRT-LLM-gen cubins, Tensile) and runtime copies ->\n"
+      "'unsupported'. Without a matching root the notes say which repository to pass (docs/source-mapping.md).\n"
+      "--json adds definition_kind (definition | declaration | macro_expansion), macro_definition and, for\n"
+      "low-confidence Triton name-prefix matches, alternatives. Times are microseconds.\n"
       "Example: magpie trace sources run.pt.trace.json.gz -r ~/src/pytorch ~/src/vllm -k 20");
   return p;
 }
 
 status read_names_file(const fs::path& f, std::vector<std::string>* names) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(f));
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(f, csv_limits{}.max_bytes, "kernel-names"));
   for (const auto& line : split(text, '\n')) {
     std::string_view t = trim(line);
     if (!t.empty()) names->emplace_back(t);
@@ -48,8 +52,8 @@ status read_names_file(const fs::path& f, std::vector<std::string>* names) {
 }
 
 status read_gap_csv(const fs::path& f, std::vector<std::string>* names) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(f));
-  MAGPIE_ASSIGN_OR_RETURN(auto rows, parse_csv(text, true));
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(f, csv_limits{}.max_bytes, "CSV"));
+  MAGPIE_ASSIGN_OR_RETURN(auto rows, parse_csv(text, true, {}, f.string()));
   if (rows.empty() || rows[0].empty() || rows[0][0] != "Name")
     return invalid_argument("%s: expected a gap_analysis.csv with a 'Name' first column", f.c_str());
   for (size_t i = 1; i < rows.size(); ++i)
@@ -62,6 +66,7 @@ void print_table(const std::vector<source::kernel_source_info>& infos, const std
   for (size_t i = 0; i < infos.size(); ++i) {
     const auto& k = infos[i];
     std::string where = k.source_resolution == "resolved" ? k.source_file : k.source_error;
+    if (k.definition_kind == "macro_expansion") where += " (macro)";
     std::string shown = k.demangled.size() > 70 ? k.demangled.substr(0, 67) + "..." : k.demangled;
     std::printf("%-11s %-11s %4.2f  %-13s %-60s %s\n", i < stats.size() ? fixed(stats[i].total_us, 1).c_str() : "-",
                 k.source_resolution.c_str(), k.confidence, k.kind.c_str(), where.c_str(), shown.c_str());

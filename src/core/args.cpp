@@ -1,6 +1,8 @@
 #include "core/args.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "core/strings.h"
 
@@ -146,6 +148,38 @@ status_or<int64_t> arg_parser::integer(const std::string& l, int64_t dflt) const
   if (!has(l)) return dflt;
   auto v = parse_int(value(l));
   if (!v) return invalid_argument("%s: option %s expects an integer, got '%s'", m_prog.c_str(), l.c_str(), value(l).c_str());
+  return *v;
+}
+
+namespace {
+std::string range_text(double lo, double hi, bool lo_open, bool integer) {
+  auto num = [](double v) { return strprintf("%g", v); };
+  std::string kind = integer ? "an integer" : "a number";
+  bool has_lo = lo > std::numeric_limits<double>::lowest() && lo > static_cast<double>(std::numeric_limits<int64_t>::min());
+  bool has_hi = hi < std::numeric_limits<double>::max() && hi < static_cast<double>(std::numeric_limits<int64_t>::max());
+  if (has_lo && has_hi) return kind + " in " + (lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + "]";
+  if (has_lo) return kind + (lo_open ? " > " : " >= ") + num(lo);
+  if (has_hi) return kind + " <= " + num(hi);
+  return kind;
+}
+}  // namespace
+
+status_or<double> arg_parser::number_in(const std::string& l, double dflt, double lo, double hi, bool lo_open) const {
+  if (!has(l)) return dflt;
+  auto v = parse_double(value(l));
+  if (!v || !std::isfinite(*v) || *v < lo || *v > hi || (lo_open && *v == lo))
+    return invalid_argument("%s: option %s expects %s, got '%s'", m_prog.c_str(), l.c_str(),
+                            range_text(lo, hi, lo_open, false).c_str(), value(l).c_str());
+  return *v;
+}
+
+status_or<int64_t> arg_parser::integer_in(const std::string& l, int64_t dflt, int64_t lo, int64_t hi) const {
+  if (!has(l)) return dflt;
+  auto v = parse_int(value(l));
+  if (!v || *v < lo || *v > hi)
+    return invalid_argument("%s: option %s expects %s, got '%s'", m_prog.c_str(), l.c_str(),
+                            range_text(static_cast<double>(lo), static_cast<double>(hi), false, true).c_str(),
+                            value(l).c_str());
   return *v;
 }
 

@@ -50,6 +50,10 @@ class arg_parser {
   /// Typed accessors; a malformed number is an invalid_argument naming the flag.
   status_or<double> number(const std::string& long_name, double dflt) const;
   status_or<int64_t> integer(const std::string& long_name, int64_t dflt) const;
+  /// Bounded variants: a finite number in [lo, hi] ((lo, hi] with lo_open); the error names the
+  /// flag, the range and the value given.
+  status_or<double> number_in(const std::string& long_name, double dflt, double lo, double hi, bool lo_open = false) const;
+  status_or<int64_t> integer_in(const std::string& long_name, int64_t dflt, int64_t lo, int64_t hi) const;
   const std::vector<std::string>& positionals() const { return m_positionals; }
   /// Arguments left after the first positional when stop_at_first_positional is set.
   const std::vector<std::string>& rest() const { return m_rest; }

@@ -1,8 +1,73 @@
 #include "core/config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "core/strings.h"
 
 namespace magpie {
+namespace {
+
+const char* file_type_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+std::string mib(size_t bytes) { return strprintf("%.1f MiB", static_cast<double>(bytes) / (1 << 20)); }
+
+}  // namespace
+
+status_or<std::string> read_input_file(const fs::path& path, size_t max_bytes, const char* kind) {
+  // O_NONBLOCK: opening a FIFO without a writer must not block; regular files ignore it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    if (e == ENXIO) return invalid_argument("%s: is a socket, not a %s file", path.c_str(), kind);
+    return not_found("cannot open %s %s: %s", kind, path.c_str(), std::strerror(e));
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return invalid_argument("%s: is %s, not a %s file", path.c_str(), file_type_name(st.st_mode), kind);
+  }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    return invalid_argument("%s: the %s file is %s, over the %s limit", path.c_str(), kind,
+                            mib(static_cast<size_t>(st.st_size)).c_str(), mib(max_bytes).c_str());
+  }
+  std::string text;
+  text.resize(static_cast<size_t>(st.st_size) + 1);
+  size_t got = 0;
+  for (;;) {
+    if (got == text.size()) {
+      if (got > max_bytes) break;
+      text.resize(std::min(max_bytes + 1, got * 2 + 4096));
+    }
+    ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      return io_error("error reading %s: %s", path.c_str(), std::strerror(e));
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (got > max_bytes)
+    return invalid_argument("%s: the %s file grew past the %s limit while being read", path.c_str(), kind,
+                            mib(max_bytes).c_str());
+  text.resize(got);
+  return text;
+}
 
 status config_error(const config_node& at, const std::string& field, const std::string& message) {
   return invalid_argument("%s: %s: %s", at.where().c_str(), field.c_str(), message.c_str());

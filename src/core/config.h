@@ -14,6 +14,12 @@ namespace magpie {
 
 using argv_list = std::vector<std::vector<std::string>>;
 
+/// Reads a whole input file (a config, JSON or CSV file) of at most `max_bytes`. Refused, with
+/// the path named: a missing or unreadable file, a directory, anything but a regular file (a
+/// FIFO or device could block forever or never end), a file over `max_bytes` (checked before
+/// reading and again while reading). `kind` names the file in messages ("YAML config").
+status_or<std::string> read_input_file(const fs::path& path, size_t max_bytes, const char* kind);
+
 /// "<where>: <field>: <message>".
 status config_error(const config_node& at, const std::string& field, const std::string& message);
 

@@ -84,8 +84,12 @@ fs::path executable_dir() {
   return exe.parent_path();
 }
 
-std::string find_executable(const std::string& name, const std::string& path_env) {
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : "";
+std::string find_executable(const std::string& name, const std::string& path_env, const fs::path& cwd) {
+  if (name.find('/') != std::string::npos) {
+    std::string p = name[0] == '/' || cwd.empty() ? name : (cwd / name).string();
+    std::error_code ec;
+    return ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p, ec) ? p : "";
+  }
   std::string path = path_env;
   if (path.empty()) {
     const char* p = std::getenv("PATH");

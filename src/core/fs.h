@@ -22,8 +22,11 @@ status_or<fs::path> make_temp_dir(const fs::path& parent, const std::string& pre
 fs::path absolute_path(const fs::path& p);
 /// Directory containing the running executable.
 fs::path executable_dir();
-/// Searches PATH (or the given PATH string) for an executable; empty if none.
-std::string find_executable(const std::string& name, const std::string& path_env = {});
+/// Resolves a command name the way exec in a child with working directory `cwd` does (and
+/// Python's subprocess with cwd=): a name containing '/' is a path, relative ones resolved
+/// against `cwd` (ours when empty); a bare name is searched on PATH (or the given PATH
+/// string). Returns the executable's path, or empty if none.
+std::string find_executable(const std::string& name, const std::string& path_env = {}, const fs::path& cwd = {});
 
 /// Removes a directory tree when destroyed unless release() was called.
 class scoped_dir {

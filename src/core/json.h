@@ -12,9 +12,18 @@ namespace magpie {
 
 using json = nlohmann::ordered_json;
 
-/// Parses text; a syntax error becomes parse_error naming `what`, line and column.
-status_or<json> parse_json(std::string_view text, const std::string& what = "JSON");
-status_or<json> read_json_file(const fs::path& path);
+/// Nesting bound of parse_json: nlohmann's copy, compare and dump recurse once per level.
+constexpr size_t k_json_max_depth = 512;
+/// Size bound of read_json_file (large serving datasets fit; a runaway file does not).
+constexpr size_t k_json_max_file_bytes = size_t{2} << 30;
+
+/// Parses text; a syntax error becomes parse_error naming `what`, line and column. Checked
+/// before nlohmann sees the text: nesting deeper than `max_depth` and numbers beyond double
+/// range (which nlohmann reports by an exception other than parse_error).
+status_or<json> parse_json(std::string_view text, const std::string& what = "JSON",
+                           size_t max_depth = k_json_max_depth);
+/// A regular file of at most `max_bytes` (read_input_file), then parse_json.
+status_or<json> read_json_file(const fs::path& path, size_t max_bytes = k_json_max_file_bytes);
 /// Pretty-printed (2 spaces) with a trailing newline, written atomically.
 status write_json_file(const fs::path& path, const json& value);
 /// Compact single-line dump; invalid UTF-8 is replaced, never throws.

@@ -121,10 +121,18 @@ std::string merged_path(const spawn_spec& spec) {
 
 status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec& spec) {
   if (spec.argv.empty() || spec.argv[0].empty()) return invalid_argument("empty command");
-  std::string exe = find_executable(spec.argv[0], merged_path(spec));
-  if (exe.empty()) return not_found("command not found: %s", spec.argv[0].c_str());
   if (!spec.cwd.empty() && !fs::is_directory(spec.cwd))
     return not_found("working directory does not exist: %s", spec.cwd.c_str());
+  // A relative command path ("./run_test.sh") is looked up inside the child's working
+  // directory, as exec after chdir (and Magpie's subprocess cwd=) does.
+  std::string exe = find_executable(spec.argv[0], merged_path(spec), spec.cwd);
+  if (exe.empty()) {
+    if (spec.argv[0].find('/') != std::string::npos && spec.argv[0][0] != '/' && !spec.cwd.empty())
+      return not_found("command not found: %s (looked up in the working directory %s)", spec.argv[0].c_str(),
+                       spec.cwd.c_str());
+    return not_found("command not found: %s", spec.argv[0].c_str());
+  }
+  if (exe[0] != '/') exe = absolute_path(exe).string();  // the chdir below happens before exec
 
   std::unique_ptr<child_process> cp(new child_process());
   cp->m_spec = spec;

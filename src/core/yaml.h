@@ -45,12 +45,30 @@ struct config_entry {
   config_node second;
 };
 
-struct yaml_options {
-  bool expand_env = true;  ///< apply $VAR / ${VAR} expansion to every scalar
+/// Bounds checked while a document is built, before anything is copied or nested further: an
+/// input beyond one is an error naming file:line:col, never a crash or an unbounded allocation.
+/// Aliases count at their expanded size (a "billion laughs" document stops at max_nodes).
+struct yaml_limits {
+  size_t max_bytes = 4u << 20;        ///< document text, bytes (also the config-file size limit)
+  size_t max_depth = 128;             ///< nested maps/sequences, aliases expanded
+  size_t max_nodes = 1000000;         ///< nodes materialised, anchor and alias copies included
+  size_t max_text_bytes = 64u << 20;  ///< scalar bytes materialised, alias copies included
+  size_t max_aliases = 10000;         ///< alias uses (*name) in the document
 };
 
+struct yaml_options {
+  bool expand_env = true;  ///< apply $VAR / ${VAR} expansion to every scalar
+  yaml_limits limits;
+};
+
+/// One YAML document (an empty text is a null node). Errors (each naming file:line:col): invalid
+/// YAML, an unclosed quote (at the end of the file, or continued on a line not indented more
+/// than its parent), a duplicate key, a non-scalar key, an alias to a node that contains it, a
+/// second document in the stream, and any yaml_limits bound. Merge keys (`<<: *base` or a list
+/// of aliases) are applied as PyYAML does: explicit keys win, then earlier merged maps.
 status_or<config_node> parse_yaml(const std::string& text, const std::string& file_name,
                                   const yaml_options& opts = {});
+/// parse_yaml on a file read with read_input_file (regular files of at most limits.max_bytes).
 status_or<config_node> load_yaml_file(const fs::path& path, const yaml_options& opts = {});
 /// Serialises a JSON value as YAML (for config snapshots).
 std::string json_to_yaml(const json& value);

@@ -5,6 +5,10 @@
 #include "core/strings.h"
 
 namespace magpie::gpu {
+namespace {
+/// Size bound of a GPU spec table or arch JSON (the shipped table is a few KB).
+constexpr size_t k_max_spec_file_bytes = 16u << 20;
+}  // namespace
 
 std::optional<double> gpu_spec::peak_tflops(const std::string& compute_spec) const {
   auto it = tflops.find(compute_spec);
@@ -96,7 +100,7 @@ status_or<std::vector<spec_entry>> parse_spec_table(const json& doc, const std::
 }
 
 status_or<std::vector<spec_entry>> load_spec_table(const fs::path& file) {
-  MAGPIE_ASSIGN_OR_RETURN(json doc, read_json_file(file));
+  MAGPIE_ASSIGN_OR_RETURN(json doc, read_json_file(file, k_max_spec_file_bytes));
   return parse_spec_table(doc, file.string());
 }
 
@@ -163,7 +167,7 @@ gpu_spec resolve_spec(const spec_entry& e, bool use_achievable) {
 }
 
 status_or<gpu_spec> load_arch_json(const fs::path& file) {
-  MAGPIE_ASSIGN_OR_RETURN(json doc, read_json_file(file));
+  MAGPIE_ASSIGN_OR_RETURN(json doc, read_json_file(file, k_max_spec_file_bytes));
   if (!doc.is_object()) return invalid_argument("%s: expected a TraceLens arch object", file.c_str());
   gpu_spec s;
   MAGPIE_RETURN_IF_ERROR(parse_ceilings(doc, file.string(), &s));

@@ -1,7 +1,10 @@
 #include "kernel/spec.h"
 
+#include <tuple>
+
 #include "core/log.h"
 #include "core/strings.h"
+#include "kernel/spec_paths.h"
 
 namespace magpie::kernel {
 
@@ -85,12 +88,6 @@ json perf_policy::to_json() const {
 
 namespace {
 
-fs::path resolve(const fs::path& base, const std::string& p) {
-  if (p.empty()) return {};
-  fs::path q(p);
-  return absolute_path(q.is_absolute() ? q : base / q);
-}
-
 status parse_bench_target(const config_node& n, const std::string& field, bench_target* out) {
   field_reader r(n, field);
   MAGPIE_RETURN_IF_ERROR(r.read_string("module", &out->module));
@@ -100,26 +97,36 @@ status parse_bench_target(const config_node& n, const std::string& field, bench_
   return r.check_unknown();
 }
 
-status parse_entry(const config_node& n, const std::string& field, const fs::path& yaml_dir, kernel_spec* k) {
+status parse_entry(const config_node& n, const std::string& field, const path_context& paths, kernel_spec* k) {
   if (!n.is_map()) return config_error(n, field, "expected a mapping (a kernel entry)");
   field_reader r(n, field);
   MAGPIE_RETURN_IF_ERROR(r.read_string("id", &k->id));
-  std::string type = "hip";
+  std::string type;
   MAGPIE_RETURN_IF_ERROR(r.read_string("type", &type));
-  if (!parse_kernel_type(type, &k->type)) {
+  if (!type.empty() && !parse_kernel_type(type, &k->type)) {
     const config_node* t = n.get("type");
     return config_error(t ? *t : n, r.field("type"),
                         "unsupported kernel type '" + type + "' (hip, cuda, pytorch|torch|py, triton, host)");
   }
   std::string wd;
   MAGPIE_RETURN_IF_ERROR(r.read_string("working_dir", &wd));
-  k->working_dir = wd.empty() ? absolute_path(yaml_dir) : resolve(yaml_dir, wd);
   MAGPIE_RETURN_IF_ERROR(r.read_string_list("source_files", &k->source_files));
-  for (auto& s : k->source_files) s = resolve(k->working_dir, s).string();
+  MAGPIE_RETURN_IF_ERROR(resolve_working_dir(wd, r.get("working_dir"), r.field("working_dir"), k->source_files, paths,
+                                             &k->working_dir));
+  for (auto& s : k->source_files) s = resolve_entry_file(s, k->working_dir, paths, n.where() + ": " + r.field("source_files"));
+  if (type.empty()) {
+    k->type = kernel_type::hip;  // Magpie's default, unless the first source file says otherwise
+    if (!k->source_files.empty() && infer_kernel_type(k->source_files[0], &k->type) && k->type != kernel_type::hip)
+      MAGPIE_LOG_INFO("%s: %s not set: %s inferred from %s", n.where().c_str(), r.field("type").c_str(),
+                      to_lower(kernel_type_name(k->type)).c_str(), fs::path(k->source_files[0]).filename().c_str());
+  }
   MAGPIE_RETURN_IF_ERROR(r.read_string_map("env", &k->env));
   MAGPIE_RETURN_IF_ERROR(r.read_command("compile_command", &k->compile_command));
   MAGPIE_RETURN_IF_ERROR(r.read_command("testcase_command", &k->testcase_command));
   MAGPIE_RETURN_IF_ERROR(r.read_command("prof_command", &k->prof_command));
+  for (auto [key, cmds] : {std::pair<const char*, const argv_list*>{"compile_command", &k->compile_command},
+                            {"testcase_command", &k->testcase_command}, {"prof_command", &k->prof_command}})
+    warn_relative_programs(*cmds, k->working_dir, paths, n.where() + ": " + r.field(key));
   if (const config_node* bt = r.get("bench_target")) {
     bench_target t;
     MAGPIE_RETURN_IF_ERROR(parse_bench_target(*bt, r.field("bench_target"), &t));
@@ -129,7 +136,8 @@ status parse_entry(const config_node& n, const std::string& field, const fs::pat
   MAGPIE_RETURN_IF_ERROR(r.read_string("get_init_inputs_func", &k->get_init_inputs_func));
   MAGPIE_RETURN_IF_ERROR(r.read_string("entry", &k->entry));
   MAGPIE_RETURN_IF_ERROR(r.read_string("inputs_from", &k->inputs_from));
-  if (!k->inputs_from.empty()) k->inputs_from = resolve(k->working_dir, k->inputs_from).string();
+  if (!k->inputs_from.empty())
+    k->inputs_from = resolve_entry_file(k->inputs_from, k->working_dir, paths, n.where() + ": " + r.field("inputs_from"));
   k->origin = n.where();
   return r.check_unknown();
 }
@@ -162,10 +170,30 @@ status parse_correctness(const config_node& n, correctness_policy* c) {
   else return config_error(*n.get("method"), "correctness.method", "expected auto, outputs or exit_code");
   std::string backend;
   MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &backend));
+  if (!backend.empty() && backend != "testcase" && backend != "accordo")
+    return config_error(*n.get("backend"), "correctness.backend", "expected testcase or accordo, got '" + backend + "'");
+  double acc_atol = -1, acc_rtol = -1;
+  if (const config_node* acc = r.get("accordo")) {
+    field_reader ar(*acc, "correctness.accordo");
+    bool equal_nan = false;
+    double timeout = 0;
+    MAGPIE_RETURN_IF_ERROR(ar.read_double("atol", &acc_atol));
+    MAGPIE_RETURN_IF_ERROR(ar.read_double("rtol", &acc_rtol));
+    MAGPIE_RETURN_IF_ERROR(ar.read_bool("equal_nan", &equal_nan));
+    MAGPIE_RETURN_IF_ERROR(ar.read_double("timeout_seconds", &timeout));
+    if ((ar.get("atol") && !(acc_atol >= 0)) || (ar.get("rtol") && !(acc_rtol >= 0)))
+      return config_error(*acc, "correctness.accordo", "atol and rtol must be >= 0");
+    if (ar.get("timeout_seconds") && !(timeout > 0))
+      return config_error(*ar.get("timeout_seconds"), "correctness.accordo.timeout_seconds", "expected seconds > 0");
+    if (backend == "accordo" && ar.get("timeout_seconds")) c->timeout_s = timeout;
+    for (const char* k : {"kernel_name", "reference_binary", "optimized_binary", "kernel_args", "working_directory", "tolerance"})
+      ar.allow(k);
+    MAGPIE_RETURN_IF_ERROR(ar.check_unknown());
+  }
   if (backend == "accordo")
-    return config_error(*n.get("backend"), "correctness.backend",
-                        "the accordo backend (IntelliKit, AMD) is not provided by this version; use method: outputs");
-  r.allow("accordo");
+    MAGPIE_LOG_WARN("%s: correctness.backend accordo (IntelliKit, AMD) is not provided: magpie compares the outputs "
+                    "with the reference when the harness writes them (accordo atol/rtol used as tolerances), else the "
+                    "testcase exit code decides", n.where().c_str());
   int64_t trials = c->trials;
   MAGPIE_RETURN_IF_ERROR(r.read_int("trials", &trials));
   if (trials < 1 || trials > 1000) return config_error(*n.get("trials"), "correctness.trials", "expected 1..1000");
@@ -178,6 +206,13 @@ status parse_correctness(const config_node& n, correctness_policy* c) {
   double atol = -1, rtol = -1;
   MAGPIE_RETURN_IF_ERROR(r.read_double("atol", &atol));
   MAGPIE_RETURN_IF_ERROR(r.read_double("rtol", &rtol));
+  for (const char* k : {"atol", "rtol"})
+    if (const config_node* v = r.get(k); v && !((std::string(k) == "atol" ? atol : rtol) >= 0))
+      return config_error(*v, std::string("correctness.") + k, "expected a tolerance >= 0, got " + v->text);
+  if (backend == "accordo") {  // the accordo block's tolerances, unless atol/rtol are given directly
+    if (atol < 0) atol = acc_atol;
+    if (rtol < 0) rtol = acc_rtol;
+  }
   for (tolerance* t : {&c->fp32, &c->fp16, &c->bf16, &c->fp64}) {
     if (atol >= 0) t->atol = atol;
     if (rtol >= 0) t->rtol = rtol;
@@ -221,8 +256,20 @@ status parse_timing(const config_node& n, timing_policy* t) {
     return config_error(*n.get("checked_samples"), "performance.timing.checked_samples",
                         "expected 2..64 (the first and the last sample of every process are always checked)");
   t->checked_samples = static_cast<int>(v);
-  if (t->min_samples < 1 || t->batch < 1 || t->warmup < 0 || t->max_time_s <= 0)
-    return config_error(n, "performance.timing", "min_samples and batch must be ≥ 1, warmup ≥ 0, max_time_s > 0");
+  // Each bad value names its own field (never a silent default or a harness error later).
+  for (auto [key, bad, want] : {std::tuple{"warmup", t->warmup < 0, "an integer >= 0"},
+                                {"min_samples", t->min_samples < 1, "an integer >= 1"},
+                                {"batch", t->batch < 1, "an integer >= 1"},
+                                {"max_samples", t->max_samples < 1, "an integer >= 1"},
+                                {"max_time_s", !(t->max_time_s > 0), "seconds > 0"},
+                                {"min_time_s", !(t->min_time_s >= 0), "seconds >= 0"},
+                                {"max_noise", !(t->max_noise > 0), "a fraction > 0"},
+                                {"sample_timeout_s", !(t->sample_timeout_s > 0), "seconds > 0"},
+                                {"setup_timeout_s", !(t->setup_timeout_s > 0), "seconds > 0"}})
+    if (bad) {
+      const config_node* at = n.get(key);
+      return config_error(at ? *at : n, std::string("performance.timing.") + key, std::string("expected ") + want);
+    }
   return r.check_unknown();
 }
 
@@ -273,7 +320,8 @@ json scheduler_options::to_json() const {
           {"partition", partition}, {"account", account}, {"qos", qos}, {"constraint", constraint}, {"gres", gres},
           {"time_limit", time_limit}, {"timing_time_limit", timing_time_limit}, {"mem", mem},
           {"cpus_per_task", cpus_per_task}, {"shared_dir", shared_dir}, {"magpie_bin", magpie_bin},
-          {"sbatch_args", sbatch_args}, {"setup", setup}, {"poll_seconds", poll_s}, {"wait", wait}};
+          {"sbatch_args", sbatch_args}, {"setup", setup}, {"poll_seconds", poll_s}, {"wait", wait},
+          {"ray_config", ray.to_json()}};
 }
 
 status parse_scheduler_section(const config_node& n, const std::string& field, scheduler_options* out) {
@@ -322,25 +370,25 @@ status parse_scheduler_section(const config_node& n, const std::string& field, s
 status load_kernel_config(const fs::path& path, eval_request* req) {
   MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
   if (root.is_null()) return invalid_argument("%s: the file is empty", path.c_str());
-  fs::path dir = absolute_path(path).parent_path();
+  path_context paths{fs::current_path(), absolute_path(path).parent_path()};
   field_reader r(root, "");
   if (const config_node* k = r.get("kernel")) {
     kernel_spec spec;
-    MAGPIE_RETURN_IF_ERROR(parse_entry(*k, "kernel", dir, &spec));
+    MAGPIE_RETURN_IF_ERROR(parse_entry(*k, "kernel", paths, &spec));
     req->kernels.push_back(spec);
   }
   if (const config_node* ks = r.get("kernels")) {
     if (!ks->is_sequence()) return config_error(*ks, "kernels", "expected a list of kernel entries");
     for (size_t i = 0; i < ks->items.size(); ++i) {
       kernel_spec spec;
-      MAGPIE_RETURN_IF_ERROR(parse_entry(ks->items[i], strprintf("kernels[%zu]", i), dir, &spec));
+      MAGPIE_RETURN_IF_ERROR(parse_entry(ks->items[i], strprintf("kernels[%zu]", i), paths, &spec));
       req->kernels.push_back(spec);
     }
   }
   if (const config_node* ref = r.get("reference")) {
     kernel_spec spec;
     spec.id = "reference";
-    MAGPIE_RETURN_IF_ERROR(parse_entry(*ref, "reference", dir, &spec));
+    MAGPIE_RETURN_IF_ERROR(parse_entry(*ref, "reference", paths, &spec));
     req->reference = spec;
   }
   if (const config_node* c = r.get("correctness")) MAGPIE_RETURN_IF_ERROR(parse_correctness(*c, &req->correctness));
@@ -352,10 +400,11 @@ status load_kernel_config(const fs::path& path, eval_request* req) {
                     path.c_str());
   if (const config_node* sc = r.get("scheduler"))
     MAGPIE_RETURN_IF_ERROR(parse_scheduler_section(*sc, "scheduler", &req->scheduler));
-  // Magpie runs a file with ray_config on Ray; this build has no Ray backend (docs/slurm.md).
-  if (r.get("ray_config") && req->scheduler.environment.empty())
-    MAGPIE_LOG_WARN("%s: ray_config is accepted, but the ray environment is not provided: running locally "
-                    "(use -e slurm or scheduler.environment: slurm for a cluster)", path.c_str());
+  // Magpie: a ray_config section runs the file on Ray unless scheduler.environment says otherwise.
+  if (const config_node* rc = r.get("ray_config")) {
+    MAGPIE_RETURN_IF_ERROR(parse_ray_config(*rc, "ray_config", &req->scheduler));
+    if (req->scheduler.environment.empty()) req->scheduler.environment = "ray";
+  }
   r.allow("compiling");
   MAGPIE_RETURN_IF_ERROR(r.check_unknown());
   req->config_file = absolute_path(path).string();

@@ -30,7 +30,7 @@ struct kernel_spec {
   std::string id = "kernel";
   kernel_type type = kernel_type::hip;
   std::vector<std::string> source_files;  ///< absolute after resolve_paths()
-  fs::path working_dir;                   ///< absolute; default: the YAML file's directory
+  fs::path working_dir;                   ///< absolute; Magpie's rules (kernel/spec_paths.h)
   env_list env;                           ///< PATH-like keys prepended
   argv_list compile_command, testcase_command, prof_command;
   std::optional<bench_target> target;
@@ -94,6 +94,18 @@ struct perf_policy {
   json to_json() const;
 };
 
+/// Magpie's `ray_config:` (kernel YAML top level, or inside a benchmark's `benchmark:` block):
+/// where the Ray Jobs API is and what each job's entrypoint reserves (src/sched, docs/ray.md).
+struct ray_options {
+  std::string cluster_address;        ///< dashboard http://HOST:PORT, ray://HOST:PORT or auto ("" = auto)
+  double entrypoint_num_cpus = -1;    ///< CPUs per job (-1: scheduler.cpus_per_task)
+  double entrypoint_num_gpus = -1;    ///< GPUs per job with GPU kernels (-1: 1; host kernels reserve none)
+  env_list env_vars;                  ///< runtime_env.env_vars of every job
+  json runtime_env = nullptr;         ///< other runtime_env keys, passed to Ray verbatim
+  env_list metadata;                  ///< extra job metadata (strings)
+  json to_json() const;
+};
+
 /// Where runs execute: Magpie's `scheduler:` keys (environment, max_workers, docker_image,
 /// gpu_devices) plus ours for Slurm (src/sched/, docs/slurm.md). Precedence: CLI > kernel YAML >
 /// framework config.
@@ -114,6 +126,7 @@ struct scheduler_options {
   std::vector<std::string> setup;      ///< shell lines run in each job before magpie (module load ...)
   double poll_s = 2;                   ///< squeue/sacct polling interval, seconds
   bool wait = true;                    ///< false: submit and return; `magpie jobs collect` merges later
+  ray_options ray;                     ///< environment ray (Magpie's ray_config)
   json to_json() const;
 };
 
@@ -151,6 +164,9 @@ status parse_scheduler_section(const config_node& n, const std::string& field, s
 
 /// Parses a Magpie kernel YAML (with our additions) into `req` (kernels, reference, policies).
 /// Errors name file:line:col and field.
+/// Reads Magpie's `ray_config:` mapping into out->ray (shared_storage_path → out->shared_dir
+/// unless already set). Magpie keys that do not apply to magpie jobs are accepted with a warning.
+status parse_ray_config(const config_node& n, const std::string& field, scheduler_options* out);
 status load_kernel_config(const fs::path& path, eval_request* req);
 
 }  // namespace magpie::kernel

@@ -1,6 +1,9 @@
 // Background runs (see run_registry.h).
 #include "mcp/run_registry.h"
 
+#include <chrono>
+#include <thread>
+
 #include "core/strings.h"
 #include "mcp/child_run.h"
 
@@ -12,9 +15,10 @@ constexpr size_t k_log_lines = 400;
 run_registry::~run_registry() { shutdown(); }
 
 status_or<std::string> run_registry::start(const std::string& tool, spawn_spec spec, double timeout_s, json info,
-                                           finish_fn finish) {
+                                           finish_fn finish, const std::string& after) {
   std::unique_lock<std::mutex> lock(m_mu);
   if (m_shutdown) return error(status_code::cancelled, "the server is shutting down");
+  if (!after.empty() && !m_runs.count(after)) return not_found("unknown run '%s'", after.c_str());
   auto r = std::make_unique<run>();
   r->id = "run-" + std::to_string(m_next++);
   r->tool = tool;
@@ -29,35 +33,73 @@ status_or<std::string> run_registry::start(const std::string& tool, spawn_spec s
   auto out_split = std::make_shared<line_splitter>(add_line), err_split = std::make_shared<line_splitter>(add_line);
   spec.on_stdout = [out_split](std::string_view c) { out_split->feed(c); };
   spec.on_stderr = [err_split](std::string_view c) { err_split->feed(c); };
-  auto child = child_process::spawn(spec);
-  if (!child.ok()) return child.get_status();
   std::string id = r->id;
-  std::shared_ptr<child_process> cp(std::move(*child));
-  r->worker = std::thread([this, rp, cp, timeout_s, finish = std::move(finish), out_split, err_split] {
-    run_result res;
-    bool cancelled;
-    {
-      cancel_watch watch(cp->pid(), [this, rp] {
-        std::lock_guard<std::mutex> l(m_mu);
-        return rp->cancel_requested;
-      });
-      res = cp->wait(timeout_s);
-      cancelled = watch.fired();
-    }
+  auto flush_and_finish = [out_split, err_split, finish = std::move(finish)](const run_result& res, std::string* err) {
     out_split->flush();
     err_split->flush();
-    std::string err;
-    json result = cancelled ? json(nullptr) : finish(res, &err);
-    std::lock_guard<std::mutex> l(m_mu);
-    rp->finished = monotonic_seconds();
-    rp->result = std::move(result);
-    if (cancelled) rp->state = "cancelled";
-    else if (res.timed_out) rp->state = "timed_out", rp->error = res.describe();
-    else if (!err.empty()) rp->state = "failed", rp->error = err;
-    else rp->state = "succeeded";
-  });
+    return finish(res, err);
+  };
+  if (after.empty()) {
+    auto child = child_process::spawn(spec);
+    if (!child.ok()) return child.get_status();
+    std::shared_ptr<child_process> cp(std::move(*child));
+    r->worker = std::thread([this, rp, cp, timeout_s, flush_and_finish] { supervise(rp, cp, timeout_s, flush_and_finish); });
+  } else {
+    r->state = "queued";
+    r->spec = std::move(spec);
+    r->worker = std::thread([this, rp, after, timeout_s, flush_and_finish] {
+      for (;;) {  // until the predecessor has ended, or this run is cancelled
+        {
+          std::lock_guard<std::mutex> l(m_mu);
+          if (rp->cancel_requested) {
+            rp->state = "cancelled";
+            rp->finished = monotonic_seconds();
+            return;
+          }
+          const std::string& st = m_runs.at(after)->state;
+          if (st != "running" && st != "queued") {
+            rp->state = "running";
+            rp->started = monotonic_seconds();
+            break;
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      }
+      auto child = child_process::spawn(rp->spec);
+      if (!child.ok()) {
+        std::lock_guard<std::mutex> l(m_mu);
+        rp->state = "failed";
+        rp->error = "could not start: " + child.get_status().message();
+        rp->finished = monotonic_seconds();
+        return;
+      }
+      supervise(rp, std::shared_ptr<child_process>(std::move(*child)), timeout_s, flush_and_finish);
+    });
+  }
   m_runs[id] = std::move(r);
   return id;
+}
+
+void run_registry::supervise(run* rp, std::shared_ptr<child_process> cp, double timeout_s, const finish_fn& finish) {
+  run_result res;
+  bool cancelled;
+  {
+    cancel_watch watch(cp->pid(), [this, rp] {
+      std::lock_guard<std::mutex> l(m_mu);
+      return rp->cancel_requested;
+    });
+    res = cp->wait(timeout_s);
+    cancelled = watch.fired();
+  }
+  std::string err;
+  json result = cancelled ? json(nullptr) : finish(res, &err);
+  std::lock_guard<std::mutex> l(m_mu);
+  rp->finished = monotonic_seconds();
+  rp->result = std::move(result);
+  if (cancelled) rp->state = "cancelled";
+  else if (res.timed_out) rp->state = "timed_out", rp->error = res.describe();
+  else if (!err.empty()) rp->state = "failed", rp->error = err;
+  else rp->state = "succeeded";
 }
 
 json run_registry::to_json(const run& r, size_t tail_lines) const {
@@ -82,7 +124,7 @@ std::optional<json> run_registry::status(const std::string& id, size_t tail_line
 bool run_registry::cancel(const std::string& id) {
   std::lock_guard<std::mutex> l(m_mu);
   auto it = m_runs.find(id);
-  if (it == m_runs.end() || it->second->state != "running") return false;
+  if (it == m_runs.end() || (it->second->state != "running" && it->second->state != "queued")) return false;
   it->second->cancel_requested = true;
   return true;
 }

@@ -27,9 +27,12 @@ class run_registry {
   run_registry(const run_registry&) = delete;
   run_registry& operator=(const run_registry&) = delete;
 
-  /// Starts `spec` in the background; returns the run id ("run-<n>") or a spawn error.
-  status_or<std::string> start(const std::string& tool, spawn_spec spec, double timeout_s, json info, finish_fn finish);
-  /// {run_id, tool, state: running|succeeded|failed|cancelled|timed_out, elapsed_s, info,
+  /// Starts `spec` in the background; returns the run id ("run-<n>") or a spawn error. With
+  /// `after` (a run id) the run is queued until that run has ended (state "queued"; a spawn
+  /// error then fails the run).
+  status_or<std::string> start(const std::string& tool, spawn_spec spec, double timeout_s, json info, finish_fn finish,
+                               const std::string& after = {});
+  /// {run_id, tool, state: queued|running|succeeded|failed|cancelled|timed_out, elapsed_s, info,
   ///  log_tail[], result?, error?}; nullopt for an unknown id.
   std::optional<json> status(const std::string& id, size_t tail_lines) const;
   /// Requests cancellation; false for an unknown id or a finished run.
@@ -43,11 +46,14 @@ class run_registry {
     std::string id, tool, state = "running", error;
     json info, result;
     double started = 0, finished = 0;
+    spawn_spec spec;  ///< kept for queued runs, spawned when their predecessor ends
     std::deque<std::string> log;  ///< last lines of stdout+stderr
     bool cancel_requested = false;
     std::thread worker;
   };
   json to_json(const run& r, size_t tail_lines) const;
+  /// Waits for the child, then records the outcome (runs on the run's worker thread).
+  void supervise(run* rp, std::shared_ptr<child_process> cp, double timeout_s, const finish_fn& finish);
 
   mutable std::mutex m_mu;
   std::map<std::string, std::unique_ptr<run>> m_runs;

@@ -100,6 +100,11 @@ json s_object(std::initializer_list<std::pair<const char*, json>> properties, co
   if (closed) j["additionalProperties"] = false;
   return j;
 }
+json or_null(json schema) {
+  if (schema.contains("type") && schema["type"].is_string()) schema["type"] = {schema["type"], "null"};
+  if (schema.contains("enum") && schema["enum"].is_array()) schema["enum"].push_back(nullptr);
+  return schema;
+}
 json with_default(json schema, json value) {
   schema["default"] = std::move(value);
   return schema;

@@ -20,6 +20,8 @@ void on_terminate(int) { g_terminate = true; }
 
 constexpr const char* k_meta_version = "io.modelcontextprotocol/protocolVersion";
 constexpr int64_t k_list_ttl_ms = 3600 * 1000;
+/// Nesting bound of one message: tool arguments are shallow; handlers copy and walk them.
+constexpr size_t k_max_message_depth = 128;
 
 const char* k_instructions =
     "magpie evaluates GPU kernels (analyze, compare), benchmarks inference servers (benchmark: returns a run "
@@ -131,7 +133,7 @@ json server::tools_list_result() const {
 void server::handle_line(const std::string& raw) {
   std::string_view line = trim(raw);
   if (line.empty()) return;
-  auto parsed = parse_json(line, "message");
+  auto parsed = parse_json(line, "message", k_max_message_depth);
   if (!parsed.ok()) {
     send_error(nullptr, rpc_error::parse, "Parse error: " + parsed.get_status().message());
     return;

@@ -79,5 +79,7 @@ void add_trace_tools(std::vector<tool_def>* out);
 void add_results_tools(std::vector<tool_def>* out);
 void add_benchmark_tools(std::vector<tool_def>* out);
 void add_misc_tools(std::vector<tool_def>* out);
+void add_jobs_tools(std::vector<tool_def>* out);
+void add_optimize_tools(std::vector<tool_def>* out);
 
 }  // namespace magpie::mcp

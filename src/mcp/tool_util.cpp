@@ -23,6 +23,16 @@ std::vector<std::string> arg_strings(const json& a, const char* k) {
   return out;
 }
 
+bool arg_set(const json& a, const char* k) {
+  if (!a.contains(k)) return false;
+  const json& v = a[k];
+  if (v.is_null()) return false;
+  if (v.is_string() || v.is_array() || v.is_object()) return !v.empty() && !(v.is_string() && v.get<std::string>().empty());
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number()) return v.get<double>() != 0;
+  return true;
+}
+
 const std::vector<std::string>& kernel_types() {
   static const std::vector<std::string> k = {"hip", "cuda", "triton", "pytorch", "host"};
   return k;

@@ -16,6 +16,9 @@ std::string arg_str(const json& args, const char* key, const std::string& dflt =
 double arg_num(const json& args, const char* key, double dflt);
 bool arg_bool(const json& args, const char* key, bool dflt);
 std::vector<std::string> arg_strings(const json& args, const char* key);
+/// True when the argument is set to something other than its "unset" value (null, "", 0, false,
+/// empty list/object): Magpie clients often send every parameter with its default.
+bool arg_set(const json& args, const char* key);
 
 /// `output_dir` argument (or the server default) as an absolute path, created.
 status_or<fs::path> output_dir_arg(const json& args, const tool_context& ctx, const char* key = "output_dir");

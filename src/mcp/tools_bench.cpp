@@ -18,9 +18,79 @@ json closed(json props, std::vector<std::string> required) {
   return j;
 }
 
-/// Magpie's benchmark: YAML from tool arguments (research magpie.md §6.1).
-json benchmark_yaml(const json& a) {
-  json envs = {{"TP", static_cast<int>(arg_num(a, "tp", 1))},
+/// Inputs of the benchmark tool (Magpie's argument names) — also each benchmark_batch config.
+const json& benchmark_input_schema() {
+  static const json k = closed(
+      {{"framework", s_enum("serving framework", {"vllm", "sglang", "atom"})},
+       {"model", s_string("model id or local path")},
+       {"precision", with_default(s_string("precision tag (fp8, fp16, bf16, fp4, mxfp4)"), "fp8")},
+       {"run_mode", with_default(s_enum("run mode (ray: one Ray job configured by the ray_* arguments, docs/ray.md)",
+                                        {"docker", "local", "ray"}), "docker")},
+       {"tp", with_default(s_integer("tensor parallel size", 1), 1)},
+       {"concurrency", with_default(s_integer("max concurrent requests", 1), 32)},
+       {"input_len", or_null(with_default(s_integer("input tokens", 1), 1024))},
+       {"output_len", or_null(with_default(s_integer("output tokens", 1), 512))},
+       {"torch_profiler", or_null(with_default(s_boolean("record torch-profiler traces (Magpie's default: on)"), true))},
+       {"torch_profiler_steps", s_integer("AgentX capture steps: accepted, not used (warning)", 1)},
+       {"torch_profiler_count", s_integer("AgentX captures: accepted, not used (warning)", 1)},
+       {"torch_profiler_interval_seconds", s_number("AgentX capture interval: accepted, not used (warning)", 0)},
+       {"torch_profiler_start_seconds", s_number("AgentX capture start: accepted, not used (warning)", 0)},
+       {"torch_profiler_detailed_annotations", s_boolean("accepted, not used (warning)")},
+       {"system_profiler", with_default(s_boolean("Nsight Systems around a local server when nsys is present"), false)},
+       {"tracelens", with_default(s_boolean("TraceLens-style inference trace analysis of the torch traces"), false)},
+       {"tracelens_export_format", with_default(s_enum("TraceLens export format", {"csv", "excel"}), "csv")},
+       {"gap_analysis_enabled", with_default(s_boolean("gap analysis of the traces"), false)},
+       {"gap_analysis_top_k", s_integer("gap analysis top k", 1)},
+       {"gap_analysis_start_pct", s_number("window start %", 0, 100)},
+       {"gap_analysis_end_pct", s_number("window end %", 0, 100)},
+       {"gap_analysis_min_duration_us", s_number("min event duration, us", 0)},
+       {"gap_analysis_categories", or_null(s_array(s_string("category substring"), "categories kept"))},
+       {"gap_analysis_ignore_categories", or_null(s_array(s_string("category substring"), "categories dropped"))},
+       {"docker_image", or_null(s_string("image override"))},
+       {"gpu_arch", or_null(s_string("GPU architecture override"))},
+       {"hf_cache_path", or_null(s_string("Hugging Face cache mounted into the container"))},
+       {"inferencex_path", s_string("InferenceX checkout: accepted, not used (warning)")},
+       {"benchmark_script", or_null(s_string("InferenceX script: accepted, not used (warning)"))},
+       {"runner_type", or_null(s_string("InferenceX runner type: accepted, not used (warning)"))},
+       {"timeout_seconds", with_default(s_number("benchmark limit, s", 1), 3600)},
+       {"output_dir", s_string("results directory (default ./results)")},
+       {"extra_envs", s_any_object("extra envs (keys upper-cased, as Magpie)")},
+       {"benchmark_config", s_any_object("extra keys merged into the benchmark: YAML")},
+       {"extra_args", s_array(s_string("arg"), "extra `magpie benchmark` CLI arguments")},
+       {"ray_cluster_address", s_string("run_mode ray: ray_config.cluster_address")},
+       {"ray_shared_storage_path", s_string("run_mode ray: ray_config.shared_storage_path")},
+       {"ray_num_gpus", s_number("run_mode ray: ray_config.entrypoint_num_gpus", 0)},
+       {"ray_multi_node", s_boolean("run_mode ray: ray_config.multi_node")},
+       {"ray_total_num_gpus", s_integer("run_mode ray: ray_config.total_num_gpus", 0)},
+       {"ray_num_nodes", s_integer("run_mode ray: ray_config.num_nodes", 0)},
+       {"agentx", with_default(s_boolean("AgentX recipes: not provided (true is a tool error)"), false)},
+       {"agentx_mode", s_enum("AgentX mode: accepted, not used", {"canonical", "fast"})}},
+      {"framework", "model"});
+  return k;
+}
+
+json warnings_schema() { return s_array(s_string("warning"), "Magpie arguments accepted but not acted on"); }
+
+/// A run handle's status (run_registry::to_json).
+json run_status_schema() {
+  json nullable_str = {{"type", {"string", "null"}}};
+  return closed({{"run_id", s_string("handle")}, {"tool", s_string("tool that started it")},
+                 {"state", s_enum("state", {"queued", "running", "succeeded", "failed", "cancelled", "timed_out"})},
+                 {"elapsed_s", s_number("seconds since start", 0)}, {"info", s_any_object("what was started")},
+                 {"log_tail", s_array(s_string("line"), "last log lines")},
+                 {"result", s_any_object("Magpie's BenchmarkResult keys + workspace, summary_text")},
+                 {"error", s_string("why it failed")}},
+                {"run_id", "tool", "state", "elapsed_s", "info", "log_tail"});
+}
+
+/// True when the argument is given and not null (Magpie's None).
+bool given(const json& a, const char* k) { return a.contains(k) && !a[k].is_null(); }
+
+/// Magpie's benchmark: YAML from tool arguments (research magpie.md §6.1, §10 tool 8). Magpie
+/// arguments magpie does not act on are reported in `warnings`.
+json benchmark_yaml(const json& a, json* warnings) {
+  int tp = static_cast<int>(arg_num(a, "tp", 1));
+  json envs = {{"TP", tp},
                {"CONC", static_cast<int>(arg_num(a, "concurrency", 32))},
                {"ISL", static_cast<int>(arg_num(a, "input_len", 1024))},
                {"OSL", static_cast<int>(arg_num(a, "output_len", 512))},
@@ -31,73 +101,154 @@ json benchmark_yaml(const json& a) {
       for (auto& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));  // Magpie upper-cases
       envs[key] = it.value();
     }
+  json torch = {{"enabled", arg_bool(a, "torch_profiler", true)}};  // Magpie's MCP default: on
+  for (auto [arg, key] : {std::pair{"torch_profiler_steps", "num_steps"}, {"torch_profiler_count", "num_profiles"},
+                          {"torch_profiler_interval_seconds", "interval_seconds"},
+                          {"torch_profiler_start_seconds", "start_seconds"},
+                          {"torch_profiler_detailed_annotations", "detailed_annotations"}})
+    if (given(a, arg)) torch[key] = a[arg];
+  json profiler = {{"torch_profiler", torch}, {"system_profiler", {{"enabled", arg_bool(a, "system_profiler", false)}}}};
+  if (given(a, "tracelens"))
+    profiler["tracelens"] = {{"enabled", arg_bool(a, "tracelens", false)},
+                             {"export_format", arg_str(a, "tracelens_export_format", "csv")},
+                             {"multi_rank_report_enabled", tp > 1}};
   json b = {{"framework", arg_str(a, "framework")},
             {"model", arg_str(a, "model")},
             {"precision", arg_str(a, "precision", "fp8")},
             {"run_mode", arg_str(a, "run_mode", "docker")},
             {"envs", envs},
-            {"profiler", {{"torch_profiler", {{"enabled", arg_bool(a, "torch_profiler", false)}}},
-                          {"system_profiler", {{"enabled", arg_bool(a, "system_profiler", false)}}}}},
-            {"timeout_seconds", static_cast<int>(arg_num(a, "timeout_seconds", 3600))}};
-  for (const char* k : {"docker_image", "gpu_arch", "inferencex_path", "benchmark_script", "runner_type"})
+            {"profiler", profiler},
+            {"timeout_seconds", arg_num(a, "timeout_seconds", 3600)}};
+  for (const char* k : {"docker_image", "gpu_arch", "inferencex_path", "benchmark_script", "runner_type", "hf_cache_path"})
     if (!arg_str(a, k).empty()) b[k] = arg_str(a, k);
   if (arg_bool(a, "gap_analysis_enabled", false)) {
-    b["gap_analysis"] = {{"enabled", true},
-                         {"top_k", static_cast<int>(arg_num(a, "gap_analysis_top_k", 20))},
-                         {"trace_start_pct", arg_num(a, "gap_analysis_start_pct", 0)},
-                         {"trace_end_pct", arg_num(a, "gap_analysis_end_pct", 100)},
-                         {"min_duration_us", arg_num(a, "gap_analysis_min_duration_us", 0)}};
+    json g = {{"enabled", true},
+              {"top_k", static_cast<int>(arg_num(a, "gap_analysis_top_k", 20))},
+              {"trace_start_pct", arg_num(a, "gap_analysis_start_pct", 0)},
+              {"trace_end_pct", arg_num(a, "gap_analysis_end_pct", 100)},
+              {"min_duration_us", arg_num(a, "gap_analysis_min_duration_us", 0)}};
+    if (given(a, "gap_analysis_categories")) g["categories"] = a["gap_analysis_categories"];
+    if (given(a, "gap_analysis_ignore_categories")) g["ignore_categories"] = a["gap_analysis_ignore_categories"];
+    b["gap_analysis"] = g;
   }
+  // run_mode ray: one Ray job (src/cli/benchmark_ray.cpp) configured from Magpie's ray_* arguments.
+  static const std::pair<const char*, const char*> k_ray[] = {
+      {"ray_cluster_address", "cluster_address"}, {"ray_shared_storage_path", "shared_storage_path"},
+      {"ray_num_gpus", "entrypoint_num_gpus"}, {"ray_multi_node", "multi_node"},
+      {"ray_total_num_gpus", "total_num_gpus"}, {"ray_num_nodes", "num_nodes"}};
+  bool ray = arg_str(a, "run_mode") == "ray";
+  json ray_config = json::object();
+  for (const auto& [arg, key] : k_ray) {
+    if (ray && arg_set(a, arg)) ray_config[key] = a[arg];
+    else if (arg_set(a, arg))
+      warnings->push_back(std::string(arg) + " is used only with run_mode: ray (docs/ray.md); ignored for this run");
+  }
+  if (ray && !ray_config.empty()) b["ray_config"] = ray_config;
+  if (arg_set(a, "agentx_mode")) warnings->push_back("agentx_mode is accepted but not used (AgentX is not provided)");
   if (a.contains("benchmark_config") && a["benchmark_config"].is_object())
     for (auto it = a["benchmark_config"].begin(); it != a["benchmark_config"].end(); ++it) b[it.key()] = it.value();
   return {{"benchmark", b}};
 }
 
-tool_result benchmark_tool(const json& a, tool_context& ctx) {
-  auto out = output_dir_arg(a, ctx);
-  if (!out.ok()) return tool_result::error(out.get_status().message());
-  json doc = benchmark_yaml(a);
-  auto cfg = write_request_file(*out, "benchmark", "yaml", json_to_yaml(doc));
-  if (!cfg.ok()) return tool_result::error(cfg.get_status().message());
+/// The result of a finished `magpie benchmark` child: Magpie's BenchmarkResult keys from
+/// benchmark_report.json plus the workspace and summary text.
+json finished_benchmark(const fs::path& out_dir, const run_result& r, std::string* err) {
+  fs::path ws;
+  for (const auto& l : split(r.out, '\n'))
+    if (starts_with(trim(l), "Workspace:")) ws = std::string(trim(std::string_view(l).substr(l.find(':') + 1)));
+  std::error_code ec;
+  if (ws.empty()) {  // newest benchmark_* made during this run
+    for (const auto& e : fs::directory_iterator(out_dir, ec)) {
+      std::string n = e.path().filename().string();
+      if (starts_with(n, "benchmark_") && fs::exists(e.path() / "benchmark_report.json", ec) &&
+          (ws.empty() || n > ws.filename().string()))
+        ws = e.path();
+    }
+  }
+  auto rep = ws.empty() ? status_or<json>(not_found("no workspace")) : read_json_file(ws / "benchmark_report.json");
+  if (!rep.ok()) {
+    *err = "benchmark wrote no benchmark_report.json (" + r.describe() + "): " + r.output_tail(1500);
+    return nullptr;
+  }
+  if (!json_bool(*rep, "success", false)) *err = "benchmark reported success=false";
+  json res = {{"workspace", ws.string()}};
+  for (const char* k : {"success", "framework", "model", "throughput", "latency", "top_bottlenecks", "errors", "warnings",
+                        "execution_time", "gap_analysis", "run_kind", "reward_eligible"})
+    if (rep->contains(k)) res[k] = (*rep)[k];
+  auto summary = read_file(ws / "summary.txt");
+  if (summary.ok()) res["summary_text"] = *summary;
+  return res;
+}
+
+/// Writes the YAML for `a` and starts `magpie benchmark` in the background (after run `after`
+/// when given). Returns {run_id, config_file, output_dir}.
+status_or<json> start_benchmark_run(const json& a, tool_context& ctx, const std::string& after, json* warnings) {
+  if (arg_bool(a, "agentx", false))
+    return invalid_argument("agentx: AgentX recipes (InferenceX agentic-coding workloads) are not provided by magpie");
+  MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_arg(a, ctx));
+  json doc = benchmark_yaml(a, warnings);
+  MAGPIE_ASSIGN_OR_RETURN(fs::path cfg, write_request_file(out, "benchmark", "yaml", json_to_yaml(doc)));
   spawn_spec spec;
-  spec.argv = {ctx.settings().self_exe.string(), "benchmark", "--benchmark-config", cfg->string(), "--output-dir",
-               out->string()};
+  spec.argv = {ctx.settings().self_exe.string(), "benchmark", "--benchmark-config", cfg.string(), "--output-dir", out.string()};
   for (const auto& x : arg_strings(a, "extra_args")) spec.argv.push_back(x);
   spec.env.emplace_back("MAGPIE_NO_PROGRESS", "1");
-  fs::path out_dir = *out;
-  finish_fn finish = [out_dir](const run_result& r, std::string* err) -> json {
-    fs::path ws;
-    for (const auto& l : split(r.out, '\n'))
-      if (starts_with(trim(l), "Workspace:")) ws = std::string(trim(std::string_view(l).substr(l.find(':') + 1)));
-    std::error_code ec;
-    if (ws.empty()) {  // newest benchmark_* made during this run
-      for (const auto& e : fs::directory_iterator(out_dir, ec)) {
-        std::string n = e.path().filename().string();
-        if (starts_with(n, "benchmark_") && fs::exists(e.path() / "benchmark_report.json", ec) &&
-            (ws.empty() || n > ws.filename().string()))
-          ws = e.path();
-      }
-    }
-    auto rep = ws.empty() ? status_or<json>(not_found("no workspace")) : read_json_file(ws / "benchmark_report.json");
-    if (!rep.ok()) {
-      *err = "benchmark wrote no benchmark_report.json (" + r.describe() + "): " + r.output_tail(1500);
-      return nullptr;
-    }
-    if (!json_bool(*rep, "success", false)) *err = "benchmark reported success=false";
-    json res = {{"workspace", ws.string()}};
-    for (const char* k : {"success", "framework", "model", "throughput", "latency", "top_bottlenecks", "errors",
-                          "execution_time", "gap_analysis"})
-      if (rep->contains(k)) res[k] = (*rep)[k];
-    return res;
-  };
+  finish_fn finish = [out](const run_result& r, std::string* err) { return finished_benchmark(out, r, err); };
   json info = {{"framework", arg_str(a, "framework")}, {"model", arg_str(a, "model")},
-               {"config_file", cfg->string()}, {"output_dir", out->string()}};
+               {"config_file", cfg.string()}, {"output_dir", out.string()}};
   // The child's own timeout is in the YAML; ours adds a grace period for startup/teardown.
-  auto id = ctx.runs().start("benchmark", spec, arg_num(a, "timeout_seconds", 3600) + 300, info, finish);
-  if (!id.ok()) return tool_result::error("benchmark could not start: " + id.get_status().message());
-  json r = {{"run_id", *id}, {"state", "running"}, {"config_file", cfg->string()}, {"output_dir", out->string()},
-            {"poll", "call benchmark_status with this run_id; benchmark_cancel stops it"}};
-  return tool_result::ok("benchmark started: " + *id, r);
+  MAGPIE_ASSIGN_OR_RETURN(std::string id, ctx.runs().start("benchmark", spec, arg_num(a, "timeout_seconds", 3600) + 300,
+                                                          info, finish, after));
+  return json{{"run_id", id}, {"config_file", cfg.string()}, {"output_dir", out.string()}};
+}
+
+tool_result benchmark_tool(const json& a, tool_context& ctx) {
+  json warnings = json::array();
+  auto started = start_benchmark_run(a, ctx, "", &warnings);
+  if (!started.ok()) return tool_result::error("benchmark could not start: " + started.get_status().message());
+  json r = *started;
+  r["state"] = "running";
+  r["poll"] = "call benchmark_status with this run_id; benchmark_cancel stops it";
+  r["warnings"] = warnings;
+  return tool_result::ok("benchmark started: " + r["run_id"].get<std::string>(), r);
+}
+
+tool_result batch_tool(const json& a, tool_context& ctx) {
+  bool parallel = arg_bool(a, "parallel", false);
+  json jobs = json::array(), warnings = json::array();
+  for (const char* k : {"ray_cluster_address", "ray_shared_storage_path"})
+    if (arg_set(a, k))
+      warnings.push_back(std::string(k) + " is accepted but not used here: give run_mode: ray and the ray_* arguments in "
+                                          "each config to send it to Ray");
+  size_t submitted = 0, failed = 0;
+  std::string previous;
+  const json& configs = a["configs"];
+  for (size_t i = 0; i < configs.size(); ++i) {
+    json cfg = configs[i];
+    if (!cfg.contains("output_dir") && a.contains("output_dir")) cfg["output_dir"] = a["output_dir"];
+    json job = {{"index", i}, {"framework", json_string(cfg, "framework")}, {"model", json_string(cfg, "model")}};
+    std::string problem = validate(benchmark_input_schema(), cfg);
+    json w = json::array();
+    auto started = problem.empty() ? start_benchmark_run(cfg, ctx, parallel ? "" : previous, &w)
+                                   : status_or<json>(invalid_argument("%s", problem.c_str()));
+    if (!started.ok()) {
+      job["status"] = "FAILED";
+      job["error"] = started.get_status().message();
+      ++failed;
+    } else {
+      std::string id = (*started)["run_id"].get<std::string>();
+      job["task_id"] = id;
+      job["run_id"] = id;
+      job["config_file"] = (*started)["config_file"];
+      job["status"] = parallel || previous.empty() ? "SUBMITTED" : "PENDING";
+      previous = id;
+      ++submitted;
+    }
+    for (const auto& x : w) warnings.push_back(strprintf("configs[%zu]: ", i) + x.get<std::string>());
+    jobs.push_back(std::move(job));
+  }
+  json out = {{"parallel", parallel}, {"submitted", submitted}, {"failed", failed}, {"jobs", jobs}, {"warnings", warnings}};
+  return tool_result::ok(strprintf("%zu benchmark run(s) submitted%s, %zu failed", submitted,
+                                   parallel ? " in parallel" : " (one after the other)", failed), out);
 }
 
 tool_result status_tool(const json& a, tool_context& ctx) {
@@ -143,56 +294,70 @@ tool_result images_tool(const json& a, tool_context&) {
 }  // namespace
 
 void add_benchmark_tools(std::vector<tool_def>* out) {
-  out->push_back(
-      {"benchmark", "Benchmark an inference server",
-       "Start a serving benchmark (vLLM, SGLang, ATOM or an OpenAI-compatible server) in the background and "
-       "return a run handle at once. Poll benchmark_status(run_id); benchmark_cancel stops it. The finished "
-       "run's benchmark_report.json is registered in the results store.",
-       closed({{"framework", s_enum("serving framework", {"vllm", "sglang", "atom", "openai"})},
-               {"model", s_string("model id or local path")},
-               {"precision", with_default(s_string("precision tag"), "fp8")},
-               {"run_mode", with_default(s_enum("run mode", {"docker", "local"}), "docker")},
-               {"tp", with_default(s_integer("tensor parallel size", 1), 1)},
-               {"concurrency", with_default(s_integer("max concurrent requests", 1), 32)},
-               {"input_len", with_default(s_integer("input tokens", 1), 1024)},
-               {"output_len", with_default(s_integer("output tokens", 1), 512)},
-               {"torch_profiler", with_default(s_boolean("record torch-profiler traces"), false)},
-               {"system_profiler", with_default(s_boolean("record a system profile"), false)},
-               {"gap_analysis_enabled", with_default(s_boolean("gap analysis of the traces"), false)},
-               {"gap_analysis_top_k", s_integer("gap analysis top k", 1)},
-               {"gap_analysis_start_pct", s_number("window start %", 0, 100)},
-               {"gap_analysis_end_pct", s_number("window end %", 0, 100)},
-               {"gap_analysis_min_duration_us", s_number("min event duration, us", 0)},
-               {"docker_image", s_string("image override")},
-               {"gpu_arch", s_string("GPU architecture override")},
-               {"inferencex_path", s_string("InferenceX checkout")},
-               {"benchmark_script", s_string("benchmark script override")},
-               {"runner_type", s_string("runner type")},
-               {"timeout_seconds", with_default(s_number("benchmark limit, s", 1), 3600)},
-               {"output_dir", s_string("results directory (default ./results)")},
-               {"extra_envs", s_any_object("extra envs for the benchmark script")},
-               {"benchmark_config", s_any_object("extra keys merged into the benchmark: YAML")},
-               {"extra_args", s_array(s_string("arg"), "extra `magpie benchmark` CLI arguments")}},
-              {"framework", "model"}),
-       s_object({{"run_id", s_string("handle")}, {"state", s_string("running")}}, {"run_id", "state"}, false), false,
-       benchmark_tool});
+  out->push_back({"benchmark", "Benchmark an inference server",
+                  "Start a serving benchmark (vLLM, SGLang, ATOM or an OpenAI-compatible server) in the background and "
+                  "return a run handle at once. Poll benchmark_status(run_id) (or ray_task_status(task_id)); "
+                  "benchmark_cancel stops it. Magpie's arguments are accepted; those magpie does not act on are listed "
+                  "in warnings.",
+                  benchmark_input_schema(),
+                  closed({{"run_id", s_string("handle")}, {"state", s_enum("state", {"running"})},
+                          {"config_file", s_string("generated benchmark YAML")}, {"output_dir", s_string("results directory")},
+                          {"poll", s_string("how to follow the run")}, {"warnings", warnings_schema()}},
+                         {"run_id", "state", "config_file", "output_dir", "warnings"}),
+                  false, benchmark_tool});
+  json job = closed({{"index", s_integer("position in configs", 0)}, {"framework", s_string("framework")},
+                     {"model", s_string("model")}, {"task_id", s_string("run handle (Magpie's name)")},
+                     {"run_id", s_string("run handle")}, {"config_file", s_string("generated YAML")},
+                     {"status", s_enum("SUBMITTED: started; PENDING: queued after the previous run; FAILED: refused",
+                                       {"SUBMITTED", "PENDING", "FAILED"})},
+                     {"error", s_string("why it was refused")}},
+                    {"index", "framework", "model", "status"});
+  out->push_back({"benchmark_batch", "Benchmark several configurations",
+                  "Submit several benchmark configurations (each one the benchmark tool's arguments) as background "
+                  "runs: one after the other (default) or all at once (parallel). Returns one run handle per config; "
+                  "follow them with benchmark_status or ray_task_status.",
+                  closed({{"configs", s_array(s_any_object("benchmark tool arguments"), "configurations", 1)},
+                          {"parallel", with_default(s_boolean("start every run at once (else in order)"), false)},
+                          {"output_dir", s_string("results directory for configs that name none")},
+                          {"ray_cluster_address", s_string("Ray: accepted, not used (warning)")},
+                          {"ray_shared_storage_path", s_string("Ray: accepted, not used (warning)")}},
+                         {"configs"}),
+                  closed({{"parallel", s_boolean("started at once")}, {"submitted", s_integer("runs started or queued", 0)},
+                          {"failed", s_integer("configs refused", 0)}, {"jobs", s_array(job, "per config")},
+                          {"warnings", warnings_schema()}},
+                         {"parallel", "submitted", "failed", "jobs", "warnings"}),
+                  false, batch_tool});
+  json status_out = run_status_schema();
+  status_out["properties"]["runs"] = s_array(run_status_schema(), "every run of this server (without run_id)");
+  status_out.erase("required");
   out->push_back({"benchmark_status", "Benchmark run status",
-                  "State of a background run (running, succeeded, failed, cancelled, timed_out), elapsed time, the "
-                  "last log lines and, when finished, the result. Without run_id: every run of this server.",
+                  "State of a background run (queued, running, succeeded, failed, cancelled, timed_out), elapsed time, "
+                  "the last log lines and, when finished, the result. Without run_id: every run of this server.",
                   closed({{"run_id", s_string("handle from benchmark")},
                           {"tail_lines", with_default(s_integer("log lines returned", 0), 20)}},
                          {}),
-                  s_any_object("status"), true, status_tool});
+                  status_out, true, status_tool});
   out->push_back({"benchmark_cancel", "Cancel a benchmark run",
-                  "Stop a running background run (its process group is terminated).",
+                  "Stop a running or queued background run (its process group is terminated).",
                   closed({{"run_id", s_string("handle from benchmark")}}, {"run_id"}),
-                  s_object({{"run_id", s_string("handle")}, {"cancelled", s_boolean("requested")}}, {"run_id"}, false),
+                  closed({{"run_id", s_string("handle")}, {"cancelled", s_boolean("requested")},
+                          {"state", s_string("state when the request was made")}},
+                         {"run_id", "cancelled", "state"}),
                   false, cancel_tool});
+  json by_arch = {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}, {"description", "arch → image"}};
+  json details = {{"type", "object"},
+                  {"additionalProperties",
+                   {{"type", "object"},
+                    {"additionalProperties", closed({{"image", s_string("image")}, {"runner_type", s_string("amd | nvidia")}},
+                                                    {"image", "runner_type"})}}},
+                  {"description", "framework → arch → {image, runner_type}"}};
   out->push_back({"list_benchmark_images", "List benchmark images",
                   "Container images per framework and GPU architecture (Magpie's benchmark_images.yaml).",
-                  closed({{"framework", s_string("vllm, sglang or atom (default: all)")}}, {}),
-                  s_object({{"images", s_any_object("framework → arch → image")}}, {"images"}, false), true,
-                  images_tool});
+                  closed({{"framework", or_null(s_string("vllm, sglang or atom (default: all)"))}}, {}),
+                  closed({{"images", {{"type", "object"}, {"additionalProperties", by_arch}, {"description", "framework → arch → image"}}},
+                          {"details", details}},
+                         {"images", "details"}),
+                  true, images_tool});
 }
 
 }  // namespace magpie::mcp

@@ -11,13 +11,47 @@ namespace {
 
 constexpr double k_default_kernel_timeout_s = 1800;
 
+/// Magpie's kernel_type names (torch and py are pytorch); "" leaves the type to the file.
+std::string normalized_type(const json& a) {
+  std::string t = to_lower(arg_str(a, "kernel_type"));
+  return t == "torch" || t == "py" ? "pytorch" : t;
+}
+
 json kernel_entry(const std::string& id, const std::string& type, const std::string& path, const std::string& testcase,
                   const std::string& working_dir, const std::string& compile) {
-  json k = {{"id", id}, {"type", type}, {"source_files", json::array({absolute_path(path).string()})}};
+  json k = {{"id", id}, {"source_files", json::array({absolute_path(path).string()})}};
+  if (!type.empty()) k["type"] = type;
   if (!working_dir.empty()) k["working_dir"] = absolute_path(working_dir).string();
   if (!compile.empty()) k["compile_command"] = compile;
   if (!testcase.empty()) k["testcase_command"] = testcase;
   return k;
+}
+
+/// Magpie's backend / Accordo / environment arguments: applied where magpie has the meaning,
+/// otherwise a warning in the result. Returns the global flags (before the subcommand).
+std::vector<std::string> magpie_compat_flags(const json& a, std::vector<std::string>* argv, json* warnings) {
+  std::vector<std::string> global;
+  std::string env = arg_str(a, "environment", "local");
+  if (env.empty()) env = "local";
+  if (env == "slurm" || env == "ray") global = {"-e", env};  // scheduler jobs (docs/slurm.md, docs/ray.md)
+  else if (env != "local")
+    warnings->push_back("environment '" + env + "' is not provided by magpie (no container executor): ran locally");
+  std::string perf = arg_str(a, "performance_backend");
+  if (perf == "ncu" || perf == "rocprof_compute" || perf == "cupti" || perf == "none") argv->insert(argv->end(), {"--profiler", perf});
+  else if (perf == "metrix")
+    warnings->push_back("performance_backend 'metrix' (IntelliKit, AMD) is not provided: the default profiler was used");
+  std::string corr = arg_str(a, "correctness_backend");
+  bool accordo = corr == "accordo";
+  if (accordo)
+    warnings->push_back("correctness_backend 'accordo' (IntelliKit, AMD) is not provided: outputs are compared with the "
+                        "reference by magpie's harness (accordo_atol / accordo_rtol applied as atol / rtol)");
+  if (accordo && !a.contains("atol") && a.contains("accordo_atol"))
+    argv->insert(argv->end(), {"--atol", strprintf("%.17g", arg_num(a, "accordo_atol", 1e-6))});
+  if (accordo && !a.contains("rtol") && a.contains("accordo_rtol"))
+    argv->insert(argv->end(), {"--rtol", strprintf("%.17g", arg_num(a, "accordo_rtol", 1e-5))});
+  for (const char* k : {"accordo_kernel_name", "accordo_reference_binary", "accordo_optimized_binary", "accordo_equal_nan"})
+    if (arg_set(a, k)) warnings->push_back(std::string(k) + " is accepted but not used (no Accordo backend)");
+  return global;
 }
 
 /// Flags shared by analyze and compare tool calls.
@@ -35,18 +69,22 @@ void common_flags(const json& a, std::vector<std::string>* argv) {
 
 /// Runs the kernel CLI for `mode` with the YAML document; returns the parsed report and workspace.
 status_or<std::pair<json, fs::path>> run_kernel_cli(tool_context& ctx, const json& a, const std::string& mode,
-                                                    const json& yaml_doc, std::vector<std::string> extra) {
+                                                    json yaml_doc, std::vector<std::string> extra, json* warnings) {
   MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_arg(a, ctx));
+  if (arg_str(a, "correctness_backend") == "accordo" && a.contains("accordo_timeout_seconds"))
+    yaml_doc["correctness"] = {{"timeout_seconds", arg_num(a, "accordo_timeout_seconds", 30)}};
   MAGPIE_ASSIGN_OR_RETURN(fs::path cfg, write_request_file(out, mode, "yaml", json_to_yaml(yaml_doc)));
   std::vector<std::string> argv = {mode, "-k", cfg.string(), "-o", out.string()};
+  std::vector<std::string> global = magpie_compat_flags(a, &argv, warnings);
   common_flags(a, &argv);
   argv.insert(argv.end(), extra.begin(), extra.end());
+  argv.insert(argv.begin(), global.begin(), global.end());
   MAGPIE_ASSIGN_OR_RETURN(cli_run run, run_magpie(ctx, argv, arg_num(a, "timeout_seconds", k_default_kernel_timeout_s),
                                                   out, mode + "_"));
   fs::path report = run.workspace / (mode + "_report.json");
   std::error_code ec;
   if (run.workspace.empty() || !fs::exists(report, ec))
-    return error(status_code::internal, "magpie %s wrote no %s_report.json (%s): %s", mode.c_str(), mode.c_str(),
+    return error(status_code::failed_precondition, "magpie %s wrote no %s_report.json (%s): %s", mode.c_str(), mode.c_str(),
                  run.outcome.result.describe().c_str(), std::string(trim(run.outcome.result.output_tail(1500))).c_str());
   MAGPIE_ASSIGN_OR_RETURN(json r, read_json_file(report));
   return std::make_pair(std::move(r), run.workspace);
@@ -62,12 +100,25 @@ json kernel_row(const json& res) {
   return row;
 }
 
+/// isError for kernel files that do not exist (Magpie's tools otherwise report SKIPPED stages).
+std::string missing_file(const std::vector<std::string>& paths, const char* what) {
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (p.empty() || !fs::is_regular_file(absolute_path(p), ec)) return std::string(what) + " not found: '" + p + "'";
+  }
+  return {};
+}
+
 tool_result analyze_tool(const json& a, tool_context& ctx) {
   std::string path = arg_str(a, "kernel_path");
+  std::vector<std::string> files = {path};
+  if (!arg_str(a, "reference_path").empty()) files.push_back(arg_str(a, "reference_path"));
+  if (std::string m = missing_file(files, "kernel file"); !m.empty()) return tool_result::error(m);
   std::string id = arg_str(a, "kernel_id", fs::path(path).stem().string());
-  json doc = {{"kernel", kernel_entry(id, arg_str(a, "kernel_type", "hip"), path, arg_str(a, "testcase_command"),
+  json doc = {{"kernel", kernel_entry(id, normalized_type(a), path, arg_str(a, "testcase_command"),
                                       arg_str(a, "working_dir"), arg_str(a, "compile_command"))}};
-  auto r = run_kernel_cli(ctx, a, "analyze", doc, {});
+  json warnings = json::array();
+  auto r = run_kernel_cli(ctx, a, "analyze", doc, {}, &warnings);
   if (!r.ok()) return tool_result::error("analyze failed: " + r.get_status().message());
   const json& report = r->first;
   json out = {{"workspace", r->second.string()}, {"report_path", (r->second / "analyze_report.json").string()}};
@@ -75,9 +126,10 @@ tool_result analyze_tool(const json& a, tool_context& ctx) {
                         ? report["results"][0] : json::object();
   json row = kernel_row(res);
   for (auto it = row.begin(); it != row.end(); ++it) out[it.key()] = it.value();
-  out["kernel_type"] = arg_str(a, "kernel_type", "hip");
+  out["kernel_type"] = res.contains("extra") ? to_lower(json_string(res["extra"], "kernel_type")) : normalized_type(a);
   for (const char* k : {"compiling_result", "correctness_result", "performance_result", "timing", "correctness", "kernel_config"})
     if (res.contains(k)) out[k] = res[k];
+  out["warnings"] = warnings;
   std::string summary = strprintf("%s: correctness %s", id.c_str(), json_string(out, "correctness_state", "?").c_str());
   if (out.contains("kernel_time_median_us")) summary += strprintf(", median %.3f us", out["kernel_time_median_us"].get<double>());
   summary += " (workspace " + r->second.string() + ")";
@@ -89,18 +141,24 @@ tool_result compare_tool(const json& a, tool_context& ctx) {
   auto cmds = arg_strings(a, "testcase_commands");
   if (!cmds.empty() && cmds.size() != 1 && cmds.size() != paths.size())
     return tool_result::error("testcase_commands must have one entry or one per kernel_paths entry");
+  std::vector<std::string> files = paths;
+  if (!arg_str(a, "reference_path").empty()) files.push_back(arg_str(a, "reference_path"));
+  if (std::string m = missing_file(files, "kernel file"); !m.empty()) return tool_result::error(m);
   json kernels = json::array(), configs = json::array();
-  std::string type = arg_str(a, "kernel_type", "hip");
+  std::string type = normalized_type(a);
   int base = static_cast<int>(arg_num(a, "baseline_index", 0));
   if (base < 0 || base >= static_cast<int>(paths.size())) return tool_result::error("baseline_index out of range");
   for (size_t i = 0; i < paths.size(); ++i) {
     std::string id = strprintf("kernel_%zu_%s", i, fs::path(paths[i]).stem().string().c_str());
     std::string cmd = cmds.empty() ? "" : cmds.size() == 1 ? cmds[0] : cmds[i];
     kernels.push_back(kernel_entry(id, type, paths[i], cmd, arg_str(a, "working_dir"), arg_str(a, "compile_command")));
-    configs.push_back({{"kernel_id", id}, {"kernel_type", type}, {"source_file_path", absolute_path(paths[i]).string()},
-                       {"testcase_command", cmd}, {"is_baseline", static_cast<int>(i) == base}});
+    configs.push_back({{"kernel_id", id}, {"kernel_type", type.empty() ? json(nullptr) : json(type)},
+                       {"source_file_path", absolute_path(paths[i]).string()}, {"testcase_command", cmd},
+                       {"working_dir", arg_str(a, "working_dir").empty() ? json(nullptr) : json(absolute_path(arg_str(a, "working_dir")).string())},
+                       {"is_baseline", static_cast<int>(i) == base}});
   }
-  auto r = run_kernel_cli(ctx, a, "compare", {{"kernels", kernels}}, {"--baseline", std::to_string(base)});
+  json warnings = json::array();
+  auto r = run_kernel_cli(ctx, a, "compare", {{"kernels", kernels}}, {"--baseline", std::to_string(base)}, &warnings);
   if (!r.ok()) return tool_result::error("compare failed: " + r.get_status().message());
   const json& report = r->first;
   json res = report.contains("results") ? report["results"] : json::object();
@@ -112,6 +170,7 @@ tool_result compare_tool(const json& a, tool_context& ctx) {
     for (const auto& k : res["kernel_results"]) rows.push_back(kernel_row(k));
   out["kernels"] = rows;
   out["kernel_configs"] = configs;
+  out["warnings"] = warnings;
   std::string winner = out.contains("winner") && out["winner"].is_number()
                            ? configs[out["winner"].get<size_t>()]["kernel_id"].get<std::string>() : "none";
   return tool_result::ok("compared " + std::to_string(paths.size()) + " kernels; winner: " + winner +
@@ -120,9 +179,8 @@ tool_result compare_tool(const json& a, tool_context& ctx) {
 
 tool_result create_config_tool(const json& a, tool_context&) {
   std::string path = arg_str(a, "kernel_path");
-  json doc = {{"kernel", kernel_entry(arg_str(a, "kernel_id"), arg_str(a, "kernel_type", "hip"), path,
-                                      arg_str(a, "testcase_command"), arg_str(a, "working_dir"),
-                                      arg_str(a, "compile_command"))}};
+  json doc = {{"kernel", kernel_entry(arg_str(a, "kernel_id"), normalized_type(a), path, arg_str(a, "testcase_command"),
+                                      arg_str(a, "working_dir"), arg_str(a, "compile_command"))}};
   std::string yaml = json_to_yaml(doc);
   json out = {{"config_content", yaml},
               {"usage", "save as kernel.yaml, then: magpie analyze -k kernel.yaml (or the analyze tool)"}};
@@ -134,12 +192,21 @@ tool_result create_config_tool(const json& a, tool_context&) {
   return tool_result::ok("kernel config for " + arg_str(a, "kernel_id"), out);
 }
 
+// ---- schemas: one place per tool (inputs accept Magpie's argument names) ----
+
+json kernel_types_magpie() {
+  std::vector<std::string> t = kernel_types();
+  for (const char* alias : {"torch", "py"}) t.push_back(alias);
+  return s_enum("kernel type (Magpie's names; torch and py mean pytorch). Default: from the file (.cu cuda, .hip hip, "
+                ".py triton|pytorch, C++ by content)", t);
+}
+
 json kernel_props_common() {
-  return {{"kernel_type", with_default(s_enum("kernel type", kernel_types()), "hip")},
-          {"working_dir", s_string("working directory for compile/testcase commands")},
+  return {{"kernel_type", kernel_types_magpie()},
+          {"working_dir", s_string("working directory for compile/testcase commands (relative: to the server's current directory)")},
           {"compile_command", s_string("compile command (whitespace-split, no shell)")},
           {"check_performance", with_default(s_boolean("run the timing/profiling stage"), true)},
-          {"reference_path", s_string("reference implementation whose outputs the kernel must match")},
+          {"reference_path", s_string("reference implementation whose outputs the kernel must match (same type)")},
           {"seed", s_integer("run seed for trial inputs", 0)},
           {"trials", s_integer("seeded correctness trials", 1)},
           {"atol", s_number("absolute tolerance", 0)},
@@ -149,7 +216,21 @@ json kernel_props_common() {
                                {"auto", "outputs", "exit_code"}), "auto")},
           {"max_time_seconds", s_number("timing budget per kernel, s (default 15)", 0)},
           {"output_dir", s_string("results directory (default ./results); the workspace is created inside")},
-          {"timeout_seconds", with_default(s_number("wall-clock limit for the whole run, s", 1), k_default_kernel_timeout_s)}};
+          {"timeout_seconds", with_default(s_number("wall-clock limit for the whole run, s", 1), k_default_kernel_timeout_s)},
+          // Magpie's arguments
+          {"environment", with_default(s_enum("Magpie's executor: local; slurm / ray: scheduler jobs; container runs "
+                                              "locally with a warning", {"local", "container", "ray", "slurm"}), "local")},
+          {"performance_backend", s_enum("profiler: ncu, rocprof_compute, cupti, none; metrix is not provided (warning); "
+                                         "empty: auto", {"", "ncu", "rocprof_compute", "metrix", "cupti", "none"})},
+          {"correctness_backend", s_enum("testcase (magpie's checks) or accordo (not provided: outputs are compared by "
+                                         "magpie, warning)", {"", "testcase", "accordo"})},
+          {"accordo_kernel_name", s_string("Accordo: accepted, not used")},
+          {"accordo_reference_binary", s_string("Accordo: accepted, not used")},
+          {"accordo_optimized_binary", s_string("Accordo: accepted, not used")},
+          {"accordo_atol", s_number("Accordo atol: applied as atol with correctness_backend accordo", 0)},
+          {"accordo_rtol", s_number("Accordo rtol: applied as rtol with correctness_backend accordo", 0)},
+          {"accordo_equal_nan", s_boolean("Accordo: accepted, not used (NaN positions must always match)")},
+          {"accordo_timeout_seconds", s_number("Accordo timeout: applied as the correctness timeout", 0)}};
 }
 
 json merge_props(json base, std::initializer_list<std::pair<const char*, json>> extra) {
@@ -163,6 +244,48 @@ json closed_object(json props, std::vector<std::string> required) {
   return j;
 }
 
+/// One kernel's row (kernel_row): states, score, errors, outcome, median time.
+json kernel_row_props() {
+  json state = s_enum("SUCCESS | FAILED | SKIPPED", {"SUCCESS", "FAILED", "SKIPPED"});
+  return {{"kernel_id", s_string("kernel id")}, {"compiling_state", state}, {"correctness_state", state},
+          {"performance_state", state}, {"score", s_number("Magpie's score (0..1)")},
+          {"errors", s_array(s_string("error"), "errors")},
+          {"outcome", s_enum("kernel outcome", {"passed", "incorrect", "failed", "timeout", "skipped"})},
+          {"kernel_time_median_us", s_number("median kernel time, microseconds")}};
+}
+
+json analyze_output_schema() {
+  json p = kernel_row_props();
+  p["workspace"] = s_string("run workspace");
+  p["report_path"] = s_string("analyze_report.json");
+  p["kernel_type"] = s_string("kernel type");
+  for (const char* k : {"compiling_result", "correctness_result", "performance_result", "timing", "correctness", "kernel_config"})
+    p[k] = or_null(s_any_object(std::string("analyze_report.json results[0].") + k + " (null when the stage did not run)"));
+  p["warnings"] = s_array(s_string("warning"), "Magpie arguments accepted but not acted on");
+  return closed_object(p, {"workspace", "report_path", "compiling_state", "correctness_state", "performance_state",
+                           "score", "errors", "kernel_type", "warnings"});
+}
+
+json compare_output_schema() {
+  json row = closed_object(kernel_row_props(), {"compiling_state", "correctness_state", "performance_state"});
+  json cfg = closed_object({{"kernel_id", s_string("id")}, {"kernel_type", {{"type", {"string", "null"}}}},
+                            {"source_file_path", s_string("absolute path")}, {"testcase_command", s_string("command")},
+                            {"working_dir", {{"type", {"string", "null"}}}}, {"is_baseline", s_boolean("baseline")}},
+                           {"kernel_id", "source_file_path", "is_baseline"});
+  json winner = {{"type", {"integer", "null"}}, {"description", "index of the winner (null: none)"}};
+  return closed_object({{"workspace", s_string("run workspace")}, {"report_path", s_string("compare_report.json")},
+                        {"winner", winner}, {"winner_reason", {{"type", {"string", "null"}}}},
+                        {"rankings", s_array({{"type", "array"}, {"description", "[kernel index, speedup vs the baseline]"}},
+                                             "ranked correct kernels, fastest first")},
+                        {"verdicts", s_array(s_any_object("verdict"), "per candidate vs the baseline")},
+                        {"comparison_metrics", s_any_object("metrics per kernel")},
+                        {"summary", s_string("comparison summary text")},
+                        {"baseline_index", s_integer("baseline", 0)},
+                        {"kernels", s_array(row, "per kernel")}, {"kernel_configs", s_array(cfg, "per kernel")},
+                        {"warnings", s_array(s_string("warning"), "Magpie arguments accepted but not acted on")}},
+                       {"workspace", "report_path", "kernels", "kernel_configs", "warnings"});
+}
+
 }  // namespace
 
 void add_kernel_tools(std::vector<tool_def>* out) {
@@ -174,12 +297,9 @@ void add_kernel_tools(std::vector<tool_def>* out) {
       {"kernel_path"});
   out->push_back({"analyze", "Analyze a kernel",
                   "Compile a GPU kernel, prove correctness against a reference (or Magpie's exit-code mode), time it "
-                  "and profile it. Runs `magpie analyze`; returns the analyze_report.json result and workspace.",
-                  analyze_in,
-                  s_object({{"workspace", s_string("run workspace")}, {"report_path", s_string("analyze_report.json")},
-                            {"correctness_state", s_string("SUCCESS | FAILED | SKIPPED")}},
-                           {"workspace", "report_path"}, false),
-                  false, analyze_tool});
+                  "and profile it. Runs `magpie analyze`; returns the analyze_report.json result and workspace. A "
+                  "missing kernel file is a tool error.",
+                  analyze_in, analyze_output_schema(), false, analyze_tool});
   json compare_in = closed_object(
       merge_props(kernel_props_common(),
                   {{"kernel_paths", s_array(s_string("kernel source"), "kernels to compare", 2)},
@@ -189,14 +309,11 @@ void add_kernel_tools(std::vector<tool_def>* out) {
   out->push_back({"compare", "Compare kernels",
                   "Evaluate several kernels on identical inputs with a correctness gate and rank them with a "
                   "verdict and confidence interval per candidate. Runs `magpie compare`.",
-                  compare_in,
-                  s_object({{"workspace", s_string("run workspace")}, {"kernels", s_array(s_any_object("row"), "per kernel")}},
-                           {"workspace"}, false),
-                  false, compare_tool});
+                  compare_in, compare_output_schema(), false, compare_tool});
   json cfg_in = closed_object({{"kernel_id", s_string("kernel id")},
                                {"kernel_path", s_string("kernel source file")},
                                {"testcase_command", s_string("testcase command")},
-                               {"kernel_type", with_default(s_enum("kernel type", kernel_types()), "hip")},
+                               {"kernel_type", kernel_types_magpie()},
                                {"working_dir", s_string("working directory")},
                                {"compile_command", s_string("compile command")},
                                {"output_path", s_string("also write the YAML to this file")}},
@@ -204,8 +321,10 @@ void add_kernel_tools(std::vector<tool_def>* out) {
   out->push_back({"create_kernel_config", "Create a kernel config",
                   "Generate a Magpie kernel YAML (kernel: id, type, source_files, working_dir, compile_command, "
                   "testcase_command) for magpie analyze -k.",
-                  cfg_in, s_object({{"config_content", s_string("YAML text")}, {"usage", s_string("how to run it")}},
-                                   {"config_content"}, false),
+                  cfg_in,
+                  closed_object({{"config_content", s_string("YAML text")}, {"usage", s_string("how to run it")},
+                                 {"written_to", s_string("absolute path of the written file")}},
+                                {"config_content", "usage"}),
                   false, create_config_tool});
 }
 

@@ -6,6 +6,7 @@
 #include "gpu/detect.h"
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
+#include "core/subprocess.h"
 
 namespace magpie::mcp {
 namespace {
@@ -134,8 +135,14 @@ void apply_rules(const json& r, std::vector<finding>* f) {
 }
 
 tool_result suggest_tool(const json& a, tool_context&) {
+  json input = a["analysis_result"];
+  if (input.is_string()) {  // Magpie passes the analyze result as a JSON string
+    auto parsed = parse_json(input.get<std::string>(), "analysis_result");
+    if (!parsed.ok()) return tool_result::error(parsed.get_status().message());
+    input = std::move(*parsed);
+  }
   std::vector<json> results;
-  collect_results(a["analysis_result"], &results);
+  collect_results(input, &results);
   if (results.empty()) return tool_result::error("analysis_result holds no kernel result (pass the analyze tool's output or an analyze_report.json)");
   std::vector<finding> f;
   for (const auto& r : results) apply_rules(r, &f);
@@ -155,24 +162,139 @@ tool_result suggest_tool(const json& a, tool_context&) {
   return tool_result::ok(strprintf("%zu suggestions (%zu high impact)", s.size(), high), out);
 }
 
+/// The vendor tool commands for one device (Magpie's configure_gpu, research magpie.md §10).
+std::vector<std::vector<std::string>> gpu_commands(const std::string& vendor, int id, const json& a, bool reset) {
+  std::string d = std::to_string(id);
+  std::vector<std::vector<std::string>> cmds;
+  auto range = [&](const char* key) {
+    const json& r = a[key];
+    return strprintf("%lld,%lld", r[0].get<long long>(), r[1].get<long long>());
+  };
+  bool has_clock = a.contains("gpu_clock_mhz") && a["gpu_clock_mhz"].is_array();
+  bool has_mem = a.contains("mem_clock_mhz") && a["mem_clock_mhz"].is_array();
+  bool has_power = a.contains("power_limit_watts") && a["power_limit_watts"].is_number();
+  if (vendor == "NVIDIA") {
+    if (reset) return {{"nvidia-smi", "-i", d, "-rgc"}, {"nvidia-smi", "-i", d, "-rmc"}};
+    if (has_power) cmds.push_back({"nvidia-smi", "-i", d, "-pl", strprintf("%g", a["power_limit_watts"].get<double>())});
+    if (has_clock) cmds.push_back({"nvidia-smi", "-i", d, "-lgc", range("gpu_clock_mhz")});
+    if (has_mem) cmds.push_back({"nvidia-smi", "-i", d, "-lmc", range("mem_clock_mhz")});
+  } else {
+    if (reset) return {{"rocm-smi", "-d", d, "--resetclocks"}};
+    if (has_power) cmds.push_back({"rocm-smi", "-d", d, "--setpoweroverdrive", strprintf("%g", a["power_limit_watts"].get<double>())});
+    if (has_clock) cmds.push_back({"rocm-smi", "-d", d, "--setsclk", std::to_string(a["gpu_clock_mhz"][1].get<long long>())});
+    if (has_mem) cmds.push_back({"rocm-smi", "-d", d, "--setmclk", std::to_string(a["mem_clock_mhz"][1].get<long long>())});
+  }
+  return cmds;
+}
+
+tool_result configure_gpu_tool(const json& a, tool_context&) {
+  gpu::gpu_info g = gpu::detect();
+  if (g.devices.empty() || (g.vendor != "NVIDIA" && g.vendor != "AMD"))
+    return tool_result::error("configure_gpu: no GPU detected (nvidia-smi / rocm-smi found nothing)");
+  for (const char* k : {"gpu_clock_mhz", "mem_clock_mhz"})
+    if (a.contains(k) && a[k].is_array() && a[k][0].get<double>() > a[k][1].get<double>())
+      return tool_result::error(std::string(k) + ": [min, max] with min <= max expected");
+  bool reset = arg_bool(a, "reset", false);
+  std::vector<int> ids;
+  if (a.contains("device_ids") && a["device_ids"].is_array())
+    for (const auto& x : a["device_ids"]) ids.push_back(x.get<int>());
+  else
+    for (const auto& d : g.devices) ids.push_back(d.index);
+  json results = json::object(), errors = json::array(), ran = json::array();
+  for (int id : ids) {
+    bool ok = true;
+    for (const auto& cmd : gpu_commands(g.vendor, id, a, reset)) {
+      spawn_spec s;
+      s.argv = cmd;
+      ran.push_back(argv_to_display(cmd));
+      auto r = run_command(s, 60.0);
+      if (!r.ok() || !r->success()) {
+        ok = false;
+        errors.push_back(argv_to_display(cmd) + ": " + (r.ok() ? r->describe() + ": " + std::string(trim(r->output_tail(300))) : r.get_status().message()));
+      }
+    }
+    results[std::to_string(id)] = ok;
+  }
+  json out = {{"action", reset ? "reset" : "configure"}, {"vendor", g.vendor}, {"results", results}, {"commands", ran}, {"errors", errors}};
+  if (!reset) {
+    json cfg = json::object();
+    for (const char* k : {"power_limit_watts", "gpu_clock_mhz", "mem_clock_mhz"})
+      if (a.contains(k)) cfg[k] = a[k];
+    out["config"] = cfg;
+  }
+  return tool_result::ok(strprintf("%s on %zu GPU(s); %zu error(s)", reset ? "reset" : "configure", ids.size(), errors.size()), out);
+}
+
+json device_schema() {
+  json nstr = {{"type", {"string", "null"}}};
+  return closed({{"vendor", s_string("AMD | NVIDIA")}, {"architecture", s_string("gfx942 | sm_90 ...")},
+                 {"device_id", s_integer("index", 0)}, {"device_name", s_string("name")}, {"uuid", s_string("uuid")},
+                 {"compute_cap", nstr}, {"memory_total_gb", s_number("GiB", 0)}, {"memory_used_gb", s_number("GiB", 0)},
+                 {"driver_version", s_string("driver")}, {"compiler", s_string("hipcc | nvcc | empty")},
+                 {"profiler", s_string("rocprof-compute | ncu | empty")}},
+                {"vendor", "architecture", "device_id", "device_name"});
+}
+
 }  // namespace
 
 void add_misc_tools(std::vector<tool_def>* out) {
+  json gpu = device_schema();
+  json nullable_gpu = gpu;
+  nullable_gpu["type"] = {"object", "null"};
   out->push_back({"hardware_spec", "GPU hardware",
                   "Detected GPUs: vendor, architecture, name, memory, compute capability, driver, compiler and "
                   "profiler on PATH.",
                   closed({{"device_id", with_default(s_integer("GPU index", 0), 0)},
                           {"include_all", with_default(s_boolean("every GPU"), false)}},
                          {}),
-                  s_object({{"gpu_count", s_integer("GPUs")}}, {"gpu_count"}, false), true, hardware_tool});
+                  closed({{"gpu_count", s_integer("GPUs", 0)}, {"vendor", s_string("AMD | NVIDIA | UNKNOWN")},
+                          {"gpu", nullable_gpu},
+                          {"gpus", {{"type", "object"}, {"additionalProperties", gpu}, {"description", "index → device"}}},
+                          {"note", s_string("why nothing was found")}},
+                         {"gpu_count", "vendor"}),
+                  true, hardware_tool});
+  json range = s_array(s_integer("MHz", 0), "[min, max] MHz", 2);
+  range["maxItems"] = 2;
+  json nullable_range = range;
+  nullable_range["type"] = {"array", "null"};
+  out->push_back({"configure_gpu", "Configure GPU power and clocks",
+                  "Set a power limit and clock ranges (nvidia-smi -pl/-lgc/-lmc; rocm-smi --setpoweroverdrive/--setsclk/"
+                  "--setmclk) or reset the clocks, per device. Usually needs root; failures are listed per command.",
+                  closed({{"device_ids", {{"type", {"array", "null"}}, {"items", s_integer("GPU index", 0)},
+                                          {"description", "GPUs to configure (null: all)"}}},
+                          {"power_limit_watts", {{"type", {"number", "null"}}, {"minimum", 1}, {"description", "power limit, W"}}},
+                          {"gpu_clock_mhz", nullable_range},
+                          {"mem_clock_mhz", nullable_range},
+                          {"reset", with_default(s_boolean("reset clocks instead of setting them"), false)}},
+                         {}),
+                  closed({{"action", s_enum("what was done", {"configure", "reset"})}, {"vendor", s_string("vendor")},
+                          {"config", s_any_object("requested settings")},
+                          {"results", {{"type", "object"}, {"additionalProperties", {{"type", "boolean"}}},
+                                       {"description", "device index → every command succeeded"}}},
+                          {"commands", s_array(s_string("command"), "commands run")},
+                          {"errors", s_array(s_string("error"), "failed commands")}},
+                         {"action", "vendor", "results", "commands", "errors"}),
+                  false, configure_gpu_tool});
+  json finding = closed({{"type", s_string("bottleneck type")}, {"severity", s_enum("severity", {"high", "medium", "low"})},
+                         {"value", s_number("metric value")}, {"description", s_string("what was seen")}},
+                        {"type", "severity", "value", "description"});
+  json suggestion = closed({{"category", s_string("area")}, {"suggestion", s_string("what to try")},
+                            {"impact", s_enum("impact", {"high", "medium", "low"})}, {"details", s_string("why")}},
+                           {"category", "suggestion", "impact", "details"});
   out->push_back({"suggest_optimizations", "Suggest optimizations",
                   "Rule-based bottlenecks and suggestions from an analyze result (profiler metrics of Nsight Compute "
                   "or rocprof-compute, timing and correctness), sorted by impact.",
-                  closed({{"analysis_result", s_any_object("the analyze tool's result or an analyze_report.json")}},
+                  closed({{"analysis_result", {{"type", {"object", "string"}},
+                                               {"description", "the analyze tool's result or an analyze_report.json, "
+                                                               "as an object or a JSON string (Magpie)"}}}},
                          {"analysis_result"}),
-                  s_object({{"bottlenecks", s_array(s_any_object("b"), "found")},
-                            {"suggestions", s_array(s_any_object("s"), "ranked")}},
-                           {"bottlenecks", "suggestions"}, false),
+                  closed({{"kernel_id", s_string("kernel")}, {"overall_score", {{"type", {"number", "null"}}}},
+                          {"bottlenecks", s_array(finding, "found")}, {"suggestions", s_array(suggestion, "ranked")},
+                          {"summary", closed({{"total_bottlenecks", s_integer("count", 0)},
+                                              {"total_suggestions", s_integer("count", 0)},
+                                              {"high_impact_suggestions", s_integer("count", 0)}},
+                                             {"total_bottlenecks", "total_suggestions", "high_impact_suggestions"})}},
+                         {"kernel_id", "overall_score", "bottlenecks", "suggestions", "summary"}),
                   true, suggest_tool});
 }
 
@@ -184,6 +306,8 @@ const std::vector<tool_def>& all_tools() {
     add_benchmark_tools(&t);
     add_trace_tools(&t);
     add_results_tools(&t);
+    add_jobs_tools(&t);
+    add_optimize_tools(&t);
     return t;
   }();
   return tools;

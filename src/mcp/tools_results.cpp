@@ -141,6 +141,9 @@ tool_result compare_reports_tool(const json& a, tool_context& ctx) {
   }
   json out = {{"success", true}, {"db_path", absolute_path(db).string()}, {"run_summaries", summaries},
               {"comparisons", comparisons}, {"errors", json::array()}};
+  if (a.contains("export_format"))
+    out["warnings"] = json::array({"export_format is accepted but the comparison is written as JSON (no TraceLens "
+                                   "CSV/Excel comparison)"});
   auto outdir = output_dir_arg(a, ctx);
   if (outdir.ok()) {
     fs::path f = *outdir / ("comparison_" + timestamp_now() + ".json");
@@ -162,6 +165,61 @@ json read_workspace_report(const std::string& dir) {
   return json::object();
 }
 
+namespace {
+
+json nullable(const char* type, const std::string& d) { return {{"type", {type, "null"}}, {"description", d}}; }
+
+/// run_row(): Magpie's per-run keys.
+json run_row_props() {
+  return {{"workspace", s_string("workspace directory")}, {"name", s_string("workspace name")},
+          {"framework", s_string("framework (benchmark runs)")}, {"model", s_string("model")},
+          {"timestamp", s_string("YYYYmmdd_HHMMSS or the report's")}, {"success", s_boolean("run succeeded")},
+          {"execution_time", nullable("number", "seconds")}, {"throughput", nullable("object", "Magpie's throughput block")},
+          {"latency", nullable("object", "Magpie's latency block")},
+          {"top_bottlenecks", s_array(s_string("kernel"), "up to 5")}, {"errors", s_array(s_string("error"), "errors")},
+          {"has_torch_trace", s_boolean("torch_trace/ exists")}, {"has_tracelens", s_boolean("TraceLens output exists")}};
+}
+
+json list_output_schema() {
+  json row = run_row_props();
+  row["mode"] = s_enum("run kind", {"benchmark", "analyze", "compare"});
+  row["run_id"] = s_integer("results-store id", 0);
+  return closed({{"output_dir", s_string("directory searched")}, {"total_found", s_integer("runs found", 0)},
+                 {"showing", s_integer("runs listed", 0)},
+                 {"runs", s_array(closed(row, {"workspace", "name", "success", "mode"}), "newest first")}},
+                {"output_dir", "total_found", "showing", "runs"});
+}
+
+json get_output_schema() {
+  json p = run_row_props();
+  p["config"] = nullable("object", "the run's config");
+  p["kernel_summary"] = or_null(s_array(s_any_object("kernel"), "kernel time summary"));
+  p["raw_result"] = or_null(s_any_object("raw client result"));
+  p["gap_analysis"] = nullable("object", "gap analysis block");
+  p["summary_text"] = s_string("summary.txt");
+  p["torch_trace_files"] = s_array(s_string("file"), "trace files");
+  p["tracelens_files"] = closed({{"tracelens", s_array(s_string("csv"), "TraceLens CSVs")}}, {"tracelens"});
+  return closed(p, {"workspace", "success", "summary_text", "torch_trace_files"});
+}
+
+json compare_reports_output_schema() {
+  json summary = {{"type", "object"},
+                  {"properties", {{"workspace", s_string("dir")}, {"label", s_string("label")}, {"run_id", s_integer("id", 0)},
+                                  {"framework", s_string("framework")}, {"model", s_string("model")},
+                                  {"throughput", nullable("object", "throughput")}, {"latency", nullable("object", "latency")},
+                                  {"mode", s_string("run kind")}}},
+                  {"required", {"workspace", "label", "run_id"}},
+                  {"additionalProperties", false}};
+  return closed({{"success", s_boolean("ok")}, {"db_path", s_string("results store")},
+                 {"run_summaries", s_array(summary, "per run")},
+                 {"comparisons", s_array(s_any_object("metric-by-metric comparison vs the baseline"), "vs baseline")},
+                 {"errors", s_array(s_string("error"), "errors")}, {"output_files", s_array(s_string("file"), "written")},
+                 {"warnings", s_array(s_string("warning"), "Magpie arguments accepted but not acted on")}},
+                {"success", "db_path", "run_summaries", "comparisons", "errors"});
+}
+
+}  // namespace
+
 void add_results_tools(std::vector<tool_def>* out) {
   out->push_back({"list_benchmark_results", "List run results",
                   "Run workspaces in an output directory, newest first (benchmark runs by default; mode=all adds "
@@ -170,9 +228,7 @@ void add_results_tools(std::vector<tool_def>* out) {
                           {"limit", with_default(s_integer("rows", 1), 20)},
                           {"mode", with_default(s_enum("run kind", {"benchmark", "analyze", "compare", "all"}), "benchmark")}},
                          {}),
-                  s_object({{"total_found", s_integer("count")}, {"runs", s_array(s_any_object("run"), "runs")}},
-                           {"runs"}, false),
-                  true, list_tool});
+                  list_output_schema(), true, list_tool});
   out->push_back({"get_benchmark_result", "Get a benchmark result",
                   "One benchmark workspace: config, throughput, latency, bottlenecks, kernel summary, summary.txt, "
                   "trace and TraceLens file lists.",
@@ -181,8 +237,7 @@ void add_results_tools(std::vector<tool_def>* out) {
                           {"include_raw_result", with_default(s_boolean("raw client result"), false)},
                           {"include_tracelens_files", with_default(s_boolean("TraceLens CSV list"), true)}},
                          {"workspace_dir"}),
-                  s_object({{"workspace", s_string("dir")}, {"success", s_boolean("ok")}}, {"workspace"}, false), true,
-                  get_tool});
+                  get_output_schema(), true, get_tool});
   out->push_back({"compare_benchmark_reports", "Compare run results",
                   "Compare runs (benchmark, or analyze/compare) metric by metric against the first: direction, ratio "
                   "and whether the difference is beyond run-to-run noise (decided only from repeated runs of the same "
@@ -192,11 +247,10 @@ void add_results_tools(std::vector<tool_def>* out) {
                           {"output_dir", s_string("where the comparison JSON is written (default ./results)")},
                           {"db_path", s_string("results database (default: next to the first workspace)")},
                           {"alpha", with_default(s_number("significance level", 0.0001, 0.5), 0.05)},
-                          {"use_replicates", with_default(s_boolean("include registered replicates"), true)}},
+                          {"use_replicates", with_default(s_boolean("include registered replicates"), true)},
+                          {"export_format", s_enum("Magpie's TraceLens comparison format: accepted, JSON is written", {"csv", "excel"})}},
                          {"workspace_dirs"}),
-                  s_object({{"success", s_boolean("ok")}, {"comparisons", s_array(s_any_object("comparison"), "vs baseline")}},
-                           {"success", "comparisons"}, false),
-                  false, compare_reports_tool});
+                  compare_reports_output_schema(), false, compare_reports_tool});
 }
 
 }  // namespace magpie::mcp

@@ -189,6 +189,26 @@ tool_result discover_tool(const json& a, tool_context& ctx) {
   return tool_result::ok(strprintf("%zu kernels found in %s", total, root.c_str()), r);
 }
 
+json gap_row_schema() {
+  return {{"type", "object"},
+          {"properties", {{"name", s_string("kernel")}, {"calls", s_number("calls", 0)},
+                          {"self_cuda_total_us", s_number("us", 0)}, {"avg_time_us", s_number("us", 0)},
+                          {"pct_total", s_number("% of total", 0)}, {"input_shapes", s_string("shapes")}}},
+          {"required", {"name"}},
+          {"description", "one row; extra CSV columns (kernel sources) keep their names"}};
+}
+
+json discovered_schema() {
+  json cfg = closed({{"kernel_path", s_string("file")}, {"kernel_type", s_string("type")}, {"working_dir", s_string("dir")},
+                     {"testcase_command", s_string("binary")}},
+                    {"kernel_path", "kernel_type", "working_dir"});
+  return closed({{"source_file", s_string("file")}, {"line", s_integer("line", 0)}, {"name", s_string("kernel")},
+                 {"language", s_string("cuda | hip | triton | cpp")}, {"is_test", s_boolean("under a test path")},
+                 {"is_example", s_boolean("under an example path")},
+                 {"possible_binaries", s_array(s_string("file"), "up to 5")}, {"suggested_config", cfg}},
+                {"source_file", "line", "name", "language", "is_test", "is_example", "possible_binaries", "suggested_config"});
+}
+
 }  // namespace
 
 void add_trace_tools(std::vector<tool_def>* out) {
@@ -203,15 +223,20 @@ void add_trace_tools(std::vector<tool_def>* out) {
                {"end_pct", with_default(s_number("window end, % of trace span", 0, 100), 100)},
                {"top_k", with_default(s_integer("kernels kept", 1), 20)},
                {"min_duration_us", with_default(s_number("drop shorter events, us", 0), 0)},
-               {"categories", cats}, {"ignore_categories", cats},
-               {"output_dir", s_string("results directory (gap_analysis/ is written inside)")},
+               {"categories", or_null(cats)}, {"ignore_categories", or_null(cats)},
+               {"output_dir", or_null(s_string("results directory (gap_analysis/ is written inside)"))},
                {"generate_clamped_traces", with_default(s_boolean("write clamped traces"), false)},
                {"find_kernel_sources", with_default(s_boolean("append the 15 kernel-source columns"), false)},
                {"kernel_source_repos", s_array(s_string("dir"), "repository roots to search")},
                {"timeout_seconds", with_default(s_number("limit, s", 1), 1800)}},
               {"trace_dir"}),
-       s_object({{"output_dir", s_string("gap_analysis dir")}, {"top_kernels", s_array(s_any_object("kernel"), "rows")}},
-                {"top_kernels"}, false),
+       closed({{"output_dir", s_string("gap_analysis directory")}, {"csv_file", s_string("gap_analysis.csv")},
+               {"top_kernels", s_array(gap_row_schema(), "rows of gap_analysis.csv, Magpie's keys")},
+               {"rank_csv_files", s_array(s_string("file"), "gap_analysis_rank<N>.csv")},
+               {"num_ranks", s_integer("ranks", 1)},
+               {"clamped_trace_files", s_array(s_string("file"), "clamped traces (generate_clamped_traces)")},
+               {"console", s_string("the CLI's table")}},
+              {"output_dir", "csv_file", "top_kernels", "rank_csv_files", "num_ranks", "console"}),
        false, gap_tool});
   out->push_back(
       {"trace_report", "Trace report",
@@ -223,7 +248,9 @@ void add_trace_tools(std::vector<tool_def>* out) {
                {"top_k", s_integer("rows in HTML tables", 1)},
                {"timeout_seconds", with_default(s_number("limit, s", 1), 1800)}},
               {"trace_file"}),
-       s_object({{"output_dir", s_string("dir")}, {"report", s_any_object("report.json")}}, {"output_dir"}, false),
+       closed({{"output_dir", s_string("report directory")}, {"files", s_array(s_string("file"), "files written")},
+               {"report", s_any_object("report.json")}},
+              {"output_dir", "files", "report"}),
        false, trace_report_tool});
   out->push_back(
       {"find_kernel_sources", "Map kernels to source",
@@ -236,8 +263,13 @@ void add_trace_tools(std::vector<tool_def>* out) {
                {"top_k", with_default(s_integer("trace input: kernels mapped (0 = all)", 0), 20)},
                {"kernel_source_repos", s_array(s_string("dir"), "repository roots to index")}},
               {}),
-       s_object({{"summary", s_any_object("counts")}, {"kernels", s_array(s_any_object("kernel"), "results")}},
-                {"summary", "kernels"}, false),
+       closed({{"roots", s_array(closed({{"path", s_string("root")}, {"variable", s_string("<NAME>_DIR")}}, {"path", "variable"}),
+                                 "repository roots")},
+               {"summary", closed({{"total", s_integer("kernels", 0)}, {"resolved", s_integer("count", 0)},
+                                   {"unresolved", s_integer("count", 0)}, {"unsupported", s_integer("count", 0)}},
+                                  {"total", "resolved", "unresolved", "unsupported"})},
+               {"kernels", s_array(s_any_object("Magpie's 15 source columns plus confidence, per kernel"), "results")}},
+              {"roots", "summary", "kernels"}),
        true, sources_tool});
   out->push_back(
       {"discover_kernels", "Discover kernels",
@@ -248,8 +280,9 @@ void add_trace_tools(std::vector<tool_def>* out) {
                {"include_tests", with_default(s_boolean("include paths containing 'test'"), true)},
                {"include_examples", with_default(s_boolean("include paths containing 'example'"), true)}},
               {"project_path"}),
-       s_object({{"total_found", s_integer("count")}, {"kernels", s_array(s_any_object("kernel"), "kernels")}},
-                {"total_found", "kernels"}, false),
+       closed({{"project_path", s_string("root searched")}, {"kernel_type", s_string("filter")},
+               {"total_found", s_integer("count", 0)}, {"kernels", s_array(discovered_schema(), "at most 50")}},
+              {"project_path", "kernel_type", "total_found", "kernels"}),
        true, discover_tool});
 }
 

@@ -3,9 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cmath>
+
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/workspace.h"
+#include "sched/engine.h"
+#include "sched/ray_client.h"
 #include "sched/task_codec.h"
 
 namespace magpie::sched {
@@ -16,8 +20,8 @@ using kernel::scheduler_options;
 
 json job_record::to_json() const {
   return {{"name", name},     {"role", role},         {"kernels", kernels},         {"after", after},
-          {"sbatch_args", sbatch_args}, {"dir", dir.string()}, {"job_id", job_id}, {"submit_error", submit_error},
-          {"last", last.to_json()}};
+          {"sbatch_args", sbatch_args}, {"ray_request", ray_request}, {"dir", dir.string()}, {"deferred", deferred},
+          {"job_id", job_id}, {"submit_error", submit_error}, {"last", last.to_json()}};
 }
 
 job_record job_record::from_json(const json& j) {
@@ -30,6 +34,8 @@ job_record job_record::from_json(const json& j) {
     for (const auto& a : j["after"]) r.after.push_back(a.get<std::string>());
   if (j.contains("sbatch_args") && j["sbatch_args"].is_array())
     for (const auto& a : j["sbatch_args"]) r.sbatch_args.push_back(a.get<std::string>());
+  if (j.contains("ray_request")) r.ray_request = j["ray_request"];
+  r.deferred = j.value("deferred", false);
   r.dir = json_string(j, "dir");
   r.job_id = json_string(j, "job_id");
   r.submit_error = json_string(j, "submit_error");
@@ -56,7 +62,8 @@ job_record job_record::from_json(const json& j) {
 status batch::save() const {
   json js = json::array();
   for (const auto& j : jobs) js.push_back(j.to_json());
-  json b = {{"batch", dir.filename().string()}, {"dir", dir.string()},      {"mode", mode},
+  json b = {{"batch", dir.filename().string()}, {"dir", dir.string()},      {"engine", engine},
+            {"engine_config", engine_config},   {"mode", mode},
             {"created", created},               {"run_seed", run_seed},     {"output_dir", output_dir.string()},
             {"submit_host", submit_host},       {"command", command},       {"jobs", js},
             {"collected", collected}};
@@ -67,6 +74,10 @@ status_or<batch> batch::load(const fs::path& dir) {
   MAGPIE_ASSIGN_OR_RETURN(json j, read_json_file(dir / "batch.json"));
   batch b;
   b.dir = absolute_path(dir);
+  b.engine = json_string(j, "engine", "slurm");  // batches from before the Ray engine are Slurm's
+  if (b.engine != "slurm" && b.engine != "ray")
+    return parse_error("%s/batch.json: unknown engine '%s' (slurm, ray)", dir.c_str(), b.engine.c_str());
+  if (j.contains("engine_config")) b.engine_config = j["engine_config"];
   b.mode = json_string(j, "mode");
   b.created = json_string(j, "created");
   if (j.contains("run_seed") && j["run_seed"].is_number_unsigned()) b.run_seed = j["run_seed"].get<uint64_t>();
@@ -75,7 +86,10 @@ status_or<batch> batch::load(const fs::path& dir) {
   if (j.contains("command") && j["command"].is_array())
     for (const auto& a : j["command"]) b.command.push_back(a.get<std::string>());
   if (!j.contains("jobs") || !j["jobs"].is_array()) return parse_error("%s/batch.json: no 'jobs' list", dir.c_str());
-  for (const auto& r : j["jobs"]) b.jobs.push_back(job_record::from_json(r));
+  for (const auto& r : j["jobs"]) {
+    b.jobs.push_back(job_record::from_json(r));
+    b.jobs.back().engine = b.engine;
+  }
   if (j.contains("collected")) b.collected = j["collected"];
   return b;
 }
@@ -162,12 +176,44 @@ std::string job_script(const scheduler_options& so, const fs::path& magpie, cons
   return s;
 }
 
-status write_job(batch& b, job_record j, const scheduler_options& so, const fs::path& magpie, const fs::path& chdir) {
+// What a job reserves: its time limit (Slurm time syntax) and whether it needs a GPU.
+struct job_needs {
+  std::string time_limit;
+  bool gpu = false;
+};
+
+// The POST /api/jobs/ body: job.sh in `cwd` under coreutils `timeout` (Ray has no time limits;
+// exit code 124 marks the job TIMEOUT), the entrypoint's resources, runtime_env, metadata.
+json ray_request_for(const batch& b, const job_record& j, const scheduler_options& so, const job_needs& n,
+                     const fs::path& cwd) {
+  std::string run = "/bin/bash " + shell_quote((j.dir / "job.sh").string());
+  double secs = parse_slurm_duration(n.time_limit);
+  if (std::isfinite(secs) && secs > 0) run = strprintf("timeout --kill-after=30 %.0f ", std::ceil(secs)) + run;
+  json req = {{"entrypoint", "cd " + shell_quote(cwd.string()) + " && exec " + run}};
+  req["entrypoint_num_cpus"] = so.ray.entrypoint_num_cpus >= 0 ? so.ray.entrypoint_num_cpus : double(so.cpus_per_task);
+  req["entrypoint_num_gpus"] = n.gpu ? (so.ray.entrypoint_num_gpus >= 0 ? so.ray.entrypoint_num_gpus : 1.0) : 0.0;
+  json rt = so.ray.runtime_env.is_object() ? so.ray.runtime_env : json::object();
+  for (const auto& [k, v] : so.ray.env_vars) rt["env_vars"][k] = v;
+  if (!rt.empty()) req["runtime_env"] = rt;
+  json md = {{"magpie_batch", b.dir.filename().string()}, {"magpie_job", j.name}};
+  for (const auto& [k, v] : so.ray.metadata) md[k] = v;
+  req["metadata"] = md;
+  return req;
+}
+
+status write_job(batch& b, job_record j, const scheduler_options& so, const fs::path& magpie, const fs::path& chdir,
+                 const job_needs& n) {
   j.dir = b.dir / "jobs" / j.name;
+  j.engine = b.engine;
   MAGPIE_RETURN_IF_ERROR(make_dirs(j.dir));
-  std::vector<std::string> head = {"--job-name=magpie-" + j.name, "--output=" + (j.dir / "slurm-%j.out").string(),
-                                   "--chdir=" + (chdir.empty() ? j.dir : chdir).string(), "--kill-on-invalid-dep=yes"};
-  j.sbatch_args.insert(j.sbatch_args.begin(), head.begin(), head.end());
+  if (b.engine == "ray") {
+    j.ray_request = ray_request_for(b, j, so, n, chdir.empty() ? j.dir : chdir);
+  } else {
+    j.sbatch_args = {"--job-name=magpie-" + j.name, "--output=" + (j.dir / "slurm-%j.out").string(),
+                     "--chdir=" + (chdir.empty() ? j.dir : chdir).string(), "--kill-on-invalid-dep=yes"};
+    auto common = common_sbatch_args(so, n.time_limit, gres_for(so, n.gpu));
+    j.sbatch_args.insert(j.sbatch_args.end(), common.begin(), common.end());
+  }
   json task = {{"batch_dir", b.dir.string()}, {"name", j.name}, {"role", j.role}, {"kernels", j.kernels}};
   MAGPIE_RETURN_IF_ERROR(write_json_file(j.dir / "task.json", task));
   MAGPIE_RETURN_IF_ERROR(write_file_atomic(j.dir / "job.sh", job_script(so, magpie, j.dir)));
@@ -184,9 +230,10 @@ status_or<batch> new_batch(const std::string& mode, const std::string& label, co
     return invalid_argument("scheduler.time_limit '%s' is not a Slurm time (M, M:S, H:M:S, D-H:M:S)", so.time_limit.c_str());
   if (!so.timing_time_limit.empty() && !valid_time_limit(so.timing_time_limit))
     return invalid_argument("scheduler.timing_time_limit '%s' is not a Slurm time", so.timing_time_limit.c_str());
+  batch b;
+  MAGPIE_RETURN_IF_ERROR(engine_for(so, &b.engine, &b.engine_config));
   fs::path shared = resolve_shared_dir(so, output_dir);
   MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(shared, "batch_" + mode, label));
-  batch b;
   b.dir = ws.dir;
   b.mode = mode;
   b.created = iso_time_now();
@@ -219,8 +266,7 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in) {
   if (ref_job) {
     const auto& spec = req.reference ? *req.reference : req.kernels[static_cast<size_t>(req.baseline_index)];
     job_record r{"reference", "reference"};
-    r.sbatch_args = common_sbatch_args(so, so.time_limit, gres_for(so, is_gpu(spec.type)));
-    MAGPIE_RETURN_IF_ERROR(write_job(b, r, so, magpie, {}));
+    MAGPIE_RETURN_IF_ERROR(write_job(b, r, so, magpie, {}, {so.time_limit, is_gpu(spec.type)}));
   }
   std::vector<std::string> kernel_jobs;
   for (int i = 0; i < n; ++i) {
@@ -229,9 +275,8 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in) {
     job_record k{strprintf("k%02d_%s", i, sanitize_label(spec.id).c_str()), "kernel"};
     k.kernels = {i};
     if (ref_job) k.after = {"reference"};
-    k.sbatch_args = common_sbatch_args(so, so.time_limit, gres_for(so, is_gpu(spec.type)));
     kernel_jobs.push_back(k.name);
-    MAGPIE_RETURN_IF_ERROR(write_job(b, k, so, magpie, {}));
+    MAGPIE_RETURN_IF_ERROR(write_job(b, k, so, magpie, {}, {so.time_limit, is_gpu(spec.type)}));
   }
   if (compare && req.performance.enabled) {
     bool gpu = false;
@@ -240,8 +285,7 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in) {
     t.after = kernel_jobs;
     t.after.push_back("reference");
     const std::string& tl = so.timing_time_limit.empty() ? so.time_limit : so.timing_time_limit;
-    t.sbatch_args = common_sbatch_args(so, tl, gres_for(so, gpu));
-    MAGPIE_RETURN_IF_ERROR(write_job(b, t, so, magpie, {}));
+    MAGPIE_RETURN_IF_ERROR(write_job(b, t, so, magpie, {}, {tl, gpu}));
   }
   MAGPIE_RETURN_IF_ERROR(b.save());
   return b;
@@ -253,41 +297,93 @@ status_or<batch> plan_command_batch(const std::vector<std::string>& args, const 
   MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch("command", sanitize_label(args[0]), so, output_dir));
   b.command = args;
   job_record c{"command", "command"};
-  c.sbatch_args = common_sbatch_args(so, so.time_limit, gres_for(so, needs_gpu));
-  MAGPIE_RETURN_IF_ERROR(write_job(b, c, so, resolve_magpie_bin(so), fs::current_path()));
+  MAGPIE_RETURN_IF_ERROR(write_job(b, c, so, resolve_magpie_bin(so), fs::current_path(), {so.time_limit, needs_gpu}));
   MAGPIE_RETURN_IF_ERROR(b.save());
   return b;
 }
 
-status submit_batch(batch& b, slurm_client& client) {
-  for (auto& j : b.jobs) {
-    if (!j.job_id.empty()) continue;
-    std::vector<std::string> args = j.sbatch_args;
-    std::vector<std::string> deps;
+status engine_for(const scheduler_options& so, std::string* name, json* config) {
+  if (so.environment != "ray") {
+    *name = "slurm";
+    *config = nullptr;
+    return ok_status();
+  }
+  MAGPIE_ASSIGN_OR_RETURN(net::endpoint_url url, resolve_ray_address(so.ray.cluster_address));
+  *name = "ray";
+  *config = {{"address", url.to_string()}};
+  return ok_status();
+}
+
+namespace {
+
+bool deps_settled(const batch& b, const job_record& j) {
+  for (const auto& name : j.after)
+    if (const job_record* d = b.find(name); d && !job_settled(*d)) return false;
+  return true;
+}
+
+// Submits one job; on success records its id and pending state.
+status submit_one(batch& b, job_record& j, engine& e) {
+  std::vector<std::string> deps;
+  if (e.native_dependencies())
     for (const auto& name : j.after)
       if (const job_record* d = b.find(name); d && !d->job_id.empty()) deps.push_back(d->job_id);
-    if (!deps.empty()) args.push_back("--dependency=afterany:" + join(deps, ":"));
-    auto id = client.submit(j.dir / "job.sh", args);
-    if (!id.ok()) {
-      j.submit_error = id.get_status().message();
+  auto id = e.submit(b, j, deps);
+  if (!id.ok()) return id.get_status();
+  j.job_id = *id;
+  j.deferred = false;
+  j.last.job_id = *id;
+  j.last.state = job_state::pending;
+  j.last.source = e.name();
+  MAGPIE_LOG_INFO("submitted %s: %s job %s%s", j.name.c_str(), e.name(), id->c_str(),
+                  deps.empty() ? "" : (" (after " + join(deps, ",") + ")").c_str());
+  return ok_status();
+}
+
+}  // namespace
+
+status submit_batch(batch& b, engine& e) {
+  for (auto& j : b.jobs) {
+    if (!j.job_id.empty()) continue;
+    if (!e.native_dependencies() && !j.after.empty()) {
+      j.deferred = true;  // submitted by the tracking magpie once its `after` jobs have ended
+      continue;
+    }
+    if (auto st = submit_one(b, j, e); !st.ok()) {
+      j.submit_error = st.message();
+      for (auto& d : b.jobs)
+        if (d.deferred) {
+          d.deferred = false;
+          d.submit_error = "the submission of job '" + j.name + "' failed first";
+        }
       (void)b.save();
       std::vector<std::string> done = b.job_ids();
       if (!done.empty()) {
         MAGPIE_LOG_WARN("submission of job '%s' failed: cancelling the %zu job(s) already submitted", j.name.c_str(),
                         done.size());
-        if (auto st = client.cancel(done); !st.ok()) MAGPIE_LOG_WARN("%s", st.message().c_str());
+        if (auto c = e.cancel(done); !c.ok()) MAGPIE_LOG_WARN("%s", c.message().c_str());
       }
-      return id.get_status().with_context("job '" + j.name + "'");
+      return st.with_context("job '" + j.name + "'");
     }
-    j.job_id = *id;
-    j.last.job_id = *id;
-    j.last.state = job_state::pending;
-    j.last.source = "sbatch";
-    MAGPIE_LOG_INFO("submitted %s: slurm job %s%s", j.name.c_str(), id->c_str(),
-                    deps.empty() ? "" : (" (after " + join(deps, ",") + ")").c_str());
     MAGPIE_RETURN_IF_ERROR(b.save());
   }
-  return ok_status();
+  return b.save();
+}
+
+status_or<std::vector<std::string>> submit_ready(batch& b, engine& e) {
+  std::vector<std::string> done;
+  for (auto& j : b.jobs) {
+    if (!j.deferred || !j.job_id.empty() || !deps_settled(b, j)) continue;
+    if (auto st = submit_one(b, j, e); !st.ok()) {
+      if (st.code() == status_code::unavailable || st.code() == status_code::timeout) return st;  // retried next round
+      j.deferred = false;
+      j.submit_error = st.message();
+      MAGPIE_LOG_WARN("job '%s' could not be submitted: %s", j.name.c_str(), st.message().c_str());
+    }
+    done.push_back(j.name);
+  }
+  if (!done.empty()) MAGPIE_RETURN_IF_ERROR(b.save());
+  return done;
 }
 
 status_or<eval_request> load_batch_request(const batch& b) {

@@ -1,8 +1,9 @@
-// A batch: the sbatch jobs of one scale-out run, kept in <shared_dir>/batch_<mode>_<ts>/.
+// A batch: the jobs of one scale-out run on Slurm or Ray (engine.h), kept in
+// <shared_dir>/batch_<mode>_<ts>/.
 //
-//   batch.json        jobs, Slurm ids, last known states (rewritten atomically while tracking)
+//   batch.json        engine, jobs, their ids, last known states (rewritten atomically while tracking)
 //   request.json      the full eval_request every job evaluates a part of (written once)
-//   jobs/<name>/      task.json, job.sh, slurm-<id>.out, result.json, the job's workspace
+//   jobs/<name>/      task.json, job.sh, slurm-<id>.out | ray-<id>.out, result.json, the job's workspace
 //
 // Kernel batches (analyze / compare) fan out as:
 //   reference   compile + correctness of the reference (the `reference:` entry, else for
@@ -19,7 +20,7 @@
 
 #include "core/json.h"
 #include "kernel/spec.h"
-#include "sched/slurm_client.h"
+#include "sched/slurm_parse.h"
 
 namespace magpie::sched {
 
@@ -28,9 +29,12 @@ struct job_record {
   std::string role;                     ///< reference | kernel | timing | command
   std::vector<int> kernels;             ///< request kernel indices it evaluates (kernel role)
   std::vector<std::string> after;       ///< jobs it starts after (afterany), by name
-  std::vector<std::string> sbatch_args; ///< everything but --dependency
+  std::vector<std::string> sbatch_args; ///< slurm: everything but --dependency
+  json ray_request = nullptr;           ///< ray: the POST /api/jobs/ body, less submission_id
   fs::path dir;                         ///< <batch>/jobs/<name>
-  std::string job_id;                   ///< "" until submitted
+  std::string engine = "slurm";         ///< the batch's engine (not saved per job)
+  bool deferred = false;                ///< ray: submitted by the tracking magpie once `after` jobs ended
+  std::string job_id;                   ///< "" until submitted (Slurm id, Ray submission id)
   std::string submit_error;             ///< why sbatch failed
   job_info last;                        ///< last known Slurm view
   int unknown_rounds = 0;               ///< consecutive polls neither squeue nor sacct knew it (not saved)
@@ -40,6 +44,8 @@ struct job_record {
 
 struct batch {
   fs::path dir;
+  std::string engine = "slurm";  ///< slurm | ray
+  json engine_config = nullptr;  ///< ray: {"address": dashboard URL}
   std::string mode;           ///< analyze | compare | command
   std::string created;        ///< ISO-8601 UTC
   uint64_t run_seed = 0;      ///< every job's correctness.seed
@@ -54,6 +60,9 @@ struct batch {
   job_record* find(const std::string& name);
   std::vector<std::string> job_ids() const;  ///< submitted ids
 };
+
+/// True when the job will not change any more: ended, never submitted (and not deferred), or lost.
+bool job_settled(const job_record& j);
 
 /// Absolute shared directory of `so` ("" → <output_dir>/batches).
 fs::path resolve_shared_dir(const kernel::scheduler_options& so, const fs::path& output_dir);
@@ -71,9 +80,17 @@ status_or<batch> plan_kernel_batch(const kernel::eval_request& req);
 /// Plans a one-job batch that runs `magpie <args...>` (adds -o <job>/results unless given).
 status_or<batch> plan_command_batch(const std::vector<std::string>& args, const kernel::scheduler_options& so,
                                     const fs::path& output_dir, bool needs_gpu);
-/// sbatch every job in order, dependencies by id. When one submission fails, the jobs already
-/// submitted are cancelled and the error is returned (batch.json records what happened).
-status submit_batch(batch& b, slurm_client& client);
+class engine;
+/// Submits every job in order, dependencies by id (Slurm), or the jobs without dependencies
+/// and marks the others deferred (Ray). When one submission fails, the jobs already submitted
+/// are cancelled and the error is returned (batch.json records what happened).
+status submit_batch(batch& b, engine& e);
+/// Deferred jobs whose `after` jobs have all settled are submitted now; a job that the engine
+/// rejects gets its submit_error (and is settled). Returns the names submitted. An error only
+/// when the engine cannot be reached (the jobs stay deferred).
+status_or<std::vector<std::string>> submit_ready(batch& b, engine& e);
+/// The engine name and settings of these options: ("ray", {"address": URL}) or ("slurm", null).
+status engine_for(const kernel::scheduler_options& so, std::string* name, json* config);
 
 /// The request of a kernel batch (request.json).
 status_or<kernel::eval_request> load_batch_request(const batch& b);

@@ -4,6 +4,7 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "core/yaml.h"
+#include "sched/engine.h"
 #include "sched/job_results.h"
 #include "sched/merge.h"
 #include "sched/task_codec.h"
@@ -26,7 +27,7 @@ status copy_job_files(const batch& b, const fs::path& ws) {
     fs::path dst = ws / "jobs" / j.name;
     MAGPIE_RETURN_IF_ERROR(make_dirs(dst));
     for (const char* f : {"task.json", "job.sh", "result.json"}) copy_if_exists(j.dir / f, dst);
-    if (!j.job_id.empty()) copy_if_exists(j.dir / ("slurm-" + j.job_id + ".out"), dst);
+    if (!j.job_id.empty()) copy_if_exists(job_log_path(j), dst);
     if (auto r = read_job_result(j.dir); r.ok()) copy_if_exists(json_string(*r, "report_file"), dst);
   }
   return ok_status();
@@ -42,7 +43,7 @@ json config_snapshot(const batch& b, const kernel::eval_request& req) {
   if (b.mode == "compare") snap["compare"] = req.compare.to_json();
   snap["run_seed"] = b.run_seed;
   snap["scheduler"] = req.scheduler.to_json();
-  snap["scheduler"]["environment"] = "slurm";
+  snap["scheduler"]["environment"] = b.engine;
   snap["scheduler"]["batch_dir"] = b.dir.string();
   return snap;
 }
@@ -61,7 +62,7 @@ void register_ws(const fs::path& db, const fs::path& ws, collect_outcome* out, b
 
 status_or<collect_outcome> collect_command(batch& b, const collect_options& o) {
   collect_outcome out;
-  out.console = "Slurm jobs (batch " + b.dir.string() + "):\n" + jobs_table(b);
+  out.console = engine_title(b) + " jobs (batch " + b.dir.string() + "):\n" + jobs_table(b);
   fs::path db = o.db_path.empty() ? store::default_db_path(b.output_dir) : o.db_path;
   json found = json::array();
   for (const auto& j : b.jobs) {

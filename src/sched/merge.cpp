@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "magpie_generated/version.h"
+#include "sched/engine.h"
 #include "sched/job_results.h"
 #include "sched/merge_util.h"
 
@@ -56,25 +57,42 @@ json scheduler_section(const batch& b, const eval_request& req) {
     row["kernels"] = ids;
     row["after"] = j.after;
     row["dir"] = j.dir.string();
-    row["log"] = j.job_id.empty() ? json(nullptr) : json((j.dir / ("slurm-" + j.job_id + ".out")).string());
+    row["log"] = j.job_id.empty() ? json(nullptr) : json(job_log_path(j).string());
     row["result"] = res;
     if (!j.submit_error.empty()) row["submit_error"] = j.submit_error;
     jobs.push_back(row);
     counts[job_state_name(j.last.state)]++;
     complete = complete && is_terminal(j.last.state);
   }
-  return {{"environment", "slurm"},  {"batch", b.dir.filename().string()}, {"batch_dir", b.dir.string()},
+  json s = {{"environment", b.engine}, {"batch", b.dir.filename().string()}, {"batch_dir", b.dir.string()},
           {"submit_host", b.submit_host}, {"created", b.created}, {"collected", iso_time_now()},
           {"complete", complete}, {"job_states", counts}, {"jobs", jobs},
           {"options", req.scheduler.to_json()}};
+  if (b.engine == "ray") s["ray_address"] = json_string(b.engine_config, "address");
+  return s;
+}
+
+std::string engine_title(const batch& b) { return b.engine == "ray" ? "Ray" : "Slurm"; }
+
+std::string batch_status(const batch& b) {
+  bool failed = false;
+  for (const auto& j : b.jobs) {
+    if (!job_settled(j)) return "RUNNING";
+    bool outcome = b.mode != "command" && j.last.state == job_state::failed && j.last.exit_status == 1;
+    failed = failed || !(j.last.state == job_state::completed || outcome);
+  }
+  return failed ? "FAILED" : "SUCCEEDED";
 }
 
 std::string jobs_table(const batch& b) {
-  std::string s = strprintf("  %-28s %-10s %-14s %-16s %s\n", "JOB", "SLURM ID", "STATE", "NODE", "EXIT");
+  int w = 10;  // Slurm ids are short, Ray submission ids are magpie-<batch>-<job>
+  for (const auto& j : b.jobs) w = std::max(w, static_cast<int>(j.job_id.size()));
+  std::string id_head = b.engine == "ray" ? "RAY ID" : "SLURM ID";
+  std::string s = strprintf("  %-28s %-*s %-14s %-16s %s\n", "JOB", w, id_head.c_str(), "STATE", "NODE", "EXIT");
   for (const auto& j : b.jobs) {
     std::string exit = j.last.exit_status >= 0 ? std::to_string(j.last.exit_status)
                        : j.last.exit_signal > 0 ? "sig " + std::to_string(j.last.exit_signal) : "-";
-    s += strprintf("  %-28s %-10s %-14s %-16s %s\n", j.name.c_str(), j.job_id.empty() ? "-" : j.job_id.c_str(),
+    s += strprintf("  %-28s %-*s %-14s %-16s %s\n", j.name.c_str(), w, j.job_id.empty() ? "-" : j.job_id.c_str(),
                    job_state_name(j.last.state), j.last.nodes.empty() ? "-" : j.last.nodes.c_str(), exit.c_str());
   }
   return s;
@@ -120,7 +138,7 @@ merged_report merge_analyze(const batch& b, const eval_request& req, const std::
                               "times from different jobs or nodes are not side-by-side measurements"}};
   report["scheduler"] = sched;
   m.report = report;
-  m.console += "\nSlurm jobs:\n" + jobs_table(b);
+  m.console += "\n" + engine_title(b) + " jobs:\n" + jobs_table(b);
   return m;
 }
 

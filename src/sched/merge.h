@@ -29,5 +29,12 @@ json scheduler_section(const batch& b, const kernel::eval_request& req);
 json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why);
 /// One line per job: "name  job_id  STATE  node  exit".
 std::string jobs_table(const batch& b);
+/// "Slurm" | "Ray", for console text.
+std::string engine_title(const batch& b);
+/// The batch as one task (Magpie's Ray task words): RUNNING until every job has settled;
+/// SUCCEEDED when every job completed, or (kernel batches) failed with exit code 1 — a kernel
+/// that is not correct or does not compile is an outcome in the report, not a failed run;
+/// FAILED otherwise (time limit, cancelled, lost, never submitted, other exit codes).
+std::string batch_status(const batch& b);
 
 }  // namespace magpie::sched

@@ -118,7 +118,7 @@ std::string summary_text(const eval_request& req, const std::vector<json>& rows,
   }
   if (winner >= 0) s += strprintf("\nWinner: Kernel %d (%s)\n", winner, req.kernels[static_cast<size_t>(winner)].id.c_str());
   else s += "\nWinner: none (no correct kernel)\n";
-  s += "\nSlurm jobs (batch " + b.dir.string() + "):\n" + jobs_table(b);
+  s += "\n" + engine_title(b) + " jobs (batch " + b.dir.string() + "):\n" + jobs_table(b);
   return s;
 }
 
@@ -217,7 +217,7 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
   report["scheduler"] = sched;
   m.report = report;
   std::string sep(60, '=');
-  m.console = sep + "\nCOMPARISON RESULTS (slurm)\n" + sep + "\n" + results["summary"].get<std::string>();
+  m.console = sep + "\nCOMPARISON RESULTS (" + b.engine + ")\n" + sep + "\n" + results["summary"].get<std::string>();
   return m;
 }
 

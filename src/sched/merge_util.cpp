@@ -2,6 +2,7 @@
 
 #include "core/strings.h"
 #include "magpie_generated/version.h"
+#include "sched/engine.h"
 #include "sched/job_results.h"
 
 namespace magpie::sched::merge_detail {
@@ -25,7 +26,7 @@ std::map<std::string, job_view> load_views(const batch& b) {
 std::string job_end_text(const job_record* j) {
   if (!j) return "no job evaluated it";
   if (j->job_id.empty()) return "its job '" + j->name + "' was not submitted: " + j->submit_error;
-  std::string s = "slurm job " + j->job_id + " (" + j->name + ") ";
+  std::string s = j->engine + " job " + j->job_id + " (" + j->name + ") ";
   const job_info& l = j->last;
   if (!is_terminal(l.state)) {
     s += std::string("was still ") + job_state_name(l.state) + " when the batch was collected";
@@ -35,7 +36,7 @@ std::string job_end_text(const job_record* j) {
     if (l.exit_status >= 0) s += strprintf(", exit code %d", l.exit_status);
     if (l.exit_signal > 0) s += strprintf(", signal %d", l.exit_signal);
   }
-  return s + "; log: " + (j->dir / ("slurm-" + j->job_id + ".out")).string();
+  return s + "; log: " + job_log_path(*j).string();
 }
 
 json job_brief(const job_record* j) {

@@ -8,13 +8,14 @@
 #include "core/progress.h"
 #include "core/signal_capture.h"
 #include "core/strings.h"
+#include "sched/engine.h"
 #include "sched/job_results.h"
 
 namespace magpie::sched {
 
 namespace {
 
-constexpr const char* k_lost = "lost: unknown to squeue and sacct";
+constexpr const char* k_lost = "lost: unknown to the scheduler";
 
 // A job squeue and sacct have both forgotten: its own result.json says how it ended.
 bool state_from_result(job_record& j) {
@@ -31,16 +32,19 @@ bool state_from_result(job_record& j) {
 }  // namespace
 
 bool job_settled(const job_record& j) {
-  return j.job_id.empty() || is_terminal(j.last.state) || j.last.reason == k_lost;
+  if (j.job_id.empty()) return !j.deferred;
+  return is_terminal(j.last.state) || j.last.reason == k_lost;
 }
 
-status_or<std::vector<std::string>> refresh_batch(batch& b, slurm_client& c, int lost_after_rounds) {
+status_or<std::vector<std::string>> refresh_batch(batch& b, engine& c, int lost_after_rounds) {
   std::vector<std::string> ids;
   for (const auto& j : b.jobs)
     if (!j.job_id.empty() && !is_terminal(j.last.state) && j.last.reason != k_lost) ids.push_back(j.job_id);
   std::vector<std::string> changed;
-  if (ids.empty()) return changed;
-  MAGPIE_ASSIGN_OR_RETURN(auto infos, c.query(ids));
+  std::map<std::string, job_info> infos;
+  if (!ids.empty()) {
+    MAGPIE_ASSIGN_OR_RETURN(infos, c.query(ids));
+  }
   for (auto& j : b.jobs) {
     auto it = infos.find(j.job_id);
     if (it == infos.end()) continue;
@@ -55,18 +59,32 @@ status_or<std::vector<std::string>> refresh_batch(batch& b, slurm_client& c, int
       if (j.last.name.empty()) j.last.name = "magpie-" + j.name;
     }
     if (j.last.state != before || j.last.nodes != before_nodes || j.last.reason == k_lost) changed.push_back(j.name);
+    if (is_terminal(j.last.state) && !is_terminal(before)) c.save_log(j);
   }
   if (!changed.empty()) MAGPIE_RETURN_IF_ERROR(b.save());
+  // Engines without dependencies (Ray): jobs whose `after` jobs have now ended go in.
+  if (!c.native_dependencies()) {
+    MAGPIE_ASSIGN_OR_RETURN(auto submitted, submit_ready(b, c));
+    changed.insert(changed.end(), submitted.begin(), submitted.end());
+  }
   return changed;
 }
 
-status cancel_jobs(batch& b, slurm_client& c, const std::vector<std::string>& names) {
+status cancel_jobs(batch& b, engine& c, const std::vector<std::string>& names) {
   std::vector<std::string> ids;
-  for (const auto& j : b.jobs) {
+  bool unsubmitted = false;
+  for (auto& j : b.jobs) {
     bool named = names.empty();
     for (const auto& n : names) named = named || n == j.name || n == j.job_id;
     if (named && !j.job_id.empty() && !is_terminal(j.last.state)) ids.push_back(j.job_id);
+    if (named && j.deferred && j.job_id.empty()) {  // waiting for its dependencies: never submitted now
+      j.deferred = false;
+      j.submit_error = "cancelled before it was submitted";
+      j.last.state = job_state::cancelled;
+      unsubmitted = true;
+    }
   }
+  if (unsubmitted) MAGPIE_RETURN_IF_ERROR(b.save());
   for (const auto& n : names)
     if (!b.find(n)) {
       bool by_id = false;
@@ -74,7 +92,7 @@ status cancel_jobs(batch& b, slurm_client& c, const std::vector<std::string>& na
       if (!by_id) return not_found("no job '%s' in batch %s", n.c_str(), b.dir.c_str());
     }
   if (ids.empty()) return ok_status();
-  MAGPIE_LOG_INFO("scancel %s", join(ids, " ").c_str());
+  MAGPIE_LOG_INFO("cancelling %s job(s) %s", c.name(), join(ids, " ").c_str());
   return c.cancel(ids);
 }
 
@@ -88,12 +106,14 @@ void log_changes(const batch& b, const std::vector<std::string>& names) {
     if (!j->last.nodes.empty()) extra += " on " + j->last.nodes;
     if (!j->last.reason.empty()) extra += " (" + j->last.reason + ")";
     if (is_terminal(j->last.state) && j->last.exit_status >= 0) extra += strprintf(", exit %d", j->last.exit_status);
-    MAGPIE_LOG_INFO("[%s] slurm job %s: %s%s", j->name.c_str(), j->job_id.c_str(), job_state_name(j->last.state), extra.c_str());
+    if (j->job_id.empty()) continue;  // a deferred job submitted this round: submit_batch logged it
+    MAGPIE_LOG_INFO("[%s] %s job %s: %s%s", j->name.c_str(), j->engine.c_str(), j->job_id.c_str(),
+                    job_state_name(j->last.state), extra.c_str());
   }
 }
 
 // Jobs whose dependency can never be satisfied would stay PENDING for ever.
-void cancel_stuck(batch& b, slurm_client& c) {
+void cancel_stuck(batch& b, engine& c) {
   std::vector<std::string> stuck;
   for (const auto& j : b.jobs)
     if (j.last.state == job_state::pending && contains(j.last.reason, "DependencyNeverSatisfied")) stuck.push_back(j.name);
@@ -104,8 +124,8 @@ void cancel_stuck(batch& b, slurm_client& c) {
 
 // sacct records a job's end a little after squeue shows it: ask again (a few times) for ended
 // jobs that only squeue has described, so the report carries accounting's view too.
-void reconcile_with_accounting(batch& b, slurm_client& c) {
-  for (int round = 0; round < 5 && c.accounting_available(); ++round) {
+void reconcile_with_accounting(batch& b, engine& c) {
+  for (int round = 0; round < 5 && c.confirms_late(); ++round) {
     std::vector<std::string> ids;
     for (const auto& j : b.jobs)
       if (!j.job_id.empty() && is_terminal(j.last.state) && !contains(j.last.source, "sacct")) ids.push_back(j.job_id);
@@ -123,9 +143,9 @@ void reconcile_with_accounting(batch& b, slurm_client& c) {
 
 }  // namespace
 
-status_or<wait_end> wait_batch(batch& b, slurm_client& c, const wait_options& o) {
+status_or<wait_end> wait_batch(batch& b, engine& c, const wait_options& o) {
   signal_capture signals;
-  progress_bar bar("slurm jobs", b.jobs.size());
+  progress_bar bar(std::string(c.name()) + " jobs", b.jobs.size());
   const double t0 = monotonic_seconds();
   double cancel_deadline = 0;
   int failures = 0;

@@ -1,4 +1,5 @@
-// Entry points used by the CLI: the Slurm flags, and submit → track → collect of a batch.
+// Entry points used by the CLI: the scheduler flags, and submit → track → collect of a batch
+// on Slurm or Ray (the engine follows scheduler_options::environment).
 #pragma once
 
 #include <string>
@@ -10,15 +11,16 @@
 namespace magpie::sched {
 
 /// Adds --partition, --account, --qos, --gres, --time-limit, --mem, --cpus-per-task,
-/// --shared-dir, --magpie-bin, --sbatch-arg and --no-wait (group "scheduler (slurm)").
+/// --shared-dir, --magpie-bin, --sbatch-arg, --no-wait, --ray-address and --ray-num-gpus.
 void add_slurm_flags(arg_parser& p);
 /// Applies the flags given on the command line over `so` (CLI > kernel YAML > framework config).
 status apply_slurm_flags(const arg_parser& p, kernel::scheduler_options* so);
-/// Ok for "", local and slurm; container and ray are Magpie's environments this build does
-/// not provide (the error says so).
+/// Ok for "", local, slurm and ray; container is Magpie's stub environment, not provided (the
+/// error says so).
 status check_environment(const std::string& env);
 
-/// Plans and submits an analyze/compare batch; unless req.scheduler.wait is false, tracks it
+/// Checks the engine (Slurm tools, Ray dashboard: nothing is written when it fails), plans and
+/// submits an analyze/compare batch; unless req.scheduler.wait is false, tracks it
 /// to the end (Ctrl-C cancels its jobs), collects the merged report and prints it (text, or
 /// the report JSON when `json_output`). Returns the process exit code (130 when interrupted).
 int run_kernel_batch(const kernel::eval_request& req, bool json_output);

@@ -27,6 +27,15 @@ std::string host_name() {
   return buf;
 }
 
+// A Ray job's entrypoint sees its submission id only inside the job config Ray exports.
+std::string ray_submission_id() {
+  const char* cfg = std::getenv("RAY_JOB_CONFIG_JSON_ENV_VAR");
+  if (!cfg || !*cfg) return "";
+  auto j = parse_json(cfg, "RAY_JOB_CONFIG_JSON_ENV_VAR");
+  if (!j.ok() || !j->contains("metadata") || !(*j)["metadata"].is_object()) return "";
+  return json_string((*j)["metadata"], "job_submission_id");
+}
+
 // Compare batches gate on the reference's manifest; a reference judged by its exit code only
 // (no manifest) gates nothing, exactly as a local compare then checks exit codes.
 std::optional<kernel::external_reference> gate_for(const batch& b) {
@@ -107,6 +116,7 @@ status_or<run_outcome> run_command_job(const batch& b, const fs::path& dir) {
 int run_task(const fs::path& job_dir_in) {
   fs::path dir = absolute_path(job_dir_in);
   json result = {{"slurm_job_id", std::getenv("SLURM_JOB_ID") ? std::getenv("SLURM_JOB_ID") : ""},
+                 {"ray_submission_id", ray_submission_id()},
                  {"node", host_name()},
                  {"started", iso_time_now()},
                  {"magpie_version", std::string(MAGPIE_VERSION) + "+" + MAGPIE_GIT_COMMIT},

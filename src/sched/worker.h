@@ -1,6 +1,6 @@
-// The job side of a batch: `magpie jobs run-task <job_dir>`, run by job.sh inside the sbatch
-// allocation. Evaluates the job's part of the request and writes <job_dir>/result.json:
-//   {name, role, slurm_job_id, node, started, finished, magpie_version, exit_code, error,
+// The job side of a batch: `magpie jobs run-task <job_dir>`, run by job.sh inside the Slurm
+// allocation or as the Ray job's entrypoint. Evaluates the job's part of the request and writes <job_dir>/result.json:
+//   {name, role, slurm_job_id, ray_submission_id, node, started, finished, magpie_version, exit_code, error,
 //    workspace, report_file, [timed_indices, skipped]}
 #pragma once
 

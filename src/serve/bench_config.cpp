@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "core/strings.h"
 #include "core/yaml.h"
+#include "serve/bench_config_fields.h"
 #include "serve/sha256.h"
 
 namespace magpie::serve {
@@ -35,7 +37,7 @@ void benchmark_config::set_env(const std::string& key, const std::string& value)
 }
 
 bool benchmark_config::profiling_requested() const {
-  return profiler.torch_profiler || profiler.tracelens_enabled || gap_analysis_enabled;
+  return profiler.torch_profiler || profiler.tracelens_enabled || gap_analysis_enabled || profiler.system_profiler;
 }
 
 std::string benchmark_config::effective_run_kind() const {
@@ -59,7 +61,12 @@ json benchmark_config::to_json() const {
   j["envs"] = e;
   j["profiler"] = {{"torch_profiler", {{"enabled", profiler.torch_profiler}, {"profile_prompts", profiler.profile_prompts},
                                        {"trace_wait_s", profiler.trace_wait_s}, {"vllm_profiler_args", profiler.vllm_profiler_args}}},
+                   {"system_profiler", {{"enabled", profiler.system_profiler}, {"profile_args", profiler.system_profile_args}}},
                    {"tracelens", profiler.tracelens}};
+  if (lifecycle.enabled)
+    j["server_lifecycle"] = {{"enabled", true}, {"cleanup", lifecycle.cleanup}, {"force_reuse", lifecycle.force_reuse},
+                             {"pid_dir", lifecycle.pid_dir.empty() ? json(nullptr) : json(lifecycle.pid_dir)},
+                             {"server_ready_timeout_s", lifecycle.server_ready_timeout_s}};
   j["gap_analysis"] = gap_analysis;
   j["gpu_selection"] = {{"auto", gpu_selection.auto_select}, {"min_free_memory_gb", gpu_selection.min_free_memory_gb},
                         {"count", gpu_selection.count ? json(gpu_selection.count) : json(nullptr)},
@@ -88,39 +95,39 @@ namespace {
 // Magpie keys that configure parts magpie does differently (InferenceX scripts, Ray, server
 // reuse, lm-eval, AgentX): accepted so existing files load, reported as ignored.
 const char* const k_ignored_keys[] = {"inferencex_path", "inferencemax_path", "benchmark_script", "runner_type",
-                                      "ray_config", "server_lifecycle", "run_cmd", "lm_eval_runtime", "agentx",
-                                      "image_config"};
+                                      "ray_config", "run_cmd", "lm_eval_runtime", "agentx", "image_config",
+                                      "sweep_matrix"};
 
-status read_int_field(field_reader& r, const std::string& key, int64_t* out) { return r.read_int(key, out); }
+using detail::read_double_in;
+using detail::read_int_in;
+constexpr double k_huge = 1e300;
+constexpr int64_t k_big = 1000000000;
 
 status read_profiler(const config_node& node, benchmark_config& c) {
   field_reader r(node, "benchmark.profiler");
   if (const config_node* tp = r.get("torch_profiler")) {
     field_reader t(*tp, "benchmark.profiler.torch_profiler");
     MAGPIE_RETURN_IF_ERROR(t.read_bool("enabled", &c.profiler.torch_profiler));
-    MAGPIE_RETURN_IF_ERROR(t.read_int("profile_prompts", &c.profiler.profile_prompts));
-    MAGPIE_RETURN_IF_ERROR(t.read_double("trace_wait_s", &c.profiler.trace_wait_s));
+    MAGPIE_RETURN_IF_ERROR(read_int_in(t, "profile_prompts", 0, k_big, &c.profiler.profile_prompts));
+    MAGPIE_RETURN_IF_ERROR(read_double_in(t, "trace_wait_s", 0, k_huge, false, &c.profiler.trace_wait_s));
     MAGPIE_RETURN_IF_ERROR(t.read_string("vllm_profiler_args", &c.profiler.vllm_profiler_args));
-    for (const char* k : {"num_steps", "num_profiles", "interval_seconds", "start_seconds", "detailed_annotations"}) {
-      if (t.get(k)) c.warnings.push_back(strprintf("benchmark.profiler.torch_profiler.%s is not used by magpie", k));
-    }
+    MAGPIE_RETURN_IF_ERROR(detail::read_agentx_profile_keys(t, c));
     MAGPIE_RETURN_IF_ERROR(t.check_unknown());
   }
   if (const config_node* sp = r.get("system_profiler")) {
     field_reader s(*sp, "benchmark.profiler.system_profiler");
-    bool on = false;
-    MAGPIE_RETURN_IF_ERROR(s.read_bool("enabled", &on));
-    s.allow("profile_args");
+    MAGPIE_RETURN_IF_ERROR(s.read_bool("enabled", &c.profiler.system_profiler));
+    MAGPIE_RETURN_IF_ERROR(s.read_string_list("profile_args", &c.profiler.system_profile_args));
     MAGPIE_RETURN_IF_ERROR(s.check_unknown());
-    if (on) return config_error(*sp, "benchmark.profiler.system_profiler.enabled", "the system profiler is not supported by magpie (use torch_profiler)");
   }
   if (const config_node* tl = r.get("tracelens")) {
+    MAGPIE_RETURN_IF_ERROR(detail::check_tracelens(*tl));
     c.profiler.tracelens = tl->to_json();
     c.profiler.tracelens_enabled = json_bool(c.profiler.tracelens, "enabled", false);
   }
   for (const char* k : {"gpu_monitor", "targeted_trace"}) {
     if (const config_node* n = r.get(k); n && json_bool(n->to_json(), "enabled", false) && std::string(k) == "targeted_trace")
-      return config_error(*n, std::string("benchmark.profiler.") + k, "targeted_trace is not supported by magpie benchmark");
+      return config_error(*n, std::string("benchmark.profiler.") + k, "targeted_trace during a benchmark is not provided; run `magpie targeted-trace adapt-torch` on the run's torch_trace/ instead");
   }
   return r.check_unknown();
 }
@@ -128,15 +135,15 @@ status read_profiler(const config_node& node, benchmark_config& c) {
 status read_gpu_selection(const config_node& node, benchmark_config& c) {
   field_reader r(node, "benchmark.gpu_selection");
   MAGPIE_RETURN_IF_ERROR(r.read_bool("auto", &c.gpu_selection.auto_select));
-  MAGPIE_RETURN_IF_ERROR(r.read_double("min_free_memory_gb", &c.gpu_selection.min_free_memory_gb));
+  MAGPIE_RETURN_IF_ERROR(read_double_in(r, "min_free_memory_gb", 0, k_huge, false, &c.gpu_selection.min_free_memory_gb));
   int64_t count = 0;
-  MAGPIE_RETURN_IF_ERROR(r.read_int("count", &count));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "count", 1, 4096, &count));
   c.gpu_selection.count = static_cast<int>(count);
   if (const config_node* cand = r.get("candidates")) {
     if (!cand->is_sequence()) return config_error(*cand, r.field("candidates"), "expected a list of GPU indices");
     for (const auto& it : cand->items) {
       auto v = parse_int(it.text);
-      if (!it.is_scalar() || !v) return config_error(it, r.field("candidates"), "expected integer GPU indices");
+      if (!it.is_scalar() || !v || *v < 0) return config_error(it, r.field("candidates"), "expected GPU indices (integers >= 0)");
       c.gpu_selection.candidates.push_back(static_cast<int>(*v));
     }
   }
@@ -148,24 +155,25 @@ status read_client(const config_node& node, client_settings& c) {
   MAGPIE_RETURN_IF_ERROR(r.read_string("endpoint", &c.endpoint));
   MAGPIE_RETURN_IF_ERROR(r.read_string("dataset_name", &c.dataset_name));
   MAGPIE_RETURN_IF_ERROR(r.read_string("dataset_path", &c.dataset_path));
-  MAGPIE_RETURN_IF_ERROR(read_int_field(r, "num_prompts", &c.num_prompts));
-  MAGPIE_RETURN_IF_ERROR(read_int_field(r, "max_concurrency", &c.max_concurrency));
-  MAGPIE_RETURN_IF_ERROR(read_int_field(r, "random_input_len", &c.random_input_len));
-  MAGPIE_RETURN_IF_ERROR(read_int_field(r, "random_output_len", &c.random_output_len));
-  MAGPIE_RETURN_IF_ERROR(read_int_field(r, "vocab_size", &c.vocab_size));
-  if (r.get("random_range_ratio")) {
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "num_prompts", 1, k_big, &c.num_prompts));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "max_concurrency", 0, k_big, &c.max_concurrency));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "random_input_len", 1, k_big, &c.random_input_len));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "random_output_len", 1, k_big, &c.random_output_len));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "vocab_size", 1, k_big, &c.vocab_size));
+  if (const config_node* rr = r.get("random_range_ratio")) {
     double v = 0;
-    MAGPIE_RETURN_IF_ERROR(r.read_double("random_range_ratio", &v));
+    MAGPIE_RETURN_IF_ERROR(read_double_in(r, "random_range_ratio", 0, 1, false, &v));
+    if (v >= 1) return config_error(*rr, r.field("random_range_ratio"), "expected a number in [0, 1) (vLLM semantics), got " + rr->text);
     c.random_range_ratio = v;
   }
   if (const config_node* rr = r.get("request_rate")) {
     if (to_lower(rr->text) == "inf") c.request_rate = 0;
-    else MAGPIE_RETURN_IF_ERROR(r.read_double("request_rate", &c.request_rate));
+    else MAGPIE_RETURN_IF_ERROR(read_double_in(r, "request_rate", 0, k_huge, true, &c.request_rate));
   }
-  MAGPIE_RETURN_IF_ERROR(r.read_double("burstiness", &c.burstiness));
+  MAGPIE_RETURN_IF_ERROR(read_double_in(r, "burstiness", 0, k_huge, true, &c.burstiness));
   int64_t warm = c.num_warmups, seed = 0;
-  MAGPIE_RETURN_IF_ERROR(r.read_int("num_warmups", &warm));
-  MAGPIE_RETURN_IF_ERROR(r.read_int("seed", &seed));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "num_warmups", 0, k_big, &warm));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "seed", 0, std::numeric_limits<int64_t>::max(), &seed));
   c.num_warmups = static_cast<int>(warm);
   c.seed = static_cast<uint64_t>(seed);
   MAGPIE_RETURN_IF_ERROR(r.read_bool("ignore_eos", &c.ignore_eos));
@@ -177,11 +185,12 @@ status read_client(const config_node& node, client_settings& c) {
     c.percentiles.clear();
     for (const auto& p : pcts) {
       auto v = parse_double(p);
-      if (!v || *v < 0 || *v > 100) return invalid_argument("benchmark.client.percentiles: '%s' is not in [0, 100]", p.c_str());
+      if (!v || *v < 0 || *v > 100)
+        return config_error(*r.get("percentiles"), r.field("percentiles"), "'" + p + "' is not in [0, 100]");
       c.percentiles.push_back(*v);
     }
   }
-  MAGPIE_RETURN_IF_ERROR(r.read_double("request_timeout_s", &c.request_timeout_s));
+  MAGPIE_RETURN_IF_ERROR(read_double_in(r, "request_timeout_s", 0, k_huge, false, &c.request_timeout_s));
   MAGPIE_RETURN_IF_ERROR(r.read_string("served_model_name", &c.served_model_name));
   MAGPIE_RETURN_IF_ERROR(r.read_string_list("headers", &c.headers));
   return r.check_unknown();
@@ -190,14 +199,14 @@ status read_client(const config_node& node, client_settings& c) {
 status read_server(const config_node& node, server_settings& s) {
   field_reader r(node, "benchmark.server");
   int64_t port = 0;
-  MAGPIE_RETURN_IF_ERROR(r.read_int("port", &port));
+  MAGPIE_RETURN_IF_ERROR(read_int_in(r, "port", 1, 65535, &port));
   s.port = static_cast<int>(port);
-  MAGPIE_RETURN_IF_ERROR(r.read_double("ready_timeout_s", &s.ready_timeout_s));
-  MAGPIE_RETURN_IF_ERROR(r.read_double("stop_grace_s", &s.stop_grace_s));
+  MAGPIE_RETURN_IF_ERROR(read_double_in(r, "ready_timeout_s", 0, k_huge, true, &s.ready_timeout_s));
+  MAGPIE_RETURN_IF_ERROR(read_double_in(r, "stop_grace_s", 0, k_huge, false, &s.stop_grace_s));
   MAGPIE_RETURN_IF_ERROR(r.read_string_list("extra_args", &s.extra_args));
   argv_list cmd;
   MAGPIE_RETURN_IF_ERROR(r.read_command("command", &cmd));
-  if (cmd.size() > 1) return invalid_argument("benchmark.server.command: one command expected");
+  if (cmd.size() > 1) return config_error(*r.get("command"), r.field("command"), "one command expected");
   if (!cmd.empty()) s.command = cmd[0];
   return r.check_unknown();
 }
@@ -209,15 +218,21 @@ status read_benchmark(const config_node& b, benchmark_config& c) {
   MAGPIE_RETURN_IF_ERROR(r.read_string("precision", &c.precision));
   MAGPIE_RETURN_IF_ERROR(r.read_string("run_mode", &c.run_mode));
   MAGPIE_RETURN_IF_ERROR(r.read_string("run_kind", &c.run_kind));
-  env_list envs;
-  MAGPIE_RETURN_IF_ERROR(r.read_string_map("envs", &envs));
-  for (auto& [k, v] : envs) {
-    std::string up = k;
-    std::transform(up.begin(), up.end(), up.begin(), [](unsigned char ch) { return std::toupper(ch); });
-    c.set_env(up, v);
-  }
+  c.framework = to_lower(c.framework);  // Magpie lower-cases both
+  c.run_mode = to_lower(c.run_mode);
+  if (const config_node* f = r.get("framework"); f && c.framework != "vllm" && c.framework != "sglang" && c.framework != "atom")
+    return config_error(*f, r.field("framework"), "'" + f->text + "' is not supported (vllm, sglang, atom" +
+                        (c.framework == "xdit" ? "; xdit offline diffusion is not provided by magpie)" : ")"));
+  // ray: the run is submitted as a Ray job by src/cli/benchmark_ray.cpp, which runs it there with --run-mode local.
+  if (const config_node* m = r.get("run_mode"); m && c.run_mode != "local" && c.run_mode != "docker" && c.run_mode != "ray")
+    return config_error(*m, r.field("run_mode"), "'" + m->text + "' is not one of docker, local, ray");
+  if (const config_node* k = r.get("run_kind"); k && c.run_kind != "auto" && c.run_kind != "measurement" && c.run_kind != "diagnostic")
+    return config_error(*k, r.field("run_kind"), "'" + k->text + "' is not one of auto, measurement, diagnostic");
+  if (const config_node* e = r.get("envs")) MAGPIE_RETURN_IF_ERROR(detail::read_envs(*e, c));
+  if (const config_node* l = r.get("server_lifecycle")) MAGPIE_RETURN_IF_ERROR(detail::read_lifecycle(*l, c.lifecycle));
   if (const config_node* p = r.get("profiler")) MAGPIE_RETURN_IF_ERROR(read_profiler(*p, c));
   if (const config_node* g = r.get("gap_analysis")) {
+    MAGPIE_RETURN_IF_ERROR(detail::check_gap_analysis(*g));
     c.gap_analysis = g->to_json();
     c.gap_analysis_enabled = json_bool(c.gap_analysis, "enabled", false);
   }
@@ -226,12 +241,13 @@ status read_benchmark(const config_node& b, benchmark_config& c) {
   MAGPIE_RETURN_IF_ERROR(r.read_string("gpu_arch", &c.gpu_arch));
   MAGPIE_RETURN_IF_ERROR(r.read_string("hf_cache_path", &c.hf_cache_path));
   MAGPIE_RETURN_IF_ERROR(r.read_string("model_revision", &c.model_revision));
-  MAGPIE_RETURN_IF_ERROR(r.read_double("timeout_seconds", &c.timeout_seconds));
+  MAGPIE_RETURN_IF_ERROR(read_double_in(r, "timeout_seconds", 0, k_huge, true, &c.timeout_seconds));
   MAGPIE_RETURN_IF_ERROR(r.read_string("base_url", &c.base_url));
   if (const config_node* n = r.get("client")) MAGPIE_RETURN_IF_ERROR(read_client(*n, c.client));
   if (const config_node* n = r.get("server")) MAGPIE_RETURN_IF_ERROR(read_server(*n, c.server));
   for (const char* k : k_ignored_keys)
-    if (r.get(k)) c.warnings.push_back(strprintf("benchmark.%s is a Magpie/InferenceX setting magpie does not use (ignored)", k));
+    if (r.get(k)) c.warnings.push_back(strprintf("benchmark.%s is a Magpie/InferenceX setting magpie does not use (ignored): "
+                                                 "magpie launches the server and runs its own load generator", k));
   return r.check_unknown();
 }
 
@@ -254,29 +270,8 @@ status_or<benchmark_config> parse_benchmark_yaml(const std::string& text, const 
 }
 
 status_or<benchmark_config> load_benchmark_config(const fs::path& path) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(path, yaml_limits{}.max_bytes, "benchmark config"));
   return parse_benchmark_yaml(text, path.string());
-}
-
-status validate_config(const benchmark_config& c) {
-  if (c.base_url.empty()) {
-    if (c.framework != "vllm" && c.framework != "sglang" && c.framework != "atom")
-      return invalid_argument("framework '%s' is not supported (vllm, sglang, atom; xdit is not)", c.framework.c_str());
-    if (c.model.empty() && c.server.command.empty()) return invalid_argument("a model is required (-m/--model or benchmark.model)");
-    if (c.run_mode != "local" && c.run_mode != "docker")
-      return invalid_argument("run_mode '%s' is not supported (local, docker)", c.run_mode.c_str());
-  }
-  if (c.run_kind != "auto" && c.run_kind != "measurement" && c.run_kind != "diagnostic")
-    return invalid_argument("run_kind '%s' must be auto, measurement or diagnostic", c.run_kind.c_str());
-  if (c.run_kind == "measurement" && c.profiling_requested())
-    return invalid_argument("run_kind measurement cannot enable the torch profiler, tracelens or gap analysis (they perturb the measurement); use diagnostic or auto");
-  if (c.tp() < 1) return invalid_argument("TP must be >= 1");
-  if (c.env_int("CONC", 32) < 1) return invalid_argument("CONC (--concurrency) must be >= 1");
-  if (c.timeout_seconds <= 0) return invalid_argument("timeout_seconds must be > 0");
-  if (c.client.burstiness <= 0) return invalid_argument("burstiness must be > 0");
-  if (c.profiler.vllm_profiler_args != "auto" && c.profiler.vllm_profiler_args != "flags" && c.profiler.vllm_profiler_args != "env")
-    return invalid_argument("profiler.torch_profiler.vllm_profiler_args must be auto, flags or env");
-  return ok_status();
 }
 
 }  // namespace magpie::serve

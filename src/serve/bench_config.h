@@ -21,6 +21,19 @@ struct profiler_settings {
   int64_t profile_prompts = 0;      ///< 0: profile the measured run; N: separate pass of N prompts
   double trace_wait_s = 300;        ///< wait for trace files after /stop_profile
   std::string vllm_profiler_args = "auto";  ///< auto | flags (--profiler-config.*) | env (VLLM_TORCH_PROFILER_DIR only)
+  /// profiler.system_profiler: Nsight Systems (`nsys profile`) around a local server on NVIDIA
+  /// when nsys is on PATH; otherwise the run goes on without it and says so.
+  bool system_profiler = false;
+  std::vector<std::string> system_profile_args;  ///< extra `nsys profile` arguments
+};
+
+/// Magpie's server_lifecycle: keep a local server between runs (research magpie.md §6.3).
+struct lifecycle_settings {
+  bool enabled = false;
+  bool cleanup = false;             ///< stop the server (and remove its state files) after this run
+  bool force_reuse = false;         ///< reuse a healthy server even if its settings differ
+  std::string pid_dir;              ///< state files <pid_dir>/<framework>_<port>.{pid,json}; "" = ~/.cache/magpie/server
+  double server_ready_timeout_s = 2700;
 };
 
 struct gpu_selection_settings {
@@ -48,6 +61,12 @@ struct client_settings {
   double request_timeout_s = 0;
   std::string served_model_name;    ///< request "model" (default: the server's first /v1/models id)
   std::vector<std::string> headers; ///< "Name: value"
+  // CLI-only (vLLM `bench serve` flags; not part of the YAML schema)
+  bool vllm_defaults = false;       ///< vLLM's defaults for unset settings (--base-url runs; docs/serving.md)
+  std::optional<double> temperature;  ///< unset: vLLM style sends none, Magpie style sends 0
+  std::vector<std::string> percentile_metrics;  ///< metrics with vLLM stats keys; empty: all
+  std::string label;                ///< vLLM's --label
+  bool kernel_timestamps = true;    ///< --timestamps kernel|read
 };
 
 struct server_settings {
@@ -69,6 +88,7 @@ struct benchmark_config {
   double timeout_seconds = 3600;
   client_settings client;
   server_settings server;
+  lifecycle_settings lifecycle;
   std::string base_url;             ///< benchmark a running server (BENCHMARK_BASE_URL env too)
   // provenance
   std::string config_path, input_config_sha256;
@@ -94,7 +114,16 @@ status_or<benchmark_config> parse_benchmark_yaml(const std::string& text, const 
 status_or<benchmark_config> load_benchmark_config(const fs::path& path);
 
 /// Checks the finished config (after CLI overrides): known framework and run mode, a model
-/// unless --base-url, run_kind vs profiling, positive sizes.
+/// unless --base-url (which must parse), run_kind vs profiling, every known env value
+/// (check_env_value), client sizes, server_lifecycle constraints.
 status validate_config(const benchmark_config& c);
+
+/// "" when `value` is acceptable for the env `key` (TP, CONC, ISL, OSL, NUM_PROMPTS, PORT,
+/// MAX_MODEL_LEN: integers in range; RANDOM_RANGE_RATIO in [0, 1]; GPU_MEM_UTIL /
+/// GPU_MEMORY_UTILIZATION in (0, 1]); else what is expected. Unknown keys pass.
+std::string check_env_value(const std::string& key, const std::string& value);
+
+/// The GPU memory fraction from GPU_MEMORY_UTILIZATION or GPU_MEM_UTIL ("" when neither).
+std::string gpu_memory_utilization(const benchmark_config& c);
 
 }  // namespace magpie::serve

@@ -2,9 +2,10 @@
 
 #include <unistd.h>
 
+#include <ctime>
+
 #include "core/log.h"
 #include "core/strings.h"
-#include "core/workspace.h"
 
 namespace magpie::serve {
 
@@ -25,7 +26,7 @@ std::string request_body(const client_config& cfg, const std::string& model, con
     b["prompt"] = p.text;
   }
   b["max_tokens"] = p.output_len;
-  b["temperature"] = cfg.temperature;
+  if (cfg.temperature) b["temperature"] = *cfg.temperature;
   b["stream"] = true;
   json so;
   so["include_usage"] = true;
@@ -47,6 +48,16 @@ status_or<std::string> first_served_model(const endpoint_url& url, double timeou
 
 namespace {
 
+/// vLLM's result "date": local time as %Y%m%d-%H%M%S.
+std::string vllm_date_now() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
 load_options make_load_options(const client_config& cfg, const client_hooks& hooks) {
   load_options lo;
   lo.url = cfg.url;
@@ -55,6 +66,7 @@ load_options make_load_options(const client_config& cfg, const client_hooks& hoo
   lo.max_concurrency = cfg.max_concurrency;
   lo.request_timeout_s = cfg.request_timeout_s;
   lo.headers = cfg.headers;
+  lo.kernel_timestamps = cfg.kernel_timestamps;
   lo.abort_check = hooks.abort_check;
   return lo;
 }
@@ -121,20 +133,24 @@ status_or<client_result> run_client(const client_config& cfg, const client_hooks
   };
   MAGPIE_LOG_INFO("benchmark: %zu request(s) to %s%s, model %s", total, cfg.url.to_string().c_str(), cfg.endpoint.c_str(),
                   out.model.c_str());
-  MAGPIE_RETURN_IF_ERROR(run_load(lo, bodies, out.records));
+  MAGPIE_RETURN_IF_ERROR(run_load(lo, bodies, out.records, &out.load));
   out.aborted = abort_reason;
   if (hooks.after_run) {
     if (auto st = hooks.after_run(); !st.ok()) MAGPIE_LOG_WARN("%s", st.message().c_str());
   }
   out.metrics = compute_metrics(out.records, out.t0_ns, cfg.metrics);
+  out.metrics.read_lag = summarize_ms(std::vector<double>(out.load.read_lag_ms.begin(), out.load.read_lag_ms.end()),
+                                      cfg.metrics.percentiles);
+  out.metrics.timestamp_source = out.load.timestamp_source();
   run_info info;
   info.backend = contains(cfg.endpoint, "chat/completions") ? "openai-chat" : "openai";
+  info.label = cfg.label;
   info.model_id = out.model;
   info.base_url = cfg.url.to_string();
   info.endpoint = cfg.endpoint;
   info.dataset_name = cfg.dataset.name;
   info.num_prompts = prompts.size();
-  info.date = iso_time_now();
+  info.date = vllm_date_now();
   out.vllm_json = vllm_result_json(out.metrics, out.records, out.t0_ns, cfg.metrics, info);
   return out;
 }
@@ -148,6 +164,7 @@ std::string request_details_jsonl(const std::vector<request_record>& records, in
     j["index"] = r.index;
     j["warmup"] = r.warmup;
     j["scheduled_ms"] = rel(r.scheduled_ns);
+    j["arrival_ms"] = rel(r.arrival_ns);
     j["start_ms"] = rel(r.start_ns);
     j["end_ms"] = rel(r.end_ns);
     j["http_status"] = r.http_status;
@@ -164,7 +181,13 @@ std::string request_details_jsonl(const std::vector<request_record>& records, in
     json d = json::array();
     for (const auto& del : r.stream.deliveries) d.push_back(json::array({static_cast<double>(del.t_ns - t0_ns) / 1e6, del.tokens}));
     j["deliveries_ms_tokens"] = std::move(d);
+    json chunks = json::array();
+    for (int64_t t : r.stream.choice_times) chunks.push_back(static_cast<double>(t - t0_ns) / 1e6);
+    j["chunks_ms"] = std::move(chunks);
+    j["completion_tokens_usage"] = r.stream.completion_tokens >= 0 ? json(r.stream.completion_tokens) : json(nullptr);
+    j["content_events"] = r.stream.content_events;
     j["monotonic_start_ns"] = r.start_ns;
+    j["monotonic_t0_ns"] = t0_ns;
     out += dump_compact(j) + "\n";
   }
   return out;

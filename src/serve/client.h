@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,7 +25,9 @@ struct client_config {
   int num_warmups = 1;                       ///< requests sent (and discarded) before the run
   bool ignore_eos = false;
   bool continuous_usage = true;              ///< ask for usage in every chunk (token-exact ITL)
-  double temperature = 0.0;
+  std::optional<double> temperature = 0.0;   ///< unset: not sent (the server's default, as vLLM)
+  bool kernel_timestamps = true;             ///< see load_options
+  std::string label;                         ///< vLLM's --label (result "label")
   json extra_body = json::object();          ///< merged into every request body
   std::vector<std::pair<std::string, std::string>> headers;
   double request_timeout_s = 0;
@@ -37,6 +40,7 @@ struct client_result {
   std::vector<request_record> warmups, records;
   int64_t t0_ns = 0;                         ///< schedule origin
   serving_metrics metrics;
+  load_stats load;                           ///< the measured run's client-side observations
   std::string aborted;                       ///< why the run stopped early ("" if it did not)
   json vllm_json;                            ///< vLLM bench-serve compatible result
 };
@@ -60,7 +64,8 @@ std::string request_body(const client_config& cfg, const std::string& model, con
 /// The first model id of GET /v1/models.
 status_or<std::string> first_served_model(const endpoint_url& url, double timeout_s);
 
-/// One line per request for requests.jsonl: id, times (ms from t0), status, tokens, error, ITLs.
+/// One line per request for requests.jsonl: id, times (ms from t0: scheduled, arrival, start,
+/// end), status, tokens, error, every content delivery (ms, tokens) and every choices chunk (ms).
 std::string request_details_jsonl(const std::vector<request_record>& records, int64_t t0_ns);
 
 }  // namespace magpie::serve

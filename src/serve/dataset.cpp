@@ -128,7 +128,7 @@ std::vector<int64_t> sample_lengths(int64_t len, double ratio, range_style style
   int64_t lo = len, hi = len;
   if (style == range_style::symmetric) {
     lo = static_cast<int64_t>(std::floor(static_cast<double>(len) * (1.0 - ratio)));
-    hi = static_cast<int64_t>(std::floor(static_cast<double>(len) * (1.0 + ratio)));
+    hi = static_cast<int64_t>(std::ceil(static_cast<double>(len) * (1.0 + ratio)));  // vLLM: floor low, ceil high
   } else {
     lo = static_cast<int64_t>(std::floor(static_cast<double>(len) * ratio));
   }

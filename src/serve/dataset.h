@@ -13,7 +13,7 @@
 namespace magpie::serve {
 
 /// How --random-range-ratio R spreads lengths around L:
-/// symmetric: uniform integer in [floor(L·(1−R)), floor(L·(1+R))] (vLLM `bench serve`);
+/// symmetric: uniform integer in [floor(L·(1−R)), ceil(L·(1+R))] (vLLM `bench serve`);
 /// lower_bound: uniform integer in [floor(L·R), L] (InferenceX/Magpie RANDOM_RANGE_RATIO; 1 = fixed).
 enum class range_style { symmetric, lower_bound };
 

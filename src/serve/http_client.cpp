@@ -9,13 +9,16 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cerrno>
 #include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
 
 #include "core/strings.h"
+#include "net/asio_resolve.h"
 #include "serve/http_client.h"
+#include "serve/socket_read.h"
 
 namespace magpie::serve {
 
@@ -23,34 +26,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-
-std::string endpoint_url::to_string() const { return strprintf("http://%s:%u%s", host.c_str(), port, base_path.c_str()); }
-
-status_or<endpoint_url> parse_base_url(const std::string& url) {
-  std::string_view s = url;
-  if (starts_with(s, "https://")) return invalid_argument("%s: https is not supported (plain HTTP only)", url.c_str());
-  if (!starts_with(s, "http://")) return invalid_argument("%s: expected http://HOST[:PORT][/PREFIX]", url.c_str());
-  s.remove_prefix(7);
-  endpoint_url out;
-  size_t slash = s.find('/');
-  std::string_view hostport = s.substr(0, slash);
-  if (slash != std::string_view::npos) {
-    out.base_path = std::string(s.substr(slash));
-    while (!out.base_path.empty() && out.base_path.back() == '/') out.base_path.pop_back();
-  }
-  size_t colon = hostport.rfind(':');
-  if (colon != std::string_view::npos && hostport.find(']') == std::string_view::npos) {
-    auto port = parse_int(hostport.substr(colon + 1));
-    if (!port || *port <= 0 || *port > 65535) return invalid_argument("%s: bad port", url.c_str());
-    out.port = static_cast<uint16_t>(*port);
-    hostport = hostport.substr(0, colon);
-  } else {
-    out.port = 80;
-  }
-  if (hostport.empty()) return invalid_argument("%s: missing host", url.c_str());
-  out.host = std::string(hostport);
-  return out;
-}
 
 uint64_t raise_open_file_limit() {
   rlimit rl{};
@@ -65,14 +40,6 @@ uint64_t raise_open_file_limit() {
 
 namespace {
 
-status_or<tcp::endpoint> resolve(asio::io_context& io, const endpoint_url& url) {
-  tcp::resolver r(io);
-  boost::system::error_code ec;
-  auto res = r.resolve(url.host, std::to_string(url.port), ec);
-  if (ec || res.empty()) return error(status_code::unavailable, "cannot resolve %s: %s", url.host.c_str(), ec.message().c_str());
-  return res.begin()->endpoint();
-}
-
 struct connection {
   connection(asio::io_context& io, size_t body_chunk) : sock(io), body(new char[body_chunk]), body_size(body_chunk) {}
   tcp::socket sock;
@@ -80,14 +47,16 @@ struct connection {
   std::unique_ptr<char[]> body;       ///< parsed body bytes of one parse step (uninitialised)
   size_t body_size;
   bool used = false;  ///< carried an earlier exchange (a keep-alive reuse)
+  bool kernel_ts = false;  ///< SO_TIMESTAMPING is on
 };
 
 using parser_t = http::response_parser<http::buffer_body>;
 
 /// One request/response exchange on a connection.
 struct exchange {
-  exchange(asio::io_context& io, size_t i, api_kind api) : index(i), timer(io), decoder(api) {}
+  exchange(asio::io_context& io, size_t i, api_kind api, bool keep_text) : index(i), timer(io), decoder(api, keep_text) {}
   size_t index;
+  size_t active_pos = 0;  ///< position in runner::m_active
   std::shared_ptr<connection> conn;
   asio::steady_timer timer;
   std::optional<parser_t> parser;
@@ -101,11 +70,11 @@ struct exchange {
 
 class runner {
  public:
-  runner(const load_options& o, const std::vector<std::string>& bodies, std::vector<request_record>& recs)
-      : m_opts(o), m_bodies(bodies), m_recs(recs), m_sched_timer(m_io), m_abort_timer(m_io) {}
+  runner(const load_options& o, const std::vector<std::string>& bodies, std::vector<request_record>& recs, load_stats& st)
+      : m_opts(o), m_bodies(bodies), m_recs(recs), m_stats(st), m_sched_timer(m_io), m_abort_timer(m_io) {}
 
   status run() {
-    MAGPIE_ASSIGN_OR_RETURN(m_endpoint, resolve(m_io, m_opts.url));
+    MAGPIE_ASSIGN_OR_RETURN(m_endpoint, net::resolve_endpoint(m_io, m_opts.url));
     m_target = m_opts.url.base_path + m_opts.path;
     m_host_header = strprintf("%s:%u", m_opts.url.host.c_str(), m_opts.url.port);
     schedule_next();
@@ -129,6 +98,7 @@ class runner {
   }
 
   void arrive(size_t i) {
+    m_recs[i].arrival_ns = now();
     if (m_opts.max_concurrency > 0 && m_in_flight >= m_opts.max_concurrency) {
       m_pending.push_back(i);
       return;
@@ -140,13 +110,14 @@ class runner {
     ++m_in_flight;
     request_record& r = m_recs[i];
     r.start_ns = now();
-    auto ex = std::make_shared<exchange>(m_io, i, m_opts.api);
+    auto ex = std::make_shared<exchange>(m_io, i, m_opts.api, m_opts.keep_text);
     ex->wire_head = strprintf(
         "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
         "User-Agent: magpie\r\nX-Request-Id: %s\r\nContent-Length: %zu\r\n",
         m_target.c_str(), m_host_header.c_str(), r.id.c_str(), m_bodies[i].size());
     for (const auto& [k, v] : m_opts.headers) ex->wire_head += k + ": " + v + "\r\n";
     ex->wire_head += "\r\n";
+    ex->active_pos = m_active.size();
     m_active.push_back(ex);
     if (m_opts.request_timeout_s > 0) {
       ex->timer.expires_after(std::chrono::nanoseconds(static_cast<int64_t>(m_opts.request_timeout_s * 1e9)));
@@ -169,6 +140,7 @@ class runner {
       if (ec) return fail(ex, "connect to " + m_opts.url.to_string() + " failed: " + ec.message());
       boost::system::error_code ignored;
       ex->conn->sock.set_option(tcp::no_delay(true), ignored);
+      if (m_opts.kernel_timestamps) ex->conn->kernel_ts = enable_rx_timestamps(ex->conn->sock.native_handle());
       send(ex);
     });
   }
@@ -182,20 +154,46 @@ class runner {
     std::array<asio::const_buffer, 2> bufs = {asio::buffer(ex->wire_head), asio::buffer(m_bodies[ex->index])};
     asio::async_write(ex->conn->sock, bufs, [this, ex](boost::system::error_code ec, size_t) {
       if (ec) return io_failed(ex, ec, "sending the request");
-      read(ex);
+      receive(ex, false);
     });
   }
 
-  void read(const std::shared_ptr<exchange>& ex) {
-    auto space = ex->conn->buf.prepare(chunk_bytes());
-    ex->conn->sock.async_read_some(space, [this, ex](boost::system::error_code ec, size_t n) {
-      int64_t t = now();
-      if (ec == asio::error::eof) return on_eof(ex, t);
-      if (ec) return io_failed(ex, ec, "reading the response");
+  /// Reads and parses what the socket holds, stamping every read where it happens. `try_now`:
+  /// read before waiting (the last read filled the buffer). Otherwise wait for readability
+  /// first: Asio's wait re-arms the descriptor (EPOLL_CTL_MOD), so bytes already queued, e.g.
+  /// a response that arrived while the request was being written, complete it at once.
+  void receive(const std::shared_ptr<exchange>& ex, bool try_now) {
+    connection& c = *ex->conn;
+    while (try_now) {
+      auto space = c.buf.prepare(chunk_bytes());
+      stamped_read r = read_stamped(c.sock.native_handle(), static_cast<char*>(space.data()), space.size(), c.kernel_ts);
+      if (r.n < 0) {
+        if (r.err == EINTR) continue;
+        if (r.err == EAGAIN || r.err == EWOULDBLOCK) break;
+        return io_failed(ex, boost::system::error_code(r.err, boost::system::system_category()), "reading the response");
+      }
+      if (r.n == 0) return on_eof(ex, r.t_read);
       ex->got_bytes = true;
-      ex->conn->buf.commit(n);
-      if (parse(ex, t)) read(ex);
+      c.buf.commit(static_cast<size_t>(r.n));
+      if (!parse(ex, stamp(r))) return;
+      try_now = static_cast<size_t>(r.n) == space.size();
+    }
+    c.sock.async_wait(tcp::socket::wait_read, [this, ex](boost::system::error_code ec) {
+      if (ec) return io_failed(ex, ec, "reading the response");
+      receive(ex, true);
     });
+  }
+
+  /// The time of record for a read: the kernel's receive time when it has one.
+  int64_t stamp(const stamped_read& r) {
+    ++m_stats.reads;
+    if (r.t_kernel <= 0) return r.t_read;
+    int64_t k = r.t_kernel - m_offset.at(r.t_read);
+    if (k > r.t_read) k = r.t_read;  // clock jitter between the two samples
+    if (r.t_read - k > 3600LL * 1000000000) return r.t_read;  // implausible (clock step): keep the read time
+    ++m_stats.kernel_stamped_reads;
+    m_stats.read_lag_ms.push_back(static_cast<float>(static_cast<double>(r.t_read - k) * 1e-6));
+    return k;
   }
 
   /// Feeds buffered bytes to the parser; returns true when more bytes are needed.
@@ -308,7 +306,7 @@ class runner {
     r.end_ns = t;
     r.stream = std::move(ex->decoder.result());
     --m_in_flight;
-    std::erase(m_active, ex);
+    remove_active(ex);
     if (m_opts.on_done) m_opts.on_done(r);
     if (!m_abort.empty()) return maybe_done();
     while (!m_pending.empty() && (m_opts.max_concurrency <= 0 || m_in_flight < m_opts.max_concurrency)) {
@@ -317,6 +315,16 @@ class runner {
       start(i);
     }
     maybe_done();
+  }
+
+  void remove_active(const std::shared_ptr<exchange>& ex) {
+    size_t i = ex->active_pos;
+    if (i >= m_active.size() || m_active[i] != ex) return;
+    if (i + 1 != m_active.size()) {
+      m_active[i] = std::move(m_active.back());
+      m_active[i]->active_pos = i;
+    }
+    m_active.pop_back();
   }
 
   void maybe_done() {
@@ -370,6 +378,8 @@ class runner {
   const load_options& m_opts;
   const std::vector<std::string>& m_bodies;
   std::vector<request_record>& m_recs;
+  load_stats& m_stats;
+  clock_offset m_offset;
   asio::io_context m_io{1};
   asio::steady_timer m_sched_timer, m_abort_timer;
   tcp::endpoint m_endpoint;
@@ -384,46 +394,19 @@ class runner {
 
 }  // namespace
 
-status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records) {
-  if (bodies.size() != records.size()) return error(status_code::internal, "run_load: %zu bodies for %zu records", bodies.size(), records.size());
-  if (records.empty()) return ok_status();
-  runner r(opts, bodies, records);
-  return r.run();
+std::string load_stats::timestamp_source() const {
+  if (reads == 0) return {};
+  if (kernel_stamped_reads == reads) return "kernel";
+  return kernel_stamped_reads == 0 ? "read" : "mixed";
 }
 
-status_or<http_response> http_call(const endpoint_url& url, const std::string& method, const std::string& target,
-                                   const std::string& body, double timeout_s) {
-  asio::io_context io(1);
-  MAGPIE_ASSIGN_OR_RETURN(tcp::endpoint ep, resolve(io, url));
-  beast::tcp_stream stream(io);
-  http::request<http::string_body> req(http::string_to_verb(method), url.base_path + target, 11);
-  req.set(http::field::host, strprintf("%s:%u", url.host.c_str(), url.port));
-  req.set(http::field::user_agent, "magpie");
-  if (!body.empty()) req.set(http::field::content_type, "application/json");
-  req.body() = body;
-  req.prepare_payload();
-  beast::flat_buffer buf;
-  http::response<http::string_body> res;
-  boost::system::error_code result;
-  bool done = false;
-  stream.expires_after(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
-  stream.async_connect(ep, [&](boost::system::error_code ec) {
-    if (ec) { result = ec; done = true; return; }
-    http::async_write(stream, req, [&](boost::system::error_code ec2, size_t) {
-      if (ec2) { result = ec2; done = true; return; }
-      http::async_read(stream, buf, res, [&](boost::system::error_code ec3, size_t) { result = ec3; done = true; });
-    });
-  });
-  io.run();
-  std::string what = method + " " + url.to_string() + target;
-  if (!done || result == beast::error::timeout)
-    return error(status_code::timeout, "%s: no answer within %.1f s", what.c_str(), timeout_s);
-  if (result) return error(status_code::unavailable, "%s: %s", what.c_str(), result.message().c_str());
-  http_response out;
-  out.status = static_cast<int>(res.result_int());
-  out.body = std::move(res.body());
-  out.content_type = std::string(res[http::field::content_type]);
-  return out;
+status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records,
+                load_stats* stats) {
+  if (bodies.size() != records.size()) return error(status_code::internal, "run_load: %zu bodies for %zu records", bodies.size(), records.size());
+  if (records.empty()) return ok_status();
+  load_stats local;
+  runner r(opts, bodies, records, stats ? *stats : local);
+  return r.run();
 }
 
 }  // namespace magpie::serve

@@ -10,19 +10,17 @@
 #include <vector>
 
 #include "core/status.h"
+#include "net/http.h"
 #include "serve/request.h"
 
 namespace magpie::serve {
 
-struct endpoint_url {
-  std::string host = "127.0.0.1";
-  uint16_t port = 8000;
-  std::string base_path;  ///< path prefix without a trailing '/', e.g. "" or "/proxy"
-  std::string to_string() const;
-};
-
-/// Parses "http://host[:port][/prefix]" (https is rejected: plain HTTP only).
-status_or<endpoint_url> parse_base_url(const std::string& url);
+// The blocking request/response client moved to src/net (the Ray engine in src/sched uses it
+// too); these names keep serve's callers unchanged.
+using net::endpoint_url;
+using net::http_call;
+using net::http_response;
+using net::parse_base_url;
 
 struct load_options {
   endpoint_url url;
@@ -31,6 +29,10 @@ struct load_options {
   int64_t max_concurrency = 0;           ///< requests in flight at most (0: unlimited)
   double request_timeout_s = 0;          ///< per request, from its start (0: none)
   size_t read_buffer_bytes = 256u << 10; ///< bytes per socket read, per connection
+  /// Stamp response bytes with the kernel's receive time (SO_TIMESTAMPING, software RX) instead
+  /// of the time of the read; falls back to the read time where the kernel gives none.
+  bool kernel_timestamps = true;
+  bool keep_text = true;                 ///< keep the generated text of each stream
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra request headers
   /// Polled every 20 ms; returning a non-empty reason stops the run: requests in flight and
   /// not yet sent fail with that reason, finished ones are kept.
@@ -39,21 +41,20 @@ struct load_options {
   std::function<void(const request_record&)> on_done;
 };
 
+/// What the load run observed about the client itself.
+struct load_stats {
+  size_t reads = 0;                 ///< socket reads that returned response bytes
+  size_t kernel_stamped_reads = 0;  ///< of them, with a kernel receive timestamp
+  std::vector<float> read_lag_ms;   ///< per kernel-stamped read: read time − kernel receive time
+  /// "kernel", "read" or "mixed" (which clock stamped the response bytes); "" before any read.
+  std::string timestamp_source() const;
+};
+
 /// Sends bodies[i] for records[i] at records[i].scheduled_ns (monotonic; records sorted by it)
 /// and fills in the timing, status and stream fields. A status is returned only when the run
 /// cannot start (bad address); per-request failures are data in the records.
-status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records);
-
-struct http_response {
-  int status = 0;
-  std::string body;
-  std::string content_type;
-};
-
-/// One blocking request (for health checks, model lists, profiler control). Errors:
-/// unavailable (refused / reset), timeout.
-status_or<http_response> http_call(const endpoint_url& url, const std::string& method, const std::string& target,
-                                   const std::string& body, double timeout_s);
+status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records,
+                load_stats* stats = nullptr);
 
 /// Raises RLIMIT_NOFILE's soft limit to the hard limit; returns the new soft limit.
 uint64_t raise_open_file_limit();

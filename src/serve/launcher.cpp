@@ -71,6 +71,16 @@ std::vector<std::string> dtype_args(const std::string& precision) {
   return {};  // fp8 / fp4 / mxfp4 checkpoints carry their quantization config
 }
 
+/// True when the user's EXTRA_*_ARGS already set one of `flags` (then magpie adds none).
+bool extra_sets(const std::string& extra, std::initializer_list<const char*> flags) {
+  for (const auto& tok : split_whitespace(extra))
+    for (const char* f : flags)
+      if (tok == f || starts_with(tok, std::string(f) + "=")) return true;
+  return false;
+}
+
+/// vLLM's --max-model-len: MAX_MODEL_LEN, else Magpie's script default 4096 (raised to fit
+/// ISL + OSL).
 int64_t max_model_len(const benchmark_config& c) {
   int64_t need = c.env_int("ISL", 1024) + c.env_int("OSL", 512) + 64;
   return c.env_int("MAX_MODEL_LEN", std::max<int64_t>(4096, need));
@@ -79,9 +89,13 @@ int64_t max_model_len(const benchmark_config& c) {
 std::vector<std::string> framework_argv(const benchmark_config& c, const launch_context& ctx, server_plan& plan, bool profile) {
   std::string port = std::to_string(ctx.port), tp = std::to_string(c.tp()), len = std::to_string(max_model_len(c));
   std::vector<std::string> a;
+  const std::string mem = gpu_memory_utilization(c);  // GPU_MEMORY_UTILIZATION or GPU_MEM_UTIL
   if (c.framework == "vllm") {
-    a = {"vllm", "serve", c.model, "--host", "127.0.0.1", "--port", port, "--tensor-parallel-size", tp,
-         "--gpu-memory-utilization", c.env("GPU_MEM_UTIL", "0.9"), "--max-model-len", len, "--trust-remote-code"};
+    const std::string extra = c.env("EXTRA_VLLM_ARGS");
+    a = {"vllm", "serve", c.model, "--host", "127.0.0.1", "--port", port, "--tensor-parallel-size", tp};
+    if (!extra_sets(extra, {"--gpu-memory-utilization"})) a.insert(a.end(), {"--gpu-memory-utilization", mem.empty() ? "0.9" : mem});
+    if (!extra_sets(extra, {"--max-model-len"})) a.insert(a.end(), {"--max-model-len", len});
+    a.push_back("--trust-remote-code");
     if (!c.model_revision.empty()) a.insert(a.end(), {"--revision", c.model_revision});
     if (profile && plan.profiler_args == "flags")
       a.insert(a.end(), {"--profiler-config.profiler", "torch", "--profiler-config.torch_profiler_dir", plan.server_trace_dir,
@@ -91,15 +105,20 @@ std::vector<std::string> framework_argv(const benchmark_config& c, const launch_
                          "--profiler-config.torch_profiler_use_gzip", "True"});
     append_split(a, c.env("EXTRA_VLLM_ARGS"));
   } else if (c.framework == "sglang") {
+    const std::string extra = c.env("EXTRA_SGLANG_ARGS");
     a = {"python3", "-m", "sglang.launch_server", "--model-path", c.model, "--host", "127.0.0.1", "--port", port,
-         "--tp-size", tp, "--context-length", len, "--trust-remote-code"};
-    if (!c.env("GPU_MEM_UTIL").empty()) a.insert(a.end(), {"--mem-fraction-static", c.env("GPU_MEM_UTIL")});
+         "--tp-size", tp, "--trust-remote-code"};
+    // SGLang takes the model's own context length unless MAX_MODEL_LEN says otherwise.
+    if (!c.env("MAX_MODEL_LEN").empty() && !extra_sets(extra, {"--context-length"}))
+      a.insert(a.end(), {"--context-length", c.env("MAX_MODEL_LEN")});
+    if (!mem.empty() && !extra_sets(extra, {"--mem-fraction-static"})) a.insert(a.end(), {"--mem-fraction-static", mem});
     if (!c.model_revision.empty()) a.insert(a.end(), {"--revision", c.model_revision});
     append_split(a, c.env("EXTRA_SGLANG_ARGS"));
   } else {
     a = {"python3", "-m", "atom.entrypoints.openai_server", "--model", c.model, "--host", "127.0.0.1",
          "--server-port", port, "-tp", tp};
-    if (!c.env("GPU_MEM_UTIL").empty()) a.insert(a.end(), {"--gpu-memory-utilization", c.env("GPU_MEM_UTIL")});
+    if (!mem.empty() && !extra_sets(c.env("EXTRA_ATOM_ARGS"), {"--gpu-memory-utilization"}))
+      a.insert(a.end(), {"--gpu-memory-utilization", mem});
     if (profile) a.insert(a.end(), {"--torch-profiler-dir", plan.server_trace_dir});
     append_split(a, c.env("EXTRA_ATOM_ARGS"));
   }
@@ -147,6 +166,32 @@ std::vector<std::string> docker_argv(const benchmark_config& c, const launch_con
   return a;
 }
 
+/// Wraps the local server in `nsys profile` when the system profiler is requested and possible
+/// (NVIDIA, local run, nsys on PATH); otherwise records why it is skipped.
+void apply_system_profiler(const benchmark_config& c, const launch_context& ctx, server_plan& plan) {
+  if (!c.profiler.system_profiler) return;
+  std::string why;
+  if (c.run_mode != "local") why = "the server runs in a container (run_mode docker); nsys is only wrapped around a local server";
+  else if (ctx.vendor == "AMD" || starts_with(c.gpu_arch, "gfx"))
+    why = "Nsight Systems is NVIDIA-only and magpie has no AMD system profiler";
+  std::string path_env;
+  for (const auto& [k, v] : c.envs)
+    if (k == "PATH") path_env = v;
+  std::string nsys = why.empty() ? find_executable("nsys", path_env) : "";
+  if (why.empty() && nsys.empty()) why = "nsys (Nsight Systems) was not found on PATH";
+  if (!why.empty()) {
+    plan.system_profiler = {{"skipped", "system profiler skipped: " + why}};
+    return;
+  }
+  fs::path report = ctx.workspace / "system_profile" / "server";
+  std::vector<std::string> argv = {nsys, "profile", "-o", report.string(), "--force-overwrite", "true"};
+  argv.insert(argv.end(), c.profiler.system_profile_args.begin(), c.profiler.system_profile_args.end());
+  argv.insert(argv.end(), plan.server_argv.begin(), plan.server_argv.end());
+  plan.argv = argv;
+  plan.stop_grace_s = std::max(plan.stop_grace_s, 180.0);  // nsys writes its report after SIGTERM
+  plan.system_profiler = {{"tool", "nsys"}, {"report", report.string() + ".nsys-rep"}, {"command", argv}};
+}
+
 }  // namespace
 
 status_or<server_plan> plan_server(const benchmark_config& c, const launch_context& ctx) {
@@ -176,6 +221,7 @@ status_or<server_plan> plan_server(const benchmark_config& c, const launch_conte
   plan.server_argv.insert(plan.server_argv.end(), c.server.extra_args.begin(), c.server.extra_args.end());
   plan.env = server_env(c, ctx, plan, profile);
   plan.argv = docker ? docker_argv(c, ctx, plan) : plan.server_argv;
+  apply_system_profiler(c, ctx, plan);
   return plan;
 }
 
@@ -197,6 +243,7 @@ json server_plan::to_json() const {
   j["server_trace_dir"] = server_trace_dir;
   j["profiler_args"] = profiler_args;
   j["url"] = url.to_string();
+  j["system_profiler"] = system_profiler;
   return j;
 }
 

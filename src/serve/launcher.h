@@ -39,6 +39,10 @@ struct server_plan {
   fs::path host_trace_dir;               ///< the same directory on this host (<workspace>/torch_trace)
   std::string profiler_args;             ///< "flags" | "env" | "none"
   double stop_grace_s = 10;              ///< SIGTERM → SIGKILL delay
+  /// profiler.system_profiler: {"tool": "nsys", "report": "<ws>/system_profile/server.nsys-rep"}
+  /// when the server runs under Nsight Systems, {"skipped": "<why>"} when requested but not
+  /// possible here, null when not requested.
+  json system_profiler = nullptr;
   endpoint_url url;
   json to_json() const;                  ///< for the report (argv, env with secrets redacted)
 };

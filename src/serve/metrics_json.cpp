@@ -1,4 +1,5 @@
 // JSON views of serving_metrics: vLLM `bench serve` result keys and Magpie report blocks.
+#include <algorithm>
 #include <cmath>
 
 #include "core/strings.h"
@@ -8,11 +9,39 @@ namespace magpie::serve {
 
 namespace {
 
-void add_vllm_stats(json& j, const char* name, const distribution& d) {
+/// vLLM's distributions, in vLLM's order, and magpie's own.
+const std::vector<std::pair<const char*, distribution serving_metrics::*>>& vllm_distributions() {
+  static const std::vector<std::pair<const char*, distribution serving_metrics::*>> d = {
+      {"ttft", &serving_metrics::ttft},
+      {"tpot", &serving_metrics::tpot},
+      {"itl", &serving_metrics::itl},
+      {"e2el", &serving_metrics::e2el},
+      {"client_queue_time", &serving_metrics::client_queue_time},
+      {"e2el_including_client_queue", &serving_metrics::e2el_including_client_queue}};
+  return d;
+}
+
+const std::vector<std::pair<const char*, distribution serving_metrics::*>>& magpie_distributions() {
+  static const std::vector<std::pair<const char*, distribution serving_metrics::*>> d = {
+      {"ttft_content", &serving_metrics::ttft_content},
+      {"tpot_content", &serving_metrics::tpot_content},
+      {"itl_read", &serving_metrics::itl_read},
+      {"itl_token", &serving_metrics::itl_token},
+      {"e2el_response", &serving_metrics::e2el_response},
+      {"queue_time", &serving_metrics::queue_time},
+      {"e2el_incl_queue", &serving_metrics::e2el_incl_queue},
+      {"schedule_slip", &serving_metrics::schedule_slip},
+      {"read_lag", &serving_metrics::read_lag}};
+  return d;
+}
+
+/// vLLM's process_one_metric keys: mean_/median_/std_<name>_ms and p<label>_<name>_ms for the
+/// selected percentiles.
+void add_vllm_stats(json& j, const char* name, const distribution& d, const std::vector<double>& pcts) {
   j[strprintf("mean_%s_ms", name)] = json_finite(d.mean);
   j[strprintf("median_%s_ms", name)] = json_finite(d.median);
   j[strprintf("std_%s_ms", name)] = json_finite(d.std);
-  for (const auto& [p, v] : d.percentiles) j[strprintf("p%s_%s_ms", percentile_label(p).c_str(), name)] = json_finite(v);
+  for (double p : pcts) j[strprintf("p%s_%s_ms", percentile_label(p).c_str(), name)] = json_finite(d.at(p));
 }
 
 json magpie_stats(const distribution& d) {
@@ -22,12 +51,7 @@ json magpie_stats(const distribution& d) {
   j["std_ms"] = json_finite(d.std);
   j["min_ms"] = json_finite(d.min);
   j["max_ms"] = json_finite(d.max);
-  bool have99 = false;
-  for (const auto& [p, v] : d.percentiles) {
-    j[strprintf("p%s_ms", percentile_label(p).c_str())] = json_finite(v);
-    have99 = have99 || p == 99;
-  }
-  if (!have99) j["p99_ms"] = nullptr;
+  for (const auto& [p, v] : d.percentiles) j[strprintf("p%s_ms", percentile_label(p).c_str())] = json_finite(v);
   j["count"] = d.n;
   return j;
 }
@@ -36,18 +60,87 @@ double seconds(int64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
 json rate_json(double r) { return (r > 0 && std::isfinite(r)) ? json(r) : json("inf"); }
 
+bool selected(const metric_options& o, const char* name) {
+  if (o.percentile_metrics.empty()) return true;
+  return std::find(o.percentile_metrics.begin(), o.percentile_metrics.end(), name) != o.percentile_metrics.end();
+}
+
+/// vLLM's per-request arrays (every measured request, failed ones included).
+void add_request_arrays(json& j, const std::vector<request_record>& records, int64_t t0_ns) {
+  json ttfts = json::array(), itls = json::array(), lat = json::array(), starts = json::array(), queues = json::array(),
+       texts = json::array(), errors = json::array(), ids = json::array(), sched = json::array(), status = json::array();
+  for (const auto& r : records) {
+    if (r.warmup) continue;
+    vllm_request_view v = vllm_view(r);
+    ttfts.push_back(seconds(v.ttft_ns));
+    json gaps = json::array();
+    const auto& ct = r.stream.choice_times;
+    for (size_t i = 1; i < ct.size(); ++i) gaps.push_back(seconds(ct[i] - ct[i - 1]));
+    itls.push_back(std::move(gaps));
+    lat.push_back(seconds(v.latency_ns));
+    starts.push_back(r.start_ns > 0 ? json(seconds(r.start_ns)) : json(nullptr));
+    queues.push_back(r.start_ns > 0 && r.arrival_ns > 0 ? json(seconds(r.start_ns - r.arrival_ns)) : json(nullptr));
+    texts.push_back(r.stream.text);
+    errors.push_back(r.error);
+    ids.push_back(r.id);
+    sched.push_back(seconds(r.scheduled_ns - t0_ns));
+    status.push_back(r.http_status);
+  }
+  j["ttfts"] = std::move(ttfts);
+  j["itls"] = std::move(itls);
+  j["latencies"] = std::move(lat);
+  j["start_times"] = std::move(starts);
+  j["queue_times"] = std::move(queues);
+  j["generated_texts"] = std::move(texts);
+  j["errors"] = std::move(errors);
+  j["request_ids"] = std::move(ids);
+  j["scheduled_times"] = std::move(sched);
+  j["http_status"] = std::move(status);
+}
+
 }  // namespace
+
+json metric_definitions() {
+  json d;
+  d["chunk"] = "vLLM: an SSE event with a non-empty choices array (role-only, empty-text and finish chunks included; the usage-only chunk is not)";
+  d["ttft"] = "vLLM: time to first token = first chunk - request start";
+  d["tpot"] = "vLLM: time per output token excluding the first = (e2el - ttft) / (output tokens - 1), requests with > 1 output token";
+  d["itl"] = "vLLM: inter-token latency = gaps between successive chunks of a request, pooled";
+  d["e2el"] = "vLLM: end-to-end latency = last chunk - request start";
+  d["client_queue_time"] = "vLLM: request start - arrival (waiting for a max-concurrency slot)";
+  d["e2el_including_client_queue"] = "vLLM: e2el + client_queue_time";
+  d["max_output_tokens_per_s"] = "vLLM: peak over 1-s buckets (from the first successful start) of chunks of successful requests";
+  d["max_concurrent_requests"] = "vLLM: peak of successful requests in flight over [start, start + e2el)";
+  d["request_goodput"] = "vLLM: completed requests meeting every --goodput SLO (tpot 0 for <= 1 token) / duration";
+  d["output_tokens"] = "usage.completion_tokens, else the sum of per-chunk usage deltas, else one per content event";
+  d["ttft_content"] = "magpie: first read carrying generated content (text or a usage increase) - request start";
+  d["tpot_content"] = "magpie: (last content read - first content read) / (output tokens - 1)";
+  d["itl_read"] = "magpie: gaps between successive reads that carried content; events coalesced into one read count once";
+  d["itl_token"] = "magpie: each read gap divided by the tokens it carried (usage deltas), repeated per token; requests with per-chunk usage only";
+  d["e2el_response"] = "magpie: end of the HTTP response - request start";
+  d["queue_time"] = "magpie: request start - scheduled arrival (schedule slip + max-concurrency wait), every request sent";
+  d["e2el_incl_queue"] = "magpie: end of response - scheduled arrival";
+  d["schedule_slip"] = "magpie: arrival - scheduled arrival, how late the client dispatched a request (client saturation)";
+  d["read_lag"] = "magpie: the client's socket read - the kernel's receive time of the bytes (kernel timestamps only)";
+  d["duration"] = "benchmark start (schedule origin) to the end of the last response, seconds";
+  d["mean_concurrency"] = "magpie: sum of (response end - start) over sent requests / duration";
+  d["achieved_request_rate"] = "magpie: (requests sent - 1) / (last start - first start)";
+  d["statistics"] = "times in ms; distributions over successful requests unless stated; std = population standard deviation; "
+                    "percentiles interpolate linearly between order statistics (numpy's default)";
+  d["clock"] = "CLOCK_MONOTONIC (Python's perf_counter on Linux); token times are the kernel's receive time of the bytes "
+               "(SO_TIMESTAMPING) where available, else the time of the read";
+  return d;
+}
 
 json vllm_result_json(const serving_metrics& m, const std::vector<request_record>& records, int64_t t0_ns,
                       const metric_options& o, const run_info& info) {
   json j;
   j["date"] = info.date;
+  j["endpoint_type"] = info.backend;
   j["backend"] = info.backend;
+  j["label"] = info.label.empty() ? json(nullptr) : json(info.label);
   j["model_id"] = info.model_id;
   j["tokenizer_id"] = nullptr;
-  j["base_url"] = info.base_url;
-  j["endpoint"] = info.endpoint;
-  j["dataset_name"] = info.dataset_name;
   j["num_prompts"] = info.num_prompts;
   j["request_rate"] = rate_json(o.requested_rate);
   j["burstiness"] = o.burstiness;
@@ -63,18 +156,24 @@ json vllm_result_json(const serving_metrics& m, const std::vector<request_record
   j["total_token_throughput"] = m.total_token_throughput;
   j["max_output_tokens_per_s"] = m.max_output_tokens_per_s;
   j["max_concurrent_requests"] = m.max_concurrent_requests;
-  add_vllm_stats(j, "ttft", m.ttft);
-  add_vllm_stats(j, "tpot", m.tpot);
-  add_vllm_stats(j, "itl", m.itl);
-  add_vllm_stats(j, "e2el", m.e2el);
-  add_vllm_stats(j, "itl_token", m.itl_token);
-  add_vllm_stats(j, "queue_time", m.queue);
-  add_vllm_stats(j, "e2el_incl_queue", m.e2el_incl_queue);
+  j["rtfx"] = 0.0;
+  j["input_lens"] = m.input_lens;
+  j["output_lens"] = m.output_lens;
+  add_request_arrays(j, records, t0_ns);
+  for (const auto& [name, member] : vllm_distributions())
+    if (selected(o, name)) add_vllm_stats(j, name, m.*member, o.percentiles);
+  // magpie's additions
+  for (const auto& [name, member] : magpie_distributions()) add_vllm_stats(j, name, m.*member, o.percentiles);
+  j["base_url"] = info.base_url;
+  j["endpoint"] = info.endpoint;
+  j["dataset_name"] = info.dataset_name;
+  j["benchmark_start_time"] = seconds(t0_ns);
   j["mean_concurrency"] = m.mean_concurrency;
   j["achieved_request_rate"] = m.achieved_request_rate;
   j["scheduled_request_rate"] = m.scheduled_request_rate;
   j["input_tokens_source"] = m.input_tokens_source;
   j["output_tokens_source"] = m.output_tokens_source;
+  j["timestamp_source"] = m.timestamp_source;
   j["role_only_chunks"] = m.role_only_chunks;
   j["coalesced_events"] = m.coalesced_events;
   j["requests_with_token_deltas"] = m.requests_with_token_deltas;
@@ -82,37 +181,6 @@ json vllm_result_json(const serving_metrics& m, const std::vector<request_record
   for (const auto& [k, v] : o.goodput_slo_ms) goodput[k] = v;
   j["goodput_config"] = goodput;
   j["metric_definitions"] = metric_definitions();
-  json ids = json::array(), ttfts = json::array(), itls = json::array(), starts = json::array(),
-       sched = json::array(), queues = json::array(), lat = json::array(), errors = json::array(),
-       status = json::array();
-  for (const auto& r : records) {
-    if (r.warmup) continue;
-    ids.push_back(r.id);
-    sched.push_back(seconds(r.scheduled_ns - t0_ns));
-    starts.push_back(r.start_ns > 0 ? json(seconds(r.start_ns - t0_ns)) : json(nullptr));
-    queues.push_back(r.start_ns > 0 ? json(seconds(r.start_ns - r.scheduled_ns)) : json(nullptr));
-    const auto& del = r.stream.deliveries;
-    bool ok = r.success && !del.empty();
-    ttfts.push_back(ok ? json(seconds(del.front().t_ns - r.start_ns)) : json(0.0));
-    json gaps = json::array();
-    if (ok)
-      for (size_t i = 1; i < del.size(); ++i) gaps.push_back(seconds(del[i].t_ns - del[i - 1].t_ns));
-    itls.push_back(std::move(gaps));
-    lat.push_back(r.success ? json(seconds(r.end_ns - r.start_ns)) : json(0.0));
-    errors.push_back(r.error);
-    status.push_back(r.http_status);
-  }
-  j["input_lens"] = m.input_lens;
-  j["output_lens"] = m.output_lens;
-  j["ttfts"] = std::move(ttfts);
-  j["itls"] = std::move(itls);
-  j["latencies"] = std::move(lat);
-  j["start_times"] = std::move(starts);
-  j["scheduled_times"] = std::move(sched);
-  j["queue_times"] = std::move(queues);
-  j["request_ids"] = std::move(ids);
-  j["http_status"] = std::move(status);
-  j["errors"] = std::move(errors);
   return j;
 }
 
@@ -136,13 +204,8 @@ json magpie_throughput_json(const serving_metrics& m) {
 
 json magpie_latency_json(const serving_metrics& m) {
   json j;
-  j["ttft"] = magpie_stats(m.ttft);
-  j["tpot"] = magpie_stats(m.tpot);
-  j["itl"] = magpie_stats(m.itl);
-  j["e2el"] = magpie_stats(m.e2el);
-  j["itl_token"] = magpie_stats(m.itl_token);
-  j["queue_time"] = magpie_stats(m.queue);
-  j["e2el_incl_queue"] = magpie_stats(m.e2el_incl_queue);
+  for (const auto& [name, member] : vllm_distributions()) j[name] = magpie_stats(m.*member);
+  for (const auto& [name, member] : magpie_distributions()) j[name] = magpie_stats(m.*member);
   return j;
 }
 

@@ -36,7 +36,9 @@ std::string error_message(const Doc& d) {
 void openai_stream_decoder::on_body(std::string_view bytes, int64_t t_ns) {
   bool have_delivery = false;
   m_parser.feed_each(bytes, [&](std::string& data, const std::string&) {
-    int64_t delta = on_event(data);
+    event_info ev = on_event(data);
+    if (ev.choices) m_result.choice_times.push_back(t_ns);
+    int64_t delta = ev.delta;
     if (delta == -2) return;
     ++m_result.content_events;
     if (!have_delivery) {
@@ -51,30 +53,34 @@ void openai_stream_decoder::on_body(std::string_view bytes, int64_t t_ns) {
   });
 }
 
-int64_t openai_stream_decoder::on_event(std::string& raw) {
+openai_stream_decoder::event_info openai_stream_decoder::on_event(std::string& raw) {
   ++m_result.events;
+  event_info out;
   while (!raw.empty() && (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r')) raw.pop_back();
   if (raw == "[DONE]") {
     m_result.done = true;
-    return -2;
+    return out;
   }
-  if (raw.empty()) return -2;
+  if (raw.empty()) return out;
   char head[120];  // for an error message: in-situ parsing rewrites the buffer
   size_t head_len = std::min(raw.size(), sizeof head);
   std::memcpy(head, raw.data(), head_len);
   // Stack-backed allocators: no heap allocation for typical chunks (rapidjson's usual trick).
+  // The parse stack's first block must fit in parse_buf beside the pool's own header, or every
+  // event would malloc (k_stack_bytes < sizeof parse_buf).
+  constexpr size_t k_stack_bytes = 1024;
   char value_buf[8192], parse_buf[2048];
   rapidjson::MemoryPoolAllocator<> value_alloc(value_buf, sizeof value_buf), parse_alloc(parse_buf, sizeof parse_buf);
   rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>> d(
-      &value_alloc, sizeof parse_buf, &parse_alloc);
+      &value_alloc, k_stack_bytes, &parse_alloc);
   d.ParseInsitu(raw.data());
   if (d.HasParseError() || !d.IsObject()) {
     if (m_result.error.empty()) m_result.error = "malformed SSE data: " + std::string(head, head_len);
-    return -2;
+    return out;
   }
   if (std::string err = error_message(d); !err.empty()) {
     if (m_result.error.empty()) m_result.error = err;
-    return -2;
+    return out;
   }
   int64_t delta = -1;
   auto usage = d.FindMember("usage");
@@ -90,17 +96,17 @@ int64_t openai_stream_decoder::on_event(std::string& raw) {
     }
   }
   auto choices = d.FindMember("choices");
-  std::string_view text;
+  std::string_view text, content;
   bool role_only = false;
-  bool has_choices = choices != d.MemberEnd() && choices->value.IsArray() && !choices->value.Empty();
-  if (has_choices) {
+  out.choices = choices != d.MemberEnd() && choices->value.IsArray() && !choices->value.Empty();
+  if (out.choices) {
     const rapidjson::Value& c0 = choices->value[0];
     if (m_kind == api_kind::completions) {
-      text = string_member(c0, "text");
+      text = content = string_member(c0, "text");
     } else if (c0.IsObject()) {
       auto dl = c0.FindMember("delta");
       if (dl != c0.MemberEnd() && dl->value.IsObject()) {
-        text = string_member(dl->value, "content");
+        text = content = string_member(dl->value, "content");
         if (text.empty()) text = string_member(dl->value, "reasoning_content");
         if (text.empty()) text = string_member(dl->value, "reasoning");
         role_only = text.empty() && !string_member(dl->value, "role").empty();
@@ -109,14 +115,16 @@ int64_t openai_stream_decoder::on_event(std::string& raw) {
     std::string_view fr = string_member(c0, "finish_reason");
     if (!fr.empty()) m_result.finish_reason.assign(fr);
   }
+  if (m_keep_text && !content.empty()) m_result.text.append(content);
   if (!text.empty()) {
     m_result.text_chars += text.size();
-    if (m_keep_text) m_result.text.append(text);
-    return delta < 0 ? -1 : delta;
+    out.delta = delta < 0 ? -1 : delta;
+  } else if (delta > 0 && out.choices) {
+    out.delta = delta;  // tokens whose text the server withheld (e.g. partial UTF-8)
+  } else if (role_only) {
+    ++m_result.role_only_events;
   }
-  if (delta > 0 && has_choices) return delta;  // tokens whose text the server withheld (e.g. partial UTF-8)
-  if (role_only) ++m_result.role_only_events;
-  return -2;
+  return out;
 }
 
 int64_t output_token_count(const stream_result& r, std::string* source) {

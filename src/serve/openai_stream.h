@@ -12,6 +12,10 @@
 // - Token counts per delivery come from usage deltas (vLLM's continuous_usage_stats) when
 //   every event carries usage; otherwise they are unknown (-1).
 // - `[DONE]` ends the stream; an `error` object (or "object": "error") is a server error.
+// - Separately, every event with a non-empty `choices` array is a *choices chunk* (vLLM's
+//   unit: role-only, empty-text and finish-only chunks included; usage-only chunks are not),
+//   stamped with the time of the read that completed it. vLLM's TTFT, ITL and E2EL are
+//   defined on these chunks (src/serve/metrics.h).
 #pragma once
 
 #include <cstdint>
@@ -33,6 +37,7 @@ struct delivery {
 
 struct stream_result {
   std::vector<delivery> deliveries;  ///< content deliveries, in arrival order
+  std::vector<int64_t> choice_times; ///< read time of every choices chunk, in arrival order
   int64_t prompt_tokens = -1;        ///< last usage.prompt_tokens seen (-1: never)
   int64_t completion_tokens = -1;    ///< last usage.completion_tokens seen (-1: never)
   bool done = false;                 ///< "[DONE]" received
@@ -43,7 +48,7 @@ struct stream_result {
   size_t role_only_events = 0;       ///< chat chunks with a role and no content
   size_t coalesced_events = 0;       ///< content events that shared a read with an earlier one
   size_t text_chars = 0;             ///< bytes of generated text
-  std::string text;                  ///< generated text (only when keep_text)
+  std::string text;                  ///< generated `text` / `delta.content` (only when keep_text)
 };
 
 class openai_stream_decoder {
@@ -57,9 +62,12 @@ class openai_stream_decoder {
   stream_result& result() { return m_result; }
 
  private:
-  /// Returns the token delta of a content event (-1 unknown), or -2 when it carries none.
-  /// `data` is parsed in situ (modified).
-  int64_t on_event(std::string& data);
+  struct event_info {
+    int64_t delta = -2;    ///< token delta of a content event (-1 unknown); -2: not a content event
+    bool choices = false;  ///< a non-empty `choices` array (a vLLM chunk)
+  };
+  /// Classifies one event's data, parsed in situ (modified).
+  event_info on_event(std::string& data);
 
   api_kind m_kind;
   bool m_keep_text;

@@ -18,6 +18,7 @@
 #include "gpu/select.h"
 #include "serve/launcher.h"
 #include "serve/profiling.h"
+#include "serve/server_lifecycle.h"
 
 namespace magpie::serve {
 
@@ -164,8 +165,82 @@ void note_server_death(benchmark_run& run, const server_process& server) {
   run.errors.push_back(msg);
 }
 
+/// profiler.system_profiler: the plan says whether nsys wraps the server or why not.
+void note_system_profiler(benchmark_run& run, const server_plan& plan) {
+  if (plan.system_profiler.is_null()) return;
+  if (plan.system_profiler.contains("skipped")) {
+    std::string why = plan.system_profiler["skipped"].get<std::string>();
+    MAGPIE_LOG_WARN("%s", why.c_str());
+    run.warnings.push_back(why);
+    return;
+  }
+  (void)make_dirs(run.workspace / "system_profile");
+}
+
+void collect_system_profile(benchmark_run& run, const server_plan& plan) {
+  if (plan.system_profiler.is_null() || plan.system_profiler.contains("skipped")) return;
+  std::error_code ec;
+  fs::path report = json_string(plan.system_profiler, "report");
+  if (fs::exists(report, ec)) run.files["system_profile"] = fs::relative(report, run.workspace, ec).string();
+  else run.warnings.push_back("the system profiler (nsys) wrote no report at " + report.string() + "; see server.log");
+}
+
+/// server_lifecycle: reuse a recorded server or start one that outlives this run.
+void run_with_lifecycle(benchmark_run& run) {
+  benchmark_config& c = run.cfg;
+  launch_context ctx;
+  ctx.workspace = run.workspace;
+  ctx.task_id = sanitize_label(fs::path(run.workspace).filename().string());
+  ctx.port = c.server.port > 0 ? c.server.port : static_cast<int>(c.env_int("PORT", 8888));  // Magpie's PORT default
+  ctx.vendor = gpu::detect().vendor;
+  if (ctx.vendor == "UNKNOWN") ctx.vendor.clear();
+  ctx.vllm_version = detect_vllm_version(c);
+  auto plan = plan_server(c, ctx);
+  auto found = plan.ok() ? find_reusable_server(c, *plan) : status_or<persistent_server>(plan.get_status());
+  if (!found.ok()) {
+    run.errors.push_back(found.get_status().message());
+    return;
+  }
+  persistent_server srv = *found;
+  if (!srv.reused) {
+    std::string vendor;
+    if (auto st = select_gpus(run, &vendor); !st.ok()) {
+      run.errors.push_back(st.message());
+      return;
+    }
+    plan = plan_server(c, ctx);
+    if (!plan.ok()) {
+      run.errors.push_back(plan.get_status().message());
+      return;
+    }
+    note_system_profiler(run, *plan);
+    auto started = start_persistent_server(c, *plan, run.workspace / "server.log", interrupted);
+    run.files["server_log"] = "server.log";
+    if (!started.ok()) {
+      run.errors.push_back(started.get_status().message());
+      return;
+    }
+    srv = *started;
+  } else {
+    MAGPIE_LOG_INFO("server_lifecycle: reusing the server on port %d (pid %d)", ctx.port, static_cast<int>(srv.pid));
+  }
+  run.server = plan->to_json();
+  run.server["lifecycle"] = srv.to_json();
+  // With server reuse, timeout_seconds bounds the client phase only (Magpie).
+  run_clients(run, plan->url, nullptr, plan->server_trace_dir, monotonic_seconds() + c.timeout_seconds);
+  if (run.profiled) (void)wait_for_traces(plan->host_trace_dir, c.profiler.trace_wait_s, 1.0);
+  run.server["exit"] = release_persistent_server(srv, c.lifecycle.cleanup);
+  MAGPIE_LOG_INFO("server: %s", run.server["exit"].get<std::string>().c_str());
+  collect_system_profile(run, *plan);
+  collect_and_analyse_traces(run, plan->host_trace_dir, "", 0.0);
+}
+
 void run_orchestrated(benchmark_run& run, double deadline) {
   benchmark_config& c = run.cfg;
+  if (c.lifecycle.enabled) {
+    run_with_lifecycle(run);
+    return;
+  }
   std::string vendor;
   if (auto st = select_gpus(run, &vendor); !st.ok()) {
     run.errors.push_back(st.message());
@@ -192,6 +267,7 @@ void run_orchestrated(benchmark_run& run, double deadline) {
     return;
   }
   run.server = plan->to_json();
+  note_system_profiler(run, *plan);
   (void)make_dirs(plan->host_trace_dir);
   auto sp = server_process::start(*plan, run.workspace / "server.log");
   if (!sp.ok()) {
@@ -214,6 +290,7 @@ void run_orchestrated(benchmark_run& run, double deadline) {
   }
   run.server["exit"] = server->stop();
   MAGPIE_LOG_INFO("server stopped: %s", run.server["exit"].get<std::string>().c_str());
+  collect_system_profile(run, *plan);
   collect_and_analyse_traces(run, plan->host_trace_dir, "", 0.0);
 }
 

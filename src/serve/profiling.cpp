@@ -111,6 +111,8 @@ status_or<trace::inference_config> inference_settings(const benchmark_config& cf
   if (t.contains("gpu_arch_config") && t["gpu_arch_config"].is_string()) ic.gpu_spec_file = t["gpu_arch_config"].get<std::string>();
   std::string mode = json_string(t, "analysis_mode", "inference");
   if (mode != "inference") return invalid_argument("profiler.tracelens.analysis_mode '%s': magpie implements 'inference'", mode.c_str());
+  ic.export_format = json_string(t, "export_format", "csv");  // legacy boolean export_excel: true → excel
+  if (t.contains("export_excel") && t["export_excel"].is_boolean() && t["export_excel"].get<bool>()) ic.export_format = "excel";
   ic.isl = cfg.env("ISL");
   ic.osl = cfg.env("OSL");
   ic.conc = cfg.env("CONC");

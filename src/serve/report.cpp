@@ -58,6 +58,10 @@ json serving_block(const client_result& r, const benchmark_config& c) {
   s["tokens"] = {{"input_source", m.input_tokens_source}, {"output_source", m.output_tokens_source},
                  {"role_only_chunks", m.role_only_chunks}, {"coalesced_events", m.coalesced_events},
                  {"requests_with_token_deltas", m.requests_with_token_deltas}};
+  s["client"] = {{"timestamp_source", m.timestamp_source}, {"reads", r.load.reads},
+                 {"kernel_stamped_reads", r.load.kernel_stamped_reads},
+                 {"schedule_slip_p50_ms", m.schedule_slip.at(50)}, {"schedule_slip_p99_ms", m.schedule_slip.at(99)},
+                 {"read_lag_p50_ms", m.read_lag.at(50)}, {"read_lag_p99_ms", m.read_lag.at(99)}};
   s["warmup_requests"] = r.warmups.size();
   s["aborted"] = r.aborted.empty() ? json(nullptr) : json(r.aborted);
   s["metric_definitions"] = metric_definitions();
@@ -89,7 +93,8 @@ json benchmark_report_json(const benchmark_run& run) {
   j["execution_time"] = run.execution_time_s;
   j["profiling_enabled"] = c.profiler.torch_profiler;
   j["run_kind"] = c.effective_run_kind();
-  j["reward_eligible"] = c.effective_run_kind() == "measurement";
+  // A failed or interrupted run is never reward-eligible, whatever its run kind.
+  j["reward_eligible"] = run.success && c.effective_run_kind() == "measurement";
   std::vector<std::string> errors = run.errors, warnings = run.warnings;
   errors.insert(errors.end(), run.traces.errors.begin(), run.traces.errors.end());
   warnings.insert(warnings.end(), run.traces.warnings.begin(), run.traces.warnings.end());
@@ -116,7 +121,7 @@ std::string summary_text(const benchmark_run& run) {
   s += "Model: " + (run.client ? run.client->model : c.model) + "\n";
   s += std::string("Status: ") + (run.success ? "SUCCESS" : "FAILED") + "\n";
   s += "Run kind: " + c.effective_run_kind() + "\n";
-  s += std::string("Reward eligible: ") + (c.effective_run_kind() == "measurement" ? "True" : "False") + "\n";
+  s += std::string("Reward eligible: ") + (run.success && c.effective_run_kind() == "measurement" ? "True" : "False") + "\n";
   if (run.client) {
     const serving_metrics& m = run.client->metrics;
     s += "\nThroughput:\n";
@@ -129,16 +134,16 @@ std::string summary_text(const benchmark_run& run) {
                    static_cast<long long>(m.max_concurrent_requests), m.mean_concurrency, m.achieved_request_rate);
     s += "\nLatency (ms):\n";
     auto line = [&](const char* name, const distribution& d) {
-      double p99 = 0;
-      for (const auto& [p, v] : d.percentiles)
-        if (p == 99) p99 = v;
-      s += strprintf("  %-5s mean %9.2f  median %9.2f  p99 %9.2f\n", name, d.mean, d.median, p99);
+      s += strprintf("  %-5s mean %9.2f  median %9.2f  p99 %9.2f\n", name, d.mean, d.median, d.at(99));
     };
     line("TTFT", m.ttft);
     line("TPOT", m.tpot);
     line("ITL", m.itl);
     line("E2EL", m.e2el);
-    line("Queue", m.queue);
+    line("Queue", m.queue_time);
+    s += strprintf("\nClient: schedule slip p50 %.3f / p99 %.3f ms; read lag p50 %.3f / p99 %.3f ms (%s timestamps)\n",
+                   m.schedule_slip.at(50), m.schedule_slip.at(99), m.read_lag.at(50), m.read_lag.at(99),
+                   m.timestamp_source.empty() ? "no" : m.timestamp_source.c_str());
   }
   if (!run.traces.top_bottlenecks.empty()) {
     s += "\nTop bottleneck kernels:\n";

@@ -26,6 +26,8 @@ struct request_record {
   int64_t prompt_len = 0;     ///< dataset prompt length (tokens; see prompt_len_exact)
   int64_t max_tokens = 0;
   int64_t scheduled_ns = 0;   ///< when the schedule wanted it sent (absolute monotonic ns)
+  int64_t arrival_ns = 0;     ///< when the client's scheduler dispatched it (0: never); arrival −
+                              ///< scheduled is schedule slip, start − arrival the max-concurrency wait
   int64_t start_ns = 0;       ///< when the request write began (0: never sent)
   int64_t end_ns = 0;         ///< when the response ended or failed
   int http_status = 0;        ///< 0: no response status received

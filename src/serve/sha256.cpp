@@ -1,6 +1,7 @@
 #include "serve/sha256.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 
 namespace magpie::serve {
@@ -56,6 +57,43 @@ std::string sha256_hex(std::string_view data) {
   tail[rem] = 0x80;
   size_t tail_len = rem + 9 <= 64 ? 64 : 128;
   uint64_t bits = static_cast<uint64_t>(data.size()) * 8;
+  for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
+  compress(h, tail);
+  if (tail_len == 128) compress(h, tail + 64);
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (uint32_t v : h)
+    for (int s = 28; s >= 0; s -= 4) out.push_back(hex[(v >> s) & 0xf]);
+  return out;
+}
+
+void sha256_stream::update(std::string_view data) {
+  m_total += data.size();
+  const auto* p = reinterpret_cast<const unsigned char*>(data.data());
+  size_t n = data.size();
+  if (m_len > 0) {
+    size_t take = std::min(n, 64 - m_len);
+    std::memcpy(m_buf + m_len, p, take);
+    m_len += take;
+    p += take;
+    n -= take;
+    if (m_len < 64) return;
+    compress(m_h, m_buf);
+    m_len = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) compress(m_h, p);
+  std::memcpy(m_buf, p, n);
+  m_len = n;
+}
+
+std::string sha256_stream::hex() const {
+  uint32_t h[8];
+  std::memcpy(h, m_h, sizeof h);
+  unsigned char tail[128] = {0};
+  std::memcpy(tail, m_buf, m_len);
+  tail[m_len] = 0x80;
+  size_t tail_len = m_len + 9 <= 64 ? 64 : 128;
+  uint64_t bits = m_total * 8;
   for (int i = 0; i < 8; ++i) tail[tail_len - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
   compress(h, tail);
   if (tail_len == 128) compress(h, tail + 64);

@@ -25,6 +25,7 @@ struct kernel_class {
   std::string symbol;     ///< the function name to look up ("" when none)
   std::vector<std::string> scopes;  ///< C++ namespaces of the symbol (outermost first)
   int param_count = -1;   ///< from the signature; -1 unknown
+  std::string return_type;  ///< from the signature ("void", "std::enable_if<…>::type"); "" if none
   std::string unsupported_error;  ///< stable token when mode == none
   std::string repo_hint;  ///< which repository root to pass to resolve this kind
   std::vector<std::string> notes;  ///< dtype, tile, layout, functor, generator facts

@@ -1,133 +1,26 @@
-// C++/CUDA/HIP scanner for __global__ function definitions (see repo_index.h).
-// Pass 1 blanks comments, string/char literals and preprocessor lines (newlines kept, so
-// offsets map to the original lines); pass 2 walks identifiers, tracking namespaces by braces.
+// C++/CUDA/HIP scanner for __global__ function definitions (see repo_index.h). Pass 1
+// (cpp_lexer) blanks non-code and lists conditional directives and kernel macros; pass 2 walks
+// identifiers, tracking namespaces by braces. Each #elif/#else branch starts from the brace
+// state at its #if, and after #endif the state of the first live branch continues (code
+// duplicated under #if/#else does not unbalance the namespace stack).
 #include <algorithm>
-#include <cctype>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "core/strings.h"
+#include "source/cpp_lexer.h"
 #include "source/kernel_name.h"
 #include "source/repo_index.h"
 
 namespace magpie::source {
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-
-void blank_until_newline(std::string_view t, std::string& out, size_t& i) {
-  while (i < t.size() && t[i] != '\n') {
-    if (t[i] == '\\' && i + 1 < t.size() && t[i + 1] == '\n') {
-      out[i] = ' ';
-      i += 2;  // continuation: the newline stays
-      continue;
-    }
-    out[i++] = ' ';
-  }
-}
-
-void blank_block_comment(std::string_view t, std::string& out, size_t& i) {
-  out[i] = out[i + 1] = ' ';
-  i += 2;
-  while (i < t.size() && !(t[i] == '*' && i + 1 < t.size() && t[i + 1] == '/')) {
-    if (t[i] != '\n') out[i] = ' ';
-    ++i;
-  }
-  if (i < t.size()) {
-    out[i] = out[i + 1] = ' ';
-    i += 2;
-  }
-}
-
-void blank_raw_string(std::string_view t, std::string& out, size_t& i) {
-  size_t open = t.find('(', i + 2);
-  if (open == std::string_view::npos || open - i > 20) { ++i; return; }
-  std::string end = ")" + std::string(t.substr(i + 2, open - i - 2)) + "\"";
-  size_t close = t.find(end, open);
-  size_t stop = close == std::string_view::npos ? t.size() : close + end.size();
-  for (; i < stop; ++i) if (t[i] != '\n') out[i] = ' ';
-}
-
-void blank_quoted(std::string_view t, std::string& out, size_t& i) {
-  char q = t[i++];
-  while (i < t.size() && t[i] != q && t[i] != '\n') {
-    if (t[i] == '\\' && i + 1 < t.size()) {
-      out[i] = ' ';
-      if (t[i + 1] != '\n') out[i + 1] = ' ';
-      i += 2;
-      continue;
-    }
-    out[i++] = ' ';
-  }
-  if (i < t.size() && t[i] == q) ++i;
-}
-
-/// Comments, literals and preprocessor lines replaced by spaces.
-std::string blank_noncode(std::string_view t) {
-  std::string out(t);
-  bool line_start = true;
-  for (size_t i = 0; i < t.size();) {
-    char c = t[i];
-    if (c == '\n') { line_start = true; ++i; continue; }
-    if (line_start && (c == ' ' || c == '\t' || c == '\r')) { ++i; continue; }
-    if (line_start && c == '#') { blank_until_newline(t, out, i); continue; }
-    line_start = false;
-    if (c == '/' && i + 1 < t.size() && t[i + 1] == '/') { blank_until_newline(t, out, i); continue; }
-    if (c == '/' && i + 1 < t.size() && t[i + 1] == '*') { blank_block_comment(t, out, i); continue; }
-    if (c == 'R' && i + 1 < t.size() && t[i + 1] == '"' && (i == 0 || !ident_char(t[i - 1]))) {
-      blank_raw_string(t, out, i);
-      continue;
-    }
-    if (c == '"' || (c == '\'' && !(i > 0 && std::isxdigit(static_cast<unsigned char>(t[i - 1]))))) {
-      blank_quoted(t, out, i);
-      continue;
-    }
-    ++i;
-  }
-  return out;
-}
-
-size_t skip_ws(std::string_view s, size_t p) {
-  while (p < s.size() && std::isspace(static_cast<unsigned char>(s[p]))) ++p;
-  return p;
-}
-
-/// Index just past the bracket group opening at `p` (s[p] is '(' '<' or '{'); npos if unclosed
-/// within `limit` bytes.
-size_t skip_group(std::string_view s, size_t p, size_t limit) {
-  char open = s[p];
-  char close = open == '(' ? ')' : open == '<' ? '>' : '}';
-  int depth = 0;
-  size_t end = std::min(s.size(), p + limit);
-  for (size_t i = p; i < end; ++i) {
-    if (s[i] == open) ++depth;
-    else if (s[i] == close && --depth == 0) return i + 1;
-  }
-  return std::string_view::npos;
-}
-
-/// __launch_bounds__, __attribute__, C10_LAUNCH_BOUNDS_1, LAUNCH_BOUNDS(…): decorations.
-bool is_decoration(std::string_view w) {
-  if (w.size() >= 4 && starts_with(w, "__") && ends_with(w, "__")) return true;
-  if (w.size() < 2) return false;
-  for (char c : w) if (!(std::isupper(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
-
-uint64_t fnv1a_nonspace(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) continue;
-    h ^= static_cast<unsigned char>(c);
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 struct line_map {
   std::vector<size_t> starts{0};
   explicit line_map(std::string_view t) {
-    for (size_t i = 0; i < t.size(); ++i) if (t[i] == '\n') starts.push_back(i + 1);
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i] == '\n') starts.push_back(i + 1);
   }
   int line_of(size_t off) const {
     return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin());
@@ -139,30 +32,119 @@ struct line_map {
   }
 };
 
-/// Parses the declarator after a `__global__` token at `p`; appends a definition on success.
-void parse_kernel_after_global(std::string_view code, std::string_view text, const line_map& lines, size_t p,
-                               const std::vector<std::string>& scopes, std::vector<kernel_definition>* out) {
+std::string collapse_spaces(std::string_view s) {
+  std::string out;
+  for (char c : trim(s)) {
+    bool sp = std::isspace(static_cast<unsigned char>(c));
+    if (sp && (out.empty() || out.back() == ' ')) continue;
+    out += sp ? ' ' : c;
+  }
+  return out;
+}
+
+/// One #if … #endif group: the offsets of the directives opening each branch.
+struct cond_group {
+  std::vector<size_t> starts;  ///< #if, then each #elif / #else
+  std::vector<bool> dead;
+  size_t end = std::string_view::npos;  ///< offset of #endif (npos when unterminated)
+};
+
+std::vector<cond_group> group_conditionals(const std::vector<pp_directive>& ds) {
+  std::vector<cond_group> out;
+  std::vector<size_t> open;
+  for (const auto& d : ds) {
+    if (d.k == pp_directive::kind::if_) {
+      open.push_back(out.size());
+      out.push_back({{d.offset}, {d.dead}, std::string_view::npos});
+    } else if (!open.empty() && d.k == pp_directive::kind::endif) {
+      out[open.back()].end = d.offset;
+      open.pop_back();
+    } else if (!open.empty()) {
+      out[open.back()].starts.push_back(d.offset);
+      out[open.back()].dead.push_back(d.dead);
+    }
+  }
+  return out;
+}
+
+/// code[p, p+len) with, in every #if group that has alternatives, all branches blanked but one:
+/// the branch containing `p`, or (for groups after `p`) the first live branch. A declaration
+/// whose name or parameters differ between #if and #else then reads as one declaration.
+std::string one_branch_view(std::string_view code, const std::vector<cond_group>& groups, size_t p, size_t len) {
+  size_t e = std::min(code.size(), p + len);
+  std::string v(code.substr(p, e - p));
+  for (const auto& g : groups) {
+    size_t gend = std::min(g.end, code.size());
+    if (g.starts.size() < 2 || gend <= p || g.starts[0] >= e) continue;
+    auto branch_end = [&](size_t b) { return b + 1 < g.starts.size() ? g.starts[b + 1] : gend; };
+    size_t keep = std::string_view::npos;
+    for (size_t b = 0; b < g.starts.size() && keep == std::string_view::npos; ++b)
+      if (p >= g.starts[b] && p < branch_end(b)) keep = b;
+    if (keep == std::string_view::npos && g.starts[0] < p) continue;
+    for (size_t b = 0; b < g.starts.size() && keep == std::string_view::npos; ++b)
+      if (!g.dead[b]) keep = b;
+    for (size_t b = 0; b < g.starts.size(); ++b) {
+      if (b == keep) continue;
+      for (size_t i = std::max(g.starts[b], p); i < std::min(branch_end(b), e); ++i)
+        if (v[i - p] != '\n') v[i - p] = ' ';
+    }
+  }
+  return v;
+}
+
+/// What one walk over a file collects.
+struct scan_options {
+  bool kernels = false;                               ///< __global__ declarations
+  const std::set<std::string>* names = nullptr;       ///< host functions / classes with these names
+  const std::vector<kernel_macro>* macros = nullptr;  ///< expand invocations of these (nullptr: the file's own)
+};
+
+struct scan_context {
+  std::string_view text, code;
+  const line_map& lines;
+  const std::vector<std::string>* scopes;  ///< enclosing namespaces at the current offset
+  const std::vector<cond_group>* groups;
+  std::vector<kernel_definition>* out;
+
+  kernel_definition at(size_t w0) const {
+    kernel_definition d;
+    d.scopes = *scopes;
+    d.line = lines.line_of(w0);
+    d.snippet = std::string(trim(lines.line_text(text, d.line)).substr(0, 200));
+    return d;
+  }
+};
+
+/// Parses the declarator after a `__global__` token at `at_global` (in one #if branch, see
+/// one_branch_view); appends a declaration on success.
+void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
+  const std::string view = one_branch_view(cx.code, *cx.groups, at_global, size_t{1} << 17);
+  std::string_view code = view;
+  size_t p = 0;
+  const size_t ret_begin = p;
   std::vector<std::string> qual;
+  size_t chain_start = p;
   for (int tokens = 0; tokens < 64; ++tokens) {
     p = skip_ws(code, p);
     if (p >= code.size()) return;
     char c = code[p];
     if (c == '*' || c == '&') { ++p; continue; }
     if (c == '(') {
-      p = skip_group(code, p, 4096);
-      if (p == std::string_view::npos) return;
+      if ((p = skip_group(code, p, 4096)) == std::string_view::npos) return;
       continue;
     }
     if (!ident_start(c)) return;
     size_t w0 = p;
     while (p < code.size() && ident_char(code[p])) ++p;
     std::string_view w = code.substr(w0, p - w0);
+    if (qual.empty()) chain_start = w0;
     size_t q = skip_ws(code, p);
-    if (q < code.size() && code[q] == '<' && !is_decoration(w)) {  // explicit specialisation name<…>
-      size_t e = skip_group(code, q, 1024);
+    if (q < code.size() && code[q] == '<' && !is_decoration(w)) {
+      size_t e = skip_template_args(code, q, 4096);
       if (e == std::string_view::npos) return;
       size_t r = skip_ws(code, e);
-      if (r < code.size() && code[r] == '(') q = r, p = e;
+      if (r >= code.size() || code[r] != '(') p = e;  // templated return type: std::enable_if_t<…>
+      q = r;                                         // else explicit specialisation name<…>(
     }
     if (q + 1 < code.size() && code[q] == ':' && code[q + 1] == ':') {
       qual.emplace_back(w);
@@ -170,16 +152,16 @@ void parse_kernel_after_global(std::string_view code, std::string_view text, con
       continue;
     }
     if (q >= code.size() || code[q] != '(') { qual.clear(); continue; }
-    if (is_decoration(w)) {
-      p = skip_group(code, q, 4096);
-      if (p == std::string_view::npos) return;
-      continue;
-    }
     size_t close = skip_group(code, q, 1 << 16);
     if (close == std::string_view::npos) return;
-    kernel_definition d;
+    size_t after = skip_ws(code, close);
+    bool named_like_macro = after < code.size() && (code[after] == '{' || code[after] == ';');
+    if (is_decoration(w) && !(named_like_macro && !starts_with(w, "__"))) {  // __launch_bounds__(…)
+      p = close;
+      continue;
+    }
+    kernel_definition d = cx.at(at_global + w0);
     d.symbol = std::string(w);
-    d.scopes = scopes;
     for (auto& s : qual) d.scopes.push_back(s);
     auto params = split_top_level(code.substr(q + 1, close - q - 2), ',');
     d.param_count = (params.size() == 1 && (params[0].empty() || params[0] == "void")) ? 0 : static_cast<int>(params.size());
@@ -189,9 +171,8 @@ void parse_kernel_after_global(std::string_view code, std::string_view text, con
       size_t end = skip_group(code, brace, code.size());
       d.body_hash = fnv1a_nonspace(code.substr(brace, (end == std::string_view::npos ? code.size() : end) - brace));
     }
-    d.line = lines.line_of(w0);
-    d.snippet = std::string(trim(lines.line_text(text, d.line)).substr(0, 200));
-    out->push_back(std::move(d));
+    d.return_type = collapse_spaces(code.substr(ret_begin, std::min<size_t>(chain_start - ret_begin, 512)));
+    cx.out->push_back(std::move(d));
     return;
   }
 }
@@ -213,22 +194,27 @@ size_t parse_namespace_head(std::string_view code, size_t p, std::vector<std::st
   return std::string_view::npos;
 }
 
-/// Host function or struct/class definition of `w` (in `names`) starting at code[w0, w1)?
-/// Appends it to `out`. A function needs "name(…) [qualifiers] {"; a class "struct|class name
-/// [<…>] [final] {|:".
-void match_named_definition(std::string_view code, std::string_view text, const line_map& lines, size_t w0,
-                            size_t w1, const std::vector<std::string>& scopes, std::vector<kernel_definition>* out) {
+bool member_or_qualified_use(std::string_view code, size_t w0) {
+  size_t b = w0;
+  while (b > 0 && std::isspace(static_cast<unsigned char>(code[b - 1]))) --b;
+  return b > 0 && (code[b - 1] == '.' || code[b - 1] == '>' || code[b - 1] == ':');
+}
+
+/// Host function or struct/class definition of the word at code[w0, w1)? A function needs
+/// "name(…) [qualifiers] {"; a class "struct|class name [<…>] [final] {|:".
+void match_named_definition(const scan_context& cx, size_t w0, size_t w1) {
+  std::string_view code = cx.code;
   size_t p = skip_ws(code, w1);
   size_t b = w0;
   while (b > 0 && std::isspace(static_cast<unsigned char>(code[b - 1]))) --b;
   bool after_class = (b >= 6 && code.substr(b - 6, 6) == "struct") || (b >= 5 && code.substr(b - 5, 5) == "class");
-  if (b > 0 && (code[b - 1] == '.' || code[b - 1] == '>' || code[b - 1] == ':')) return;  // member / qualified use
+  if (member_or_qualified_use(code, w0)) return;
   if (p < code.size() && code[p] == '<') {
-    size_t e = skip_group(code, p, 1024);
+    size_t e = skip_template_args(code, p, 1024);
     if (e == std::string_view::npos) return;
     p = skip_ws(code, e);
   }
-  kernel_definition d;
+  kernel_definition d = cx.at(w0);
   if (after_class) {
     if (p + 5 <= code.size() && code.substr(p, 5) == "final") p = skip_ws(code, p + 5);
     if (p >= code.size() || (code[p] != '{' && !(code[p] == ':' && (p + 1 >= code.size() || code[p + 1] != ':')))) return;
@@ -245,24 +231,82 @@ void match_named_definition(std::string_view code, std::string_view text, const 
     d.decorators = "function";
   }
   d.symbol = std::string(code.substr(w0, w1 - w0));
-  d.scopes = scopes;
-  d.line = lines.line_of(w0);
-  d.snippet = std::string(trim(lines.line_text(text, d.line)).substr(0, 200));
-  out->push_back(std::move(d));
+  cx.out->push_back(std::move(d));
 }
 
-void scan_cpp(std::string_view text, const std::set<std::string>* names, std::vector<kernel_definition>* out) {
-  std::string code = blank_noncode(text);
-  line_map lines(text);
+/// An invocation `MACRO(args)` of kernel macro `m` (index `ref`) at code[w0, w1): the kernel it
+/// defines. Returns the offset to continue from.
+size_t expand_invocation(const scan_context& cx, const kernel_macro& m, size_t ref, size_t w0, size_t w1) {
+  std::string_view code = cx.code;
+  size_t q = skip_ws(code, w1);
+  if (q >= code.size() || code[q] != '(' || member_or_qualified_use(code, w0)) return w1;
+  size_t close = skip_group(code, q, 1 << 16);
+  if (close == std::string_view::npos) return w1;
+  std::string name = expand_kernel_name(m, split_top_level(code.substr(q + 1, close - q - 2), ','));
+  if (name.empty()) return w1;
+  kernel_definition d = cx.at(w0);
+  d.symbol = std::move(name);
+  d.param_count = m.param_count;
+  d.is_definition = m.defines_body;
+  d.body_hash = fnv1a_nonspace(code.substr(w0, close - w0));
+  d.macro = m.name;
+  d.macro_line = m.line;
+  d.macro_ref = ref;
+  cx.out->push_back(std::move(d));
+  return close;
+}
+
+struct brace_state {
   std::vector<std::string> scopes;
-  std::vector<size_t> pushed;  // per open brace: how many scope names it added
+  std::vector<size_t> pushed;  ///< per open brace: how many scope names it added
+};
+
+struct cond_state {
+  brace_state at_if;
+  std::optional<brace_state> chosen;  ///< end state of the first live branch
+  bool dead = false;
+};
+
+void apply_directive(const pp_directive& d, brace_state& st, std::vector<cond_state>& conds) {
+  using k = pp_directive::kind;
+  if (d.k == k::if_) {
+    conds.push_back({st, std::nullopt, d.dead});
+    return;
+  }
+  if (conds.empty()) return;
+  cond_state& c = conds.back();
+  if (!c.chosen && !c.dead) c.chosen = st;
+  if (d.k == k::endif) {
+    if (c.chosen) st = std::move(*c.chosen);
+    conds.pop_back();
+    return;
+  }
+  st = c.at_if;
+  c.dead = d.dead;
+}
+
+void scan_cpp(std::string_view text, const scan_options& o, std::vector<kernel_definition>* out) {
+  lexed_cpp lx = lex_cpp(text);
+  line_map lines(text);
+  const std::vector<kernel_macro>* macros = o.macros ? o.macros : (o.kernels ? &lx.macros : nullptr);
+  std::unordered_map<std::string_view, size_t> macro_by_name;
+  if (macros)
+    for (size_t k = 0; k < macros->size(); ++k) macro_by_name.emplace((*macros)[k].name, k);
+  brace_state st;
+  std::vector<cond_state> conds;
+  size_t next_dir = 0;
+  std::vector<cond_group> groups = group_conditionals(lx.conditionals);
+  scan_context cx{text, lx.code, lines, &st.scopes, &groups, out};
+  std::string_view code = lx.code;
   for (size_t i = 0; i < code.size();) {
+    while (next_dir < lx.conditionals.size() && lx.conditionals[next_dir].offset <= i)
+      apply_directive(lx.conditionals[next_dir++], st, conds);
     char c = code[i];
-    if (c == '{') { pushed.push_back(0); ++i; continue; }
+    if (c == '{') { st.pushed.push_back(0); ++i; continue; }
     if (c == '}') {
-      if (!pushed.empty()) {
-        for (size_t k = 0; k < pushed.back() && !scopes.empty(); ++k) scopes.pop_back();
-        pushed.pop_back();
+      if (!st.pushed.empty()) {
+        for (size_t k = 0; k < st.pushed.back() && !st.scopes.empty(); ++k) st.scopes.pop_back();
+        st.pushed.pop_back();
       }
       ++i;
       continue;
@@ -270,29 +314,46 @@ void scan_cpp(std::string_view text, const std::set<std::string>* names, std::ve
     if (!ident_start(c) || (i > 0 && ident_char(code[i - 1]))) { ++i; continue; }
     size_t w0 = i;
     while (i < code.size() && ident_char(code[i])) ++i;
-    std::string_view w = std::string_view(code).substr(w0, i - w0);
+    std::string_view w = code.substr(w0, i - w0);
     if (w == "namespace") {
       std::vector<std::string> ns;
       size_t brace = parse_namespace_head(code, i, &ns);
       if (brace == std::string_view::npos) continue;
       if (ns.empty()) ns.emplace_back("(anonymous namespace)");
-      for (auto& n : ns) scopes.push_back(n);
-      pushed.push_back(ns.size());
+      for (auto& n : ns) st.scopes.push_back(n);
+      st.pushed.push_back(ns.size());
       i = brace + 1;
-    } else if (names == nullptr && w == "__global__") {
-      parse_kernel_after_global(code, text, lines, i, scopes, out);
-    } else if (names != nullptr && names->count(std::string(w))) {
-      match_named_definition(code, text, lines, w0, i, scopes, out);
+    } else if (o.kernels && w == "__global__") {
+      parse_kernel_after_global(cx, i);
+    } else if (o.names != nullptr && o.names->count(std::string(w))) {
+      match_named_definition(cx, w0, i);
+    } else if (auto it = macro_by_name.find(w); it != macro_by_name.end()) {
+      i = expand_invocation(cx, (*macros)[it->second], it->second, w0, i);
     }
   }
 }
 
 }  // namespace
 
-void scan_cpp_source(std::string_view text, std::vector<kernel_definition>* out) { scan_cpp(text, nullptr, out); }
+void scan_cpp_source(std::string_view text, std::vector<kernel_definition>* out) {
+  scan_options o;
+  o.kernels = true;
+  scan_cpp(text, o, out);
+}
 
 void scan_cpp_named(std::string_view text, const std::set<std::string>& names, std::vector<kernel_definition>* out) {
-  scan_cpp(text, &names, out);
+  scan_options o;
+  o.names = &names;
+  scan_cpp(text, o, out);
 }
+
+void scan_cpp_macro_uses(std::string_view text, const std::vector<kernel_macro>& macros,
+                         std::vector<kernel_definition>* out) {
+  scan_options o;
+  o.macros = &macros;
+  scan_cpp(text, o, out);
+}
+
+std::vector<kernel_macro> scan_cpp_kernel_macros(std::string_view text) { return lex_cpp(text).macros; }
 
 }  // namespace magpie::source

@@ -3,6 +3,7 @@
 #include "source/kernel_sources.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,29 +37,94 @@ struct match_state {
   std::vector<const kernel_definition*> defs;
   double confidence = 1.0;
   std::vector<std::string> notes;
+  std::vector<const kernel_definition*> alternatives;  ///< other kernels the name could mean
+  bool distinct_names = false;  ///< several different indexed names match: ambiguous even in one file
 };
 
-/// Exact symbol matches; for Triton-capable lookups, else exactly one token-boundary prefix
-/// ("<indexed>_…", e.g. a specialisation suffix) — several prefixes → ambiguous.
+/// The suffix Triton 2.x appends to a kernel's name ("0d1d2d3de4c": for argument i, "i" then
+/// 'c' when equal to 1, 'd' when divisible by 16, 'e' when divisible by 8). Triton 3 and
+/// Inductor add none (Inductor's "_0" index is part of the def name).
+bool triton_signature_suffix(std::string_view s) {
+  if (s.empty()) return false;
+  int expect = 0;
+  for (size_t p = 0; p < s.size();) {
+    size_t q = p;
+    while (q < s.size() && std::isdigit(static_cast<unsigned char>(s[q]))) ++q;
+    auto v = parse_int(s.substr(p, q - p));
+    if (q == p || !v || *v != expect++) return false;
+    p = q;
+    for (char f : {'c', 'd', 'e'})
+      if (p < s.size() && s[p] == f) ++p;
+  }
+  return true;
+}
+
+/// Triton kernels whose names start with `stem` + '_' (other than `except`): what a trace name
+/// sharing that stem could also mean.
+std::vector<const kernel_definition*> triton_siblings(const repo_index& idx, const std::string& stem,
+                                                      const std::set<std::string>& except) {
+  std::vector<const kernel_definition*> out;
+  for (const auto& d : idx.definitions()) {
+    if (d.language != "triton" || d.in_string || except.count(d.symbol)) continue;
+    if (d.symbol.size() > stem.size() && starts_with(d.symbol, stem) && d.symbol[stem.size()] == '_') out.push_back(&d);
+    if (out.size() >= 10) break;
+  }
+  return out;
+}
+
+/// Exact symbol matches; for Triton-capable lookups, else a token-boundary prefix
+/// ("<indexed>_<suffix>"). A suffix Triton adds (triton_signature_suffix) is as good as exact
+/// (0.95); any other suffix resolves only when one prefix is left, at 0.3, with the kernels
+/// sharing the stem listed as alternatives; several prefixes → ambiguous.
 match_state candidates_for(const kernel_class& c, const repo_index& idx) {
   match_state m;
   for (const auto* d : idx.lookup(c.symbol)) if (mode_accepts(c.mode, *d)) m.defs.push_back(d);
   if (!m.defs.empty() || c.mode == lookup_mode::cpp) return m;
-  std::set<std::string> prefixes;
-  std::vector<const kernel_definition*> prefix_defs;
+  std::map<std::string, std::vector<const kernel_definition*>> by_prefix;
+  std::string specialised;  // the prefix whose remainder is a Triton signature suffix
   for (size_t i = 1; i < c.symbol.size(); ++i) {
     if (c.symbol[i] != '_') continue;
     for (const auto* d : idx.lookup(std::string_view(c.symbol).substr(0, i))) {
       if (d->language != "triton") continue;
-      prefixes.insert(d->symbol);
-      prefix_defs.push_back(d);
+      by_prefix[d->symbol].push_back(d);
+      if (triton_signature_suffix(std::string_view(c.symbol).substr(i + 1))) specialised = d->symbol;
     }
   }
-  if (prefixes.empty()) return m;
-  m.defs = prefix_defs;
-  m.confidence = 0.7;
+  if (by_prefix.empty()) return m;
+  std::set<std::string> prefixes;
+  for (const auto& [p, defs] : by_prefix) prefixes.insert(p);
+  if (!specialised.empty()) {
+    m.defs = by_prefix[specialised];
+    m.confidence = 0.95;
+    m.notes.push_back("Triton specialisation suffix '" + c.symbol.substr(specialised.size()) + "' removed");
+    return m;
+  }
+  for (const auto& [p, defs] : by_prefix) m.defs.insert(m.defs.end(), defs.begin(), defs.end());
   m.notes.push_back("matched by name prefix " + join(std::vector<std::string>(prefixes.begin(), prefixes.end()), ","));
+  m.distinct_names = prefixes.size() > 1;
+  if (prefixes.size() == 1) {
+    const std::string& stem = *prefixes.begin();
+    m.confidence = 0.3;
+    m.notes.push_back("suffix '" + c.symbol.substr(stem.size()) + "' is not one Triton or Inductor adds: this may be "
+                      "a different kernel");
+    m.alternatives = triton_siblings(idx, stem, prefixes);
+  }
   return m;
+}
+
+/// Logical operators of an enable_if condition ("&&:1 ||:0 ==:0 !=:0 !:0"): they survive
+/// demangling, so they tell SFINAE overloads of one kernel apart.
+std::string logic_signature(std::string_view t) {
+  int and_ = 0, or_ = 0, eq = 0, ne = 0, not_ = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    char c = t[i], n = i + 1 < t.size() ? t[i + 1] : '\0';
+    if (c == '&' && n == '&') { ++and_; ++i; }
+    else if (c == '|' && n == '|') { ++or_; ++i; }
+    else if (c == '=' && n == '=') { ++eq; ++i; }
+    else if (c == '!' && n == '=') { ++ne; ++i; }
+    else if (c == '!') ++not_;
+  }
+  return strprintf("&&:%d ||:%d ==:%d !=:%d !:%d", and_, or_, eq, ne, not_);
 }
 
 /// Evidence filters that never pick among equals: definitions over declarations, identical
@@ -93,13 +159,23 @@ void narrow(const kernel_class& c, match_state* m) {
   }
   if (copies > 0) m->notes.push_back(strprintf("%zu identical cop%s ignored", copies, copies == 1 ? "y" : "ies"));
   defs.swap(unique);
-  if (c.mode == lookup_mode::cpp && !c.scopes.empty()) {
+  // A demangled C++ name spells its namespaces in full: none means the global namespace.
+  if (c.mode == lookup_mode::cpp) {
     if (!keep_if_any([&](const kernel_definition& d) { return d.scopes == c.scopes; })) {
       m->confidence *= 0.6;
-      m->notes.push_back("namespace " + join(c.scopes, "::") + " not matched");
+      m->notes.push_back("namespace " + (c.scopes.empty() ? std::string("(global)") : join(c.scopes, "::")) +
+                         " not matched");
     }
   }
   if (c.param_count >= 0) keep_if_any([&](const kernel_definition& d) { return d.param_count == c.param_count; });
+  if (defs.size() > 1 && contains(c.return_type, "enable_if")) {
+    std::string want = logic_signature(c.return_type);
+    size_t before = defs.size();
+    keep_if_any([&](const kernel_definition& d) {
+      return contains(d.return_type, "enable_if") && logic_signature(d.return_type) == want;
+    });
+    if (defs.size() < before) m->notes.emplace_back("overload chosen by its enable_if condition");
+  }
 }
 
 void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_index& idx, test_file_cache& tests,
@@ -121,7 +197,7 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
   for (const auto* d : m.defs) langs.insert(d->language == "triton" ? "triton" : "cpp");
   if (info->kind == "unknown" && langs.size() == 1) info->kind = *langs.begin() == "triton" ? "triton_jit" : "cuda_cpp";
   for (const auto& note : m.notes) add_note(info, note);
-  if (by_file.size() > 1) {
+  if (by_file.size() > 1 || m.distinct_names) {
     info->source_resolution = "unresolved";
     prefix = error_prefix(info->kind);
     info->source_error = (prefix.empty() ? "source" : prefix + "_source") + "_ambiguous";
@@ -148,6 +224,15 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
   info->line = d.line;
   info->confidence = m.confidence;
   info->upstream_url = upstream_url(idx.roots()[d.root], d.rel_path, d.line);
+  info->definition_kind = !d.macro.empty() ? "macro_expansion" : d.is_definition ? "definition" : "declaration";
+  if (!d.macro.empty()) {
+    std::string at = idx.root_variable(d.macro_root) + "/" + d.macro_rel.generic_string() + ":" +
+                     std::to_string(d.macro_line);
+    info->macro_definition = d.macro + "=" + at;
+    add_note(info, "defined by expanding macro " + d.macro + " (#define at " + at + ")");
+  }
+  for (const auto* a : m.alternatives) info->alternatives.push_back(a->symbol + "=" + location(idx, *a));
+  if (!info->alternatives.empty()) add_note(info, "alternatives: " + join(info->alternatives, ", "));
   route_test(d, idx, tests, info);
   (void)n;
 }
@@ -221,6 +306,7 @@ void disambiguate_by_translation_unit(const parsed_kernel_name& n, const repo_in
     info->line = line;
     info->confidence = 0.9;
     info->upstream_url = upstream_url(idx.roots()[r], rel, line);
+    info->definition_kind = "definition";
     add_note(info, "disambiguated by translation unit: the anonymous-namespace kernel is instantiated with a functor "
                    "defined in " + file);
     return;

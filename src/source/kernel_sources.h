@@ -23,8 +23,10 @@ namespace magpie::source {
 struct kernel_source_info {
   std::string name;                 ///< the trace name as given (not a CSV column)
   std::string kind;                 ///< aten_native, inductor, triton_jit, cublas, nvjet, cutlass,
-                                    ///< cudnn, flash_attn, nccl, ck_tile, tensile_gemm, aiter,
-                                    ///< vllm, sglang, hip_cpp, cuda_cpp, annotation, unknown
+                                    ///< cudnn, trtllm_gen, tensorrt_llm, flashinfer, flash_attn,
+                                    ///< deep_gemm, pytorch_symm_mem, nccl, cub, rocprim, ck_tile,
+                                    ///< ck, tensile_gemm, aiter, vllm, sglang, hip_cpp, cuda_cpp,
+                                    ///< runtime, annotation, unknown (docs/source-mapping.md)
   std::string category;             ///< attention, kv_cache, router, moe_gemm, gemm, layernorm,
                                     ///< softmax, copy, elementwise, indexing, reduce, blit,
                                     ///< communication, annotation, unknown
@@ -49,6 +51,13 @@ struct kernel_source_info {
   fs::path file;                    ///< absolute path of the definition (resolved only)
   int line = 0;                     ///< 1-based line of the definition (resolved only)
   std::vector<std::string> candidates;  ///< "$VAR/relpath:line" of every matching definition
+  /// Resolved only: "definition", "declaration" (no body found) or "macro_expansion" (the
+  /// kernel is declared by a macro; `line` is the invocation, `macro_definition` the #define).
+  std::string definition_kind;
+  std::string macro_definition;     ///< "NAME=$VAR/relpath:line" of the #define, else ""
+  /// Low-confidence name-prefix matches: other Triton kernels sharing the matched stem
+  /// ("name=$VAR/relpath:line"), so the user can see what else the trace name could mean.
+  std::vector<std::string> alternatives;
   /// Functors / host functions named in the template arguments (the op a generic TensorIterator
   /// kernel runs), each "qualified::name=$VAR/relpath:line" when exactly one definition matches,
   /// "qualified::name=" otherwise.

@@ -44,22 +44,59 @@ std::string root_variable_for(const fs::path& root) {
   return v + "_DIR";
 }
 
+void repo_index::add_definition(kernel_definition d) {
+  m_by_symbol[d.symbol].push_back(m_defs.size());
+  m_defs.push_back(std::move(d));
+  m_stats.definitions = m_defs.size();
+}
+
 void repo_index::add_file(size_t root, const fs::path& rel, std::string_view text) {
   const char* lang = language_of(rel);
   std::vector<kernel_definition> found;
   if (std::string_view(lang) == "python") {
     if (contains(text, "jit")) scan_python_source(text, &found);
-  } else if (*lang) {
-    if (contains(text, "__global__")) scan_cpp_source(text, &found);
+  } else if (*lang && contains(text, "__global__")) {
+    scan_cpp_source(text, &found);
     for (auto& d : found) d.language = lang;
+    if (contains(text, "define"))
+      for (auto& m : scan_cpp_kernel_macros(text)) m_macros.push_back({std::move(m), root, rel});
+    m_stats.kernel_macros = m_macros.size();
   }
   for (auto& d : found) {
     d.root = root;
     d.rel_path = rel;
-    m_by_symbol[d.symbol].push_back(m_defs.size());
-    m_defs.push_back(std::move(d));
+    if (!d.macro.empty()) {
+      d.macro_root = root;
+      d.macro_rel = rel;
+    }
+    add_definition(std::move(d));
   }
-  m_stats.definitions = m_defs.size();
+}
+
+void repo_index::expand_cross_file_macros() {
+  if (m_macros.empty()) return;
+  for (const auto& [root, rel] : m_cpp_files) {
+    auto text = read_file(m_roots[root] / rel);
+    if (!text.ok()) continue;
+    std::vector<kernel_macro> foreign;
+    std::vector<const located_macro*> origin;
+    for (const auto& lm : m_macros) {
+      if ((lm.root == root && lm.rel == rel) || !contains(*text, lm.macro.name)) continue;
+      foreign.push_back(lm.macro);
+      origin.push_back(&lm);
+    }
+    if (foreign.empty()) continue;
+    std::vector<kernel_definition> found;
+    scan_cpp_macro_uses(*text, foreign, &found);
+    for (auto& d : found) {
+      d.root = root;
+      d.rel_path = rel;
+      d.language = language_of(rel);
+      d.macro_root = origin[d.macro_ref]->root;
+      d.macro_rel = origin[d.macro_ref]->rel;
+      add_definition(std::move(d));
+    }
+  }
 }
 
 status_or<repo_index> repo_index::build(const std::vector<fs::path>& roots) {
@@ -117,6 +154,7 @@ status_or<repo_index> repo_index::build(const std::vector<fs::path>& roots) {
       idx.add_file(ri, rel, *text);
     }
   }
+  idx.expand_cross_file_macros();
   bar.finish();
   for (auto& t : idx.m_tests) std::sort(t.begin(), t.end());
   MAGPIE_LOG_DEBUG("kernel index: %zu files, %zu definitions", idx.m_stats.files_read, idx.m_defs.size());

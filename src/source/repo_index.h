@@ -1,7 +1,9 @@
 // Repository index: kernel definitions found by scanning source trees.
 //   C++/CUDA/HIP (.cu .cuh .hip .cpp .cc .cxx .h .hpp .inl): every `__global__` function
-//     (templates, __launch_bounds__/macro decorations, namespaces tracked) — definitions and
-//     declarations, with file:line of the function name.
+//     (templates, SFINAE return types, __launch_bounds__/macro decorations, extern "C",
+//     namespaces tracked through #if/#else branches) — definitions and declarations, with
+//     file:line of the function name — and kernels defined by expanding a kernel-declaring
+//     function-like macro (any file of any root), at the line of the invocation.
 //   Python (.py): every `def` decorated with a Triton JIT decorator (@triton.jit, @jit,
 //     @triton.autotune…@triton.jit, @triton.heuristics…), including defs embedded in the
 //     source strings of inductor output_code.py modules.
@@ -17,6 +19,7 @@
 
 #include "core/fs.h"
 #include "core/status.h"
+#include "source/cpp_lexer.h"
 
 namespace magpie::source {
 
@@ -34,11 +37,21 @@ struct kernel_definition {
   bool inductor = false;            ///< file is torch inductor output
   uint64_t body_hash = 0;           ///< FNV-1a of the whitespace-normalised body (0 unknown)
   std::string snippet;              ///< the definition's first line, ≤ 200 chars
+  std::string return_type;          ///< C++: the text between __global__ and the name
+                                    ///< ("void", "std::enable_if_t<…>"), spaces collapsed
+  // Kernels defined by expanding a macro (`KERNEL_MACRO(name)` with a #define that declares a
+  // __global__ function): `line` is the invocation, these locate the #define.
+  std::string macro;                ///< the macro's name ("" for ordinary definitions)
+  int macro_line = 0;               ///< 1-based line of its #define
+  size_t macro_root = 0;            ///< root and file of the #define (may differ from the
+  fs::path macro_rel;               ///< invocation's file)
+  size_t macro_ref = 0;             ///< scanner-internal: index in the macro list it was given
 };
 
 struct index_stats {
   size_t files_scanned = 0, files_read = 0, bytes_read = 0, definitions = 0;
   size_t files_skipped_large = 0;
+  size_t kernel_macros = 0;  ///< kernel-declaring #defines found
 };
 
 class repo_index {
@@ -67,6 +80,16 @@ class repo_index {
   std::vector<kernel_definition> m_defs;
   std::vector<std::vector<fs::path>> m_tests;
   std::vector<std::pair<size_t, fs::path>> m_cpp_files;  ///< (root, rel) of every C++ file seen
+  struct located_macro {
+    kernel_macro macro;
+    size_t root = 0;
+    fs::path rel;
+  };
+  std::vector<located_macro> m_macros;  ///< kernel-declaring #defines of every C++ file
+  void add_definition(kernel_definition d);
+  /// Kernels defined by invoking a macro #defined in another file (re-reads the C++ files
+  /// that mention a macro name).
+  void expand_cross_file_macros();
   std::unordered_map<std::string, std::vector<size_t>> m_by_symbol;
   index_stats m_stats;
 };
@@ -77,6 +100,12 @@ void scan_cpp_source(std::string_view text, std::vector<kernel_definition>* out)
 /// Host functions and struct/class definitions (not declarations) named in `names`
 /// (decorators = "function" | "class").
 void scan_cpp_named(std::string_view text, const std::set<std::string>& names, std::vector<kernel_definition>* out);
+/// Kernels defined by invocations of `macros` (kernel-declaring #defines of other files) in
+/// `text`; macro_ref indexes `macros`.
+void scan_cpp_macro_uses(std::string_view text, const std::vector<kernel_macro>& macros,
+                         std::vector<kernel_definition>* out);
+/// The kernel-declaring function-like #defines of `text`.
+std::vector<kernel_macro> scan_cpp_kernel_macros(std::string_view text);
 void scan_python_source(std::string_view text, std::vector<kernel_definition>* out);
 /// "$NAME_DIR" variable for a root directory name.
 std::string root_variable_for(const fs::path& root);

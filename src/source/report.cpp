@@ -31,6 +31,9 @@ json kernel_source_to_json(const kernel_source_info& info) {
   j["line"] = info.line;
   j["candidates"] = info.candidates;
   j["functor_sources"] = info.functor_sources;
+  j["definition_kind"] = info.definition_kind;
+  j["macro_definition"] = info.macro_definition;
+  j["alternatives"] = info.alternatives;
   return j;
 }
 

@@ -77,133 +77,192 @@ const step_annotation* enclosing_step(const std::vector<step_span>& steps, const
   return nullptr;
 }
 
-/// The op an event is attributed to: outermost modelled ancestor-or-self of the launcher op.
-uint32_t attributed_op(const trace_model& m, uint32_t op) {
-  uint32_t best = k_none;
-  for (uint32_t p = op; p != k_none; p = m.events[p].parent) {
-    if (m.events[p].kind == ev_kind::cpu_op && has_perf_model(m.name(m.events[p]))) best = p;
+/// Per interned string: memoised facts about names and argument texts.
+class name_facts {
+ public:
+  explicit name_facts(const trace_model& m) : m_m(m), m_model(m.strings.size(), -1), m_repr(m.strings.size()) {}
+  bool has_model(uint32_t name) {
+    if (m_model[name] < 0) m_model[name] = has_perf_model(m_m.strings.str(name)) ? 1 : 0;
+    return m_model[name] == 1;
   }
+  const std::string& repr(uint32_t id) {
+    static const std::string empty;
+    if (id == k_none) return empty;
+    if (!m_repr[id]) m_repr[id] = python_repr_json(m_m.text(id));
+    return *m_repr[id];
+  }
+
+ private:
+  const trace_model& m_m;
+  std::vector<int8_t> m_model;
+  std::vector<std::optional<std::string>> m_repr;
+};
+
+/// The op an event is attributed to: outermost modelled ancestor-or-self of the launcher op.
+uint32_t attributed_op(const trace_model& m, uint32_t op, name_facts& nf) {
+  uint32_t best = k_none;
+  for (uint32_t p = op; p != k_none; p = m.events[p].parent)
+    if (m.events[p].kind == ev_kind::cpu_op && nf.has_model(m.events[p].name)) best = p;
   return best == k_none ? op : best;
 }
 
 struct instance {
   uint32_t op = k_none;       ///< cpu_op, or k_none for a synthetic op
-  std::string name;
-  std::vector<uint32_t> gpu;  ///< GPU events
+  uint32_t launcher = k_none; ///< synthetic ops: the runtime event
+  uint32_t kernel = k_none;   ///< synthetic ops: the kernel's name id
+  /// Identifies the row name: the op's name id, or (1 << 63 | runtime name << 32 | kernel name).
+  uint64_t name_key(const trace_model& m) const {
+    if (op != k_none) return m.events[op].name;
+    return (uint64_t{1} << 63) | (uint64_t{m.events[launcher].name} << 32) | kernel;
+  }
 };
 
-std::string repr_or_empty(const trace_model& m, uint32_t id) {
-  return id == k_none ? std::string() : python_repr_json(m.text(id));
+std::string name_of_key(const trace_model& m, uint64_t key) {
+  if (!(key >> 63)) return m.strings.str(static_cast<uint32_t>(key));
+  return m.strings.str(static_cast<uint32_t>((key >> 32) & 0x7FFFFFFFu)) + "->" + m.strings.str(static_cast<uint32_t>(key)) +
+         " (Synthetic Op)";
 }
 
-}  // namespace
+std::string instance_name(const trace_model& m, const instance& in) { return name_of_key(m, in.name_key(m)); }
 
-analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, const gpu::gpu_spec* spec,
-                 const std::vector<step_span>& steps) {
-  analysis a;
-  a.spec = spec;
-  a.timeline = gpu_timeline(m, gpu_events);
-  // Instances.
+/// Groups GPU events into op instances (attributed op, or runtime + kernel name for synthetic
+/// ops); `gpu_of` gets each instance's GPU events in the order given.
+std::vector<instance> instances_of(const trace_model& m, const std::vector<uint32_t>& gpu_events, name_facts& nf,
+                                   std::vector<size_t>* inst_of, grouped<uint32_t>* gpu_of, int64_t* unlinked) {
   std::vector<instance> inst;
-  std::unordered_map<uint64_t, size_t> slot;  // key: op index, or (launcher | name) for synthetic
-  std::vector<size_t> inst_of(gpu_events.size(), SIZE_MAX);
+  std::vector<uint32_t> op_slot(m.events.size(), k_none);   // attributed op → instance
+  std::unordered_map<uint64_t, uint32_t> synthetic_slot;    // (launcher, kernel name) → instance
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  pairs.reserve(gpu_events.size());
+  inst_of->assign(gpu_events.size(), SIZE_MAX);
   for (size_t k = 0; k < gpu_events.size(); ++k) {
     const trace_event& g = m.events[gpu_events[k]];
-    uint64_t key;
-    std::string name;
-    uint32_t op = k_none;
+    uint32_t* slot;
+    instance in;
     if (g.op != k_none) {
-      op = attributed_op(m, g.op);
-      key = op;
+      in.op = attributed_op(m, g.op, nf);
+      slot = &op_slot[in.op];
     } else if (g.launcher != k_none) {
-      key = (uint64_t{1} << 63) | (uint64_t{g.launcher} << 32) | g.name;
-      name = m.name(m.events[g.launcher]) + "->" + m.name(g) + " (Synthetic Op)";
+      in.launcher = g.launcher;
+      in.kernel = g.name;
+      slot = &synthetic_slot.try_emplace((uint64_t{g.launcher} << 32) | g.name, k_none).first->second;
     } else {
-      ++a.unlinked_gpu_events;
+      ++*unlinked;
       continue;
     }
-    auto [it, fresh] = slot.emplace(key, inst.size());
-    if (fresh) inst.push_back({op, op != k_none ? m.name(m.events[op]) : name, {}});
-    inst[it->second].gpu.push_back(gpu_events[k]);
-    inst_of[k] = it->second;
+    if (*slot == k_none) {
+      *slot = static_cast<uint32_t>(inst.size());
+      inst.push_back(in);
+    }
+    pairs.push_back({*slot, gpu_events[k]});
+    (*inst_of)[k] = *slot;
   }
-  // Per-instance metrics, grouped into rows.
-  std::unordered_map<std::string, size_t> row_of;
-  std::vector<std::vector<double>> row_tflops, row_tbps, row_pct;
-  std::vector<int64_t> row_ns;  // exact kernel-time sums
-  std::vector<double> inst_flops(inst.size(), 0), inst_bytes(inst.size(), 0), inst_sum_dur(inst.size(), 0);
-  std::vector<std::string> inst_spec(inst.size());
+  *gpu_of = group_by_key(pairs, inst.size());
+  return inst;
+}
+
+struct row_key {
+  uint32_t name, dims, types, concrete, strides;
+  bool operator==(const row_key& o) const {
+    return name == o.name && dims == o.dims && types == o.types && concrete == o.concrete && strides == o.strides;
+  }
+};
+struct row_key_hash {
+  size_t operator()(const row_key& k) const {
+    uint64_t h = k.name;
+    for (uint32_t v : {k.dims, k.types, k.concrete, k.strides}) h = h * 0x9E3779B97F4A7C15ull + v;
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+struct row_acc {
+  std::vector<double> tflops, tbps, pct;
+  int64_t ns = 0;  ///< exact kernel-time sum
+};
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? std::nan("") : s / static_cast<double>(v.size());
+}
+
+/// Op rows (TraceLens's unified table); per instance, its flops / bytes / spec for the kernel table.
+void op_rows(const trace_model& m, const std::vector<instance>& inst, const grouped<uint32_t>& gpu_of,
+             const std::vector<step_span>& steps, name_facts& nf, analysis& a, std::vector<double>& inst_flops,
+             std::vector<double>& inst_bytes, std::vector<std::string>& inst_spec, std::vector<double>& inst_sum_dur) {
+  interner synthetic;  // row names of synthetic ops
+  std::unordered_map<row_key, size_t, row_key_hash> row_of;
+  std::vector<row_acc> acc;
+  std::vector<interval> ivs, scratch;
   for (size_t i = 0; i < inst.size(); ++i) {
     const instance& in = inst[i];
-    std::vector<interval> ivs;
-    for (uint32_t gi : in.gpu) {
-      ivs.push_back({m.events[gi].ts, m.events[gi].end()});
-      inst_sum_dur[i] += static_cast<double>(m.events[gi].dur);
+    ivs.clear();
+    for (const uint32_t* gp = gpu_of.begin(i); gp != gpu_of.end(i); ++gp) {
+      ivs.push_back({m.events[*gp].ts, m.events[*gp].end()});
+      inst_sum_dur[i] += static_cast<double>(m.events[*gp].dur());
     }
-    int64_t t_ns = busy_time(ivs);
+    const uint32_t first_gpu = *gpu_of.begin(i);
+    const size_t n_gpu = static_cast<size_t>(gpu_of.end(i) - gpu_of.begin(i));
+    int64_t t_ns = busy_time(ivs.data(), ivs.data() + ivs.size(), scratch);
     double t_us = static_cast<double>(t_ns) / 1000.0;
-    perf_result pr;
-    std::string dims, types, conc, strides;
-    uint64_t uid = m.events[in.gpu.front()].uid;
-    if (in.op != k_none) {
-      const trace_event& op = m.events[in.op];
-      uid = op.uid;
-      op_args args{in.name, m.text(op.dims), m.text(op.types), m.text(op.concrete), m.text(op.strides)};
-      pr = model_op(args, enclosing_step(steps, op));
-      dims = repr_or_empty(m, op.dims);
-      types = repr_or_empty(m, op.types);
-      conc = repr_or_empty(m, op.concrete);
-      strides = repr_or_empty(m, op.strides);
-    }
-    if (pr.computed) {
-      inst_flops[i] = pr.flops;
-      inst_bytes[i] = pr.bytes.value_or(0);
-      inst_spec[i] = pr.compute_spec;
-    }
-    std::string key = in.name + '\x1f' + dims + '\x1f' + types + '\x1f' + conc + '\x1f' + strides;
+    const trace_event* op = in.op != k_none ? &m.events[in.op] : nullptr;
+    const arg_texts& at = op ? m.args(*op) : m.arg_tuples[0];
+    row_key key = op ? row_key{op->name, at.dims, at.types, at.concrete, at.strides}
+                     : row_key{synthetic.intern(instance_name(m, in)) | 0x80000000u, k_none, k_none, k_none, k_none};
     auto [it, fresh] = row_of.emplace(key, a.ops.size());
     if (fresh) {
       op_row r;
-      r.name = in.name;
-      r.category = pr.has_model ? pr.category : op_category(in.name, m.name(m.events[in.gpu.front()]));
-      r.input_dims = dims;
-      r.input_type = types;
-      r.concrete_inputs = conc;
-      r.input_strides = strides;
-      r.ex_uid = uid;
-      r.num_kernels = static_cast<int64_t>(in.gpu.size());
-      r.model = pr;
+      r.name = instance_name(m, in);
+      perf_result pr;
+      if (op) {
+        op_args args{r.name, m.text(at.dims), m.text(at.types), m.text(at.concrete), m.text(at.strides)};
+        pr = model_op(args, enclosing_step(steps, *op));
+        r.input_dims = nf.repr(at.dims);
+        r.input_type = nf.repr(at.types);
+        r.concrete_inputs = nf.repr(at.concrete);
+        r.input_strides = nf.repr(at.strides);
+      }
+      r.category = pr.has_model ? pr.category : op_category(r.name, m.name(m.events[first_gpu]));
+      r.ex_uid = op ? op->uid : m.events[m.events[first_gpu].launcher].uid;  // synthetic: its runtime event
+      r.num_kernels = static_cast<int64_t>(n_gpu);
       r.gflops = pr.computed ? pr.flops / 1e9 : 0;
       r.bytes = pr.computed ? pr.bytes : std::nullopt;
-      r.roof = pr.computed ? roofline(pr.flops, pr.bytes, pr.compute_spec, spec) : roofline_point{};
+      r.roof = pr.computed ? roofline(pr.flops, pr.bytes, pr.compute_spec, a.spec) : roofline_point{};
+      r.model = std::move(pr);
       a.ops.push_back(std::move(r));
-      row_tflops.emplace_back();
-      row_tbps.emplace_back();
-      row_pct.emplace_back();
-      row_ns.push_back(0);
+      acc.emplace_back();
     }
     size_t ri = it->second;
     op_row& r = a.ops[ri];
+    // Paged attention depends on the enclosing step: its model is evaluated per instance.
+    perf_result per;
+    const perf_result* pr = &r.model;
+    if (op && r.model.category == "InferenceAttention" && !fresh) {
+      op_args args{r.name, m.text(at.dims), m.text(at.types), m.text(at.concrete), m.text(at.strides)};
+      per = model_op(args, enclosing_step(steps, *op));
+      pr = &per;
+    }
+    if (pr->computed) {
+      inst_flops[i] = pr->flops;
+      inst_bytes[i] = pr->bytes.value_or(0);
+      inst_spec[i] = pr->compute_spec;
+    }
     ++r.operation_count;
-    row_ns[ri] += t_ns;
-    if (pr.computed && t_us > 0) {
-      row_tflops[ri].push_back(pr.flops / 1e12 / (t_us / 1e6));
-      if (pr.bytes) row_tbps[ri].push_back(*pr.bytes / 1e12 / (t_us / 1e6));
-      if (r.roof.ok) row_pct[ri].push_back(r.roof.time_us / t_us * 100.0);
+    acc[ri].ns += t_ns;
+    if (pr->computed && t_us > 0) {
+      acc[ri].tflops.push_back(pr->flops / 1e12 / (t_us / 1e6));
+      if (pr->bytes) acc[ri].tbps.push_back(*pr->bytes / 1e12 / (t_us / 1e6));
+      roofline_point rp = pr == &r.model ? r.roof : roofline(pr->flops, pr->bytes, pr->compute_spec, a.spec);
+      if (rp.ok) acc[ri].pct.push_back(rp.time_us / t_us * 100.0);
     }
   }
-  auto mean_of = [](const std::vector<double>& v) {
-    double s = 0;
-    for (double x : v) s += x;
-    return v.empty() ? std::nan("") : s / static_cast<double>(v.size());
-  };
   for (size_t ri = 0; ri < a.ops.size(); ++ri) {
     op_row& r = a.ops[ri];
-    r.kernel_time_us_sum = static_cast<double>(row_ns[ri]) / 1000.0;
+    r.kernel_time_us_sum = static_cast<double>(acc[ri].ns) / 1000.0;
     r.kernel_time_us_mean = r.kernel_time_us_sum / static_cast<double>(r.operation_count);
-    r.tflops_mean = mean_of(row_tflops[ri]);
-    r.tbps_mean = mean_of(row_tbps[ri]);
-    r.pct_roofline_mean = mean_of(row_pct[ri]);
+    r.tflops_mean = mean_of(acc[ri].tflops);
+    r.tbps_mean = mean_of(acc[ri].tbps);
+    r.pct_roofline_mean = mean_of(acc[ri].pct);
     a.ops_kernel_time_us += r.kernel_time_us_sum;
   }
   for (auto& r : a.ops) r.time_pct = a.ops_kernel_time_us > 0 ? r.kernel_time_us_sum / a.ops_kernel_time_us * 100.0 : 0;
@@ -211,12 +270,25 @@ analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
     if (x.kernel_time_us_sum != y.kernel_time_us_sum) return x.kernel_time_us_sum > y.kernel_time_us_sum;
     return x.ex_uid < y.ex_uid;
   });
-  // Kernel table.
+}
+
+struct kernel_acc {
+  std::unordered_map<uint64_t, int64_t> ops;  ///< op name key → kernels of this name it launched
+  std::map<std::string, double> spec_flops;
+  int64_t ns = 0;
+};
+
+/// Kernel rows (by exact name) with flops and bytes attributed from modelled ops.
+void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, const std::vector<instance>& inst,
+                 const std::vector<size_t>& inst_of, const std::vector<double>& inst_flops,
+                 const std::vector<double>& inst_bytes, const std::vector<std::string>& inst_spec,
+                 const std::vector<double>& inst_sum_dur, analysis& a) {
   std::unordered_map<uint32_t, size_t> kslot;
-  std::vector<std::map<std::string, int64_t>> kops;
-  std::vector<std::map<std::string, double>> kspec_flops;
-  std::map<std::string, std::vector<interval>> by_cat;
-  std::vector<int64_t> k_ns;
+  std::vector<kernel_acc> acc;
+  std::vector<std::string> cat_names;
+  std::unordered_map<std::string, size_t> cat_slot;
+  std::vector<std::vector<interval>> by_cat;
+  std::vector<size_t> kcat;
   int64_t total_ns = 0;
   for (size_t k = 0; k < gpu_events.size(); ++k) {
     const trace_event& g = m.events[gpu_events[k]];
@@ -227,46 +299,82 @@ analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
       kr.category = kernel_category(m, g);
       kr.min_us = INFINITY;
       kr.max_us = 0;
+      auto [c, cf] = cat_slot.emplace(kr.category, cat_names.size());
+      if (cf) {
+        cat_names.push_back(kr.category);
+        by_cat.emplace_back();
+      }
+      kcat.push_back(c->second);
       a.kernels.push_back(std::move(kr));
-      kops.emplace_back();
-      kspec_flops.emplace_back();
-      k_ns.push_back(0);
+      acc.emplace_back();
     }
-    kernel_row& kr = a.kernels[it->second];
-    double d = static_cast<double>(g.dur) / 1000.0;
+    size_t ki = it->second;
+    kernel_row& kr = a.kernels[ki];
+    double d = static_cast<double>(g.dur()) / 1000.0;
     ++kr.calls;
-    k_ns[it->second] += g.dur;
-    total_ns += g.dur;
+    acc[ki].ns += g.dur();
+    total_ns += g.dur();
     kr.min_us = std::min(kr.min_us, d);
     kr.max_us = std::max(kr.max_us, d);
     if (std::find(kr.streams.begin(), kr.streams.end(), g.stream) == kr.streams.end()) kr.streams.push_back(g.stream);
-    by_cat[kr.category].push_back({g.ts, g.end()});
+    by_cat[kcat[ki]].push_back({g.ts, g.end()});
     size_t ii = inst_of[k];
     if (ii == SIZE_MAX) continue;
-    ++kops[it->second][inst[ii].name];
+    ++acc[ki].ops[inst[ii].name_key(m)];
     if (inst_flops[ii] > 0 && inst_sum_dur[ii] > 0) {
-      double share = static_cast<double>(g.dur) / inst_sum_dur[ii];
+      double share = static_cast<double>(g.dur()) / inst_sum_dur[ii];
       kr.flops += inst_flops[ii] * share;
       kr.bytes += inst_bytes[ii] * share;
       kr.modelled = true;
-      kspec_flops[it->second][inst_spec[ii]] += inst_flops[ii] * share;
+      acc[ki].spec_flops[inst_spec[ii]] += inst_flops[ii] * share;
     }
   }
   a.kernels_total_us = static_cast<double>(total_ns) / 1000.0;
   for (size_t i = 0; i < a.kernels.size(); ++i) {
     kernel_row& kr = a.kernels[i];
-    kr.total_us = static_cast<double>(k_ns[i]) / 1000.0;
+    kr.total_us = static_cast<double>(acc[i].ns) / 1000.0;
     int64_t best = 0;
-    for (const auto& [n, c] : kops[i])
-      if (c > best) best = c, kr.top_op = n;
+    for (const auto& [key, c] : acc[i].ops) {
+      std::string n = name_of_key(m, key);
+      if (c > best || (c == best && n < kr.top_op)) best = c, kr.top_op = std::move(n);
+    }
     double bf = -1;
-    for (const auto& [s, f] : kspec_flops[i])
-      if (f > bf) bf = f, kr.compute_spec = s;
-    if (kr.modelled) kr.roof = roofline(kr.flops, kr.bytes, kr.compute_spec, spec);
+    for (const auto& [sp, f] : acc[i].spec_flops)
+      if (f > bf) bf = f, kr.compute_spec = sp;
+    if (kr.modelled) kr.roof = roofline(kr.flops, kr.bytes, kr.compute_spec, a.spec);
   }
   std::stable_sort(a.kernels.begin(), a.kernels.end(),
                    [](const kernel_row& x, const kernel_row& y) { return x.total_us > y.total_us; });
-  for (auto& [cat, ivs] : by_cat) a.category_busy_us[cat] = static_cast<double>(busy_time(ivs)) / 1000.0;
+  for (size_t c = 0; c < cat_names.size(); ++c)
+    a.category_busy_us[cat_names[c]] = static_cast<double>(busy_time(std::move(by_cat[c]))) / 1000.0;
+}
+
+}  // namespace
+
+analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, const gpu::gpu_spec* spec,
+                 const std::vector<step_span>& steps, const analysis_options& opts) {
+  analysis a;
+  a.spec = spec;
+  if (opts.linked_only_timeline) {
+    std::vector<uint32_t> linked;
+    for (uint32_t g : gpu_events)
+      if (m.events[g].tracelens_linked) linked.push_back(g);
+    a.timeline_excluded = gpu_events.size() - linked.size();
+    a.timeline = gpu_timeline(m, linked, 0, true);
+    a.timeline_rule = "tracelens: linked GPU events only (TraceLens's default; unlinked left out)";
+  } else {
+    a.timeline = gpu_timeline(m, gpu_events);
+    a.timeline_rule = "magpie: all GPU events (unlinked included)";
+  }
+  a.ops_by_name = ops_by_name(m, gpu_events, opts.linked_only_timeline);
+  name_facts nf(m);
+  std::vector<size_t> inst_of;
+  grouped<uint32_t> gpu_of;
+  std::vector<instance> inst = instances_of(m, gpu_events, nf, &inst_of, &gpu_of, &a.unlinked_gpu_events);
+  std::vector<double> inst_flops(inst.size(), 0), inst_bytes(inst.size(), 0), inst_sum_dur(inst.size(), 0);
+  std::vector<std::string> inst_spec(inst.size());
+  op_rows(m, inst, gpu_of, steps, nf, a, inst_flops, inst_bytes, inst_spec, inst_sum_dur);
+  kernel_rows(m, gpu_events, inst, inst_of, inst_flops, inst_bytes, inst_spec, inst_sum_dur, a);
   return a;
 }
 

@@ -67,8 +67,37 @@ struct kernel_row {
   double avg_us() const { return calls ? total_us / static_cast<double>(calls) : 0; }
 };
 
+/// TraceLens's per-op-name view (its ops_summary sheet): every GPU event belongs to its launcher
+/// (the innermost cpu_op around the launch, "execute" passed through, else the runtime event);
+/// an instance's direct time is the busy time of its own kernels (NCCL excluded), its subtree
+/// time that of every kernel launched under it (NCCL included). Unlinked GPU events have none;
+/// with `tracelens_links`, "linked" is TraceLens's rule (trace_event::tracelens_linked) and busy
+/// times use its µs double arithmetic.
+struct name_row {
+  std::string name;
+  double direct_us = 0, subtree_us = 0;  ///< sums over instances, µs
+  int64_t count = 0;                     ///< launcher instances
+  std::vector<std::string> categories;   ///< sorted, unique (TraceLens op categories)
+  double pct = 0, cum_pct = 0;           ///< of the summed direct time
+};
+std::vector<name_row> ops_by_name(const trace_model& m, const std::vector<uint32_t>& gpu_events,
+                                  bool tracelens_links = false);
+/// TraceLens's ops_summary.csv columns.
+std::string ops_by_name_csv(const std::vector<name_row>& rows);
+
+struct analysis_options {
+  /// TraceLens's default GPU-timeline set: only the GPU events it links (trace_event::
+  /// tracelens_linked). magpie's default counts every GPU event: a GPU is busy whether or not
+  /// the profiler linked the launch. Also makes the timeline and ops_by_name use TraceLens's
+  /// links and µs double arithmetic (timeline.h).
+  bool linked_only_timeline = false;
+};
+
 struct analysis {
   timeline_breakdown timeline;
+  std::string timeline_rule;        ///< which GPU events the timeline counts (said in reports)
+  size_t timeline_excluded = 0;     ///< GPU events left out of the timeline by the rule
+  std::vector<name_row> ops_by_name;
   std::vector<op_row> ops;          ///< sorted by kernel time sum desc, then ex_uid
   std::vector<kernel_row> kernels;  ///< sorted by total desc
   std::map<std::string, double> category_busy_us;  ///< union of each kernel category
@@ -88,7 +117,7 @@ std::vector<step_span> step_spans(const trace_model& m);
 
 /// Analyses `gpu_events` (indices into m.events; all GPU events when empty and `all`).
 analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, const gpu::gpu_spec* spec,
-                 const std::vector<step_span>& steps);
+                 const std::vector<step_span>& steps, const analysis_options& opts = {});
 
 /// Tables as CSV text / JSON.
 std::string ops_csv(const analysis& a);

@@ -45,6 +45,9 @@ struct gap_config {
   // Not in Magpie's config dict (CLI-level switches):
   bool write_rank_csv = true;        ///< gap_analysis_rank<N>.csv when > 1 rank (--no-rank-csv)
   bool clamped_traces = false;       ///< also write <stem>_clamped_<s>_<e>.trace.json.gz
+  /// Files to use where several trace files claim the same rank (--rank-file); without one,
+  /// such a directory is refused (an error naming the files).
+  std::vector<std::string> rank_files;
 
   /// Magpie's range checks: 0 ≤ start ≤ 100, 0 ≤ end ≤ 100, start < end; top_k ≥ 1.
   status validate() const;
@@ -80,6 +83,11 @@ struct inference_config {
   std::string gpu_name;
   bool use_achievable = true;  ///< measured ceilings where the spec table has them, else datasheet
   fs::path trace_file;         ///< explicit trace to analyse (skips the rank-0 search in trace_dir)
+  /// TraceLens's default rules instead of magpie's (report_config::tracelens_compat).
+  bool tracelens_compat = false;
+  /// Magpie's tracelens.export_format: "csv" (default) or "excel" (adds <label>/<label>.xlsx with
+  /// every table of the stage); anything else is an invalid config.
+  std::string export_format = "csv";
 };
 
 /// Finds the rank-0 trace in `trace_dir` (Magpie's vLLM/SGLang patterns, then any trace),
@@ -92,20 +100,30 @@ struct inference_config {
 /// Returns Magpie's `tracelens_analysis` block: {enabled, analysis_mode:"inference",
 /// analysis_stages, trace_dir, split_dir, output_dir, gpu_arch_platform, rank0_trace,
 /// phase_picks{stage:{…}}, stage_results{stage:{stage, trace_path, output_dir, files,
-/// simple_summary_file | error, phase_pick}}, output_files, errors, warnings}.
+/// simple_summary_file | error, phase_pick}}, output_files, errors, warnings} plus "input"
+/// (input health: status ok | partial | unusable, problems) and "rules". When the steps'
+/// phases cannot be told apart, no stage files are written and each stage says why.
 status_or<json> run_inference_analysis(const inference_config& cfg, const fs::path& trace_dir,
                                        const fs::path& out_dir);
 
-/// Our richer single-trace report (what `magpie trace report` writes): GPU timeline per rank,
-/// kernel table, op table with perf models and roofline, stages; files report.json,
-/// kernels.csv, ops.csv, gpu_timeline.csv and report.html (self-contained, SVG roofline) in
-/// `out_dir`. Returns report.json's content.
+/// Our richer single-trace report (what `magpie trace report` writes): GPU timeline, kernel
+/// table, op table with perf models and roofline, TraceLens's per-op-name view, stages; files
+/// report.json, kernels.csv, ops.csv, ops_by_name.csv, gpu_timeline.csv,
+/// execution_details.csv, report.html (self-contained, SVG roofline) and, with xlsx,
+/// report.xlsx in `out_dir`. Returns report.json's content; its "input" says whether the trace
+/// was read completely ("ok"), partly ("partial": problems listed, files still written) or not
+/// at all / has no GPU events ("unusable": nothing is written, "output_files" is empty).
 struct report_config {
   fs::path gpu_spec_file;      ///< as inference_config
   std::string gpu_name;
   bool use_achievable = true;
   int top_k = 50;              ///< rows in the HTML tables (CSV/JSON keep all)
   bool html = true;
+  bool xlsx = false;           ///< also report.xlsx (one sheet per table)
+  /// TraceLens's default rules, to reproduce an existing TraceLens report: the GPU timeline
+  /// counts only linked GPU events, kernel durations are kept raw (no stream-overrun clipping),
+  /// and events ending >= 1 µs after their parent leave the host tree. The report says which.
+  bool tracelens_compat = false;
 };
 status_or<json> run_trace_report(const report_config& cfg, const fs::path& trace_file, const fs::path& out_dir);
 

@@ -88,19 +88,50 @@ int rank_from_dir_name(const std::string& name) {
   return -1;
 }
 
-/// Rules 1, 2 and 4 inside one directory.
+/// Rules 1 and 2 inside one directory (both suffixes together).
 std::vector<rank_trace> flat(const fs::path& dir, std::string* rule) {
-  auto v = rank_pattern(dir, ".pt.trace.json.gz");
-  if (!v.empty()) {
-    *rule = "rank_gz";
-    return v;
+  auto gz = rank_pattern(dir, ".pt.trace.json.gz");
+  auto js = rank_pattern(dir, ".pt.trace.json");
+  *rule = gz.empty() ? (js.empty() ? "" : "rank_json") : (js.empty() ? "rank_gz" : "rank_gz+json");
+  gz.insert(gz.end(), js.begin(), js.end());
+  return gz;
+}
+
+bool preferred(const fs::path& f, const std::vector<std::string>& prefer) {
+  for (const auto& p : prefer) {
+    std::error_code ec;
+    if (p == f.filename().string() || p == f.string() || fs::equivalent(fs::path(p), f, ec)) return true;
   }
-  v = rank_pattern(dir, ".pt.trace.json");
-  if (!v.empty()) {
-    *rule = "rank_json";
-    return v;
+  return false;
+}
+
+/// Keeps one file per rank: the only one, or the preferred one; other ranks go to duplicates.
+void resolve_duplicates(discovery& d, const std::vector<std::string>& prefer) {
+  std::vector<rank_trace> kept;
+  for (size_t i = 0; i < d.files.size();) {
+    size_t j = i;
+    while (j < d.files.size() && d.files[j].rank == d.files[i].rank) ++j;
+    if (j - i == 1) {
+      kept.push_back(d.files[i]);
+    } else {
+      std::vector<std::string> names;
+      const rank_trace* chosen = nullptr;
+      for (size_t k = i; k < j; ++k) {
+        names.push_back(d.files[k].path.filename().string());
+        if (preferred(d.files[k].path, prefer)) chosen = chosen ? nullptr : &d.files[k];
+      }
+      std::string list = join(names, ", ");
+      if (chosen) {
+        kept.push_back(*chosen);
+        d.notes.push_back(strprintf("rank %d: %s chosen by --rank-file among %s", chosen->rank,
+                                    chosen->path.filename().c_str(), list.c_str()));
+      } else {
+        d.duplicates.push_back(strprintf("rank %d: %s", d.files[i].rank, list.c_str()));
+      }
+    }
+    i = j;
   }
-  return {};
+  d.files = std::move(kept);
 }
 
 }  // namespace
@@ -126,7 +157,15 @@ bool looks_like_trace(const fs::path& file) {
   return head[i] == '{' && head.find("\"traceEvents\"") != std::string::npos;
 }
 
-discovery discover_rank_traces(const fs::path& dir_in) {
+std::string discovery::summary() const {
+  std::string s = strprintf("Found %zu trace file(s) in %s", files.size(), trace_dir.c_str());
+  if (!rule.empty()) s += " (" + rule + ")";
+  for (size_t i = 0; i < files.size(); ++i)
+    s += strprintf("%s rank %d %s", i ? "," : ":", files[i].rank, files[i].path.filename().c_str());
+  return s;
+}
+
+discovery discover_rank_traces(const fs::path& dir_in, const std::vector<std::string>& prefer) {
   discovery d;
   d.trace_dir = dir_in;
   std::error_code ec;
@@ -149,6 +188,7 @@ discovery discover_rank_traces(const fs::path& dir_in) {
     if (!d.files.empty()) d.rule = "fallback";
   }
   sort_by_rank(d.files);
+  resolve_duplicates(d, prefer);
   return d;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <set>
 #include <unordered_map>
 
 #include "core/log.h"
@@ -99,12 +100,15 @@ status_or<gap_config> gap_config::from_json(const json& j) {
   MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "ignore_categories", &c.ignore_categories));
   MAGPIE_RETURN_IF_ERROR(read_bool(j, "find_kernel_sources", &c.find_kernel_sources));
   MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "kernel_source_repos", &c.kernel_source_repos));
+  std::optional<std::vector<std::string>> rank_files;
+  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "rank_files", &rank_files));
+  if (rank_files) c.rank_files = *rank_files;
   MAGPIE_RETURN_IF_ERROR(read_bool(j, "auto_clone_repos", &c.auto_clone_repos));
   if (j.contains("repos_base_dir") && j["repos_base_dir"].is_string())
     c.repos_base_dir = j["repos_base_dir"].get<std::string>();
   static const char* k_known[] = {"enabled", "trace_start_pct", "trace_end_pct", "top_k", "min_duration_us",
                                   "categories", "ignore_categories", "find_kernel_sources",
-                                  "kernel_source_repos", "auto_clone_repos", "repos_base_dir"};
+                                  "kernel_source_repos", "auto_clone_repos", "repos_base_dir", "rank_files"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find_if(std::begin(k_known), std::end(k_known), [&](const char* k) { return it.key() == k; }) ==
         std::end(k_known))
@@ -129,7 +133,7 @@ namespace {
 
 struct candidate {
   uint32_t name;
-  bool has_ts, has_ext;
+  bool has_ts, has_ext, has_dur;
   double ts, dur;
   int64_t ext;
 };
@@ -151,6 +155,18 @@ class gap_sink : public event_sink {
       for (const auto& c : *cfg.ignore_categories) m_deny.push_back(lower_ascii(c));
   }
 
+  void on_top_level(std::string_view key, std::string_view raw) override {
+    if (key != "deviceProperties" && key != "distributedInfo") return;
+    auto j = parse_json(raw, std::string(key));
+    if (!j.ok()) return;
+    if (key == "deviceProperties" && j->is_array() && !j->empty() && (*j)[0].is_object())
+      m_device = json_string((*j)[0], "name");
+    if (key == "distributedInfo" && j->is_object()) {
+      if ((*j).contains("world_size") && (*j)["world_size"].is_number_integer()) m_world = (*j)["world_size"].get<int64_t>();
+      if ((*j).contains("rank") && (*j)["rank"].is_number_integer()) m_rank = (*j)["rank"].get<int64_t>();
+    }
+  }
+
   void on_event(const event_view& e) override {
     double dur = e.has_dur ? e.dur : 0.0;
     if (e.has_ts && e.has_dur && e.dur > 0) {
@@ -167,11 +183,14 @@ class gap_sink : public event_sink {
     }
     if (!ci.pass) return;
     uint32_t name = m_names.intern(e.has_name ? e.name : std::string_view("<?>"));
-    m_cands.push_back({name, e.has_ts, e.has_external_id, e.ts, dur, e.external_id});
+    m_cands.push_back({name, e.has_ts, e.has_external_id, e.has_dur, e.ts, dur, e.external_id});
   }
 
   /// Applies window, shapes and min duration; aggregates by name.
   void finish(const gap_config& cfg, rank_result* out) {
+    out->device_name = m_device;
+    out->world_size = m_world;
+    out->declared_rank = m_rank;
     out->has_span = m_t_min <= m_t_max;
     out->span_start_us = out->has_span ? m_t_min : 0;
     out->span_end_us = out->has_span ? m_t_max : 0;
@@ -194,6 +213,7 @@ class gap_sink : public event_sink {
       ++out->events_in_window;
       if (cfg.min_duration_us > 0 && !(c.dur >= cfg.min_duration_us)) continue;
       ++out->events_after_filter;
+      out->missing_dur += !c.has_dur;
       if (slot[c.name] < 0) {
         slot[c.name] = static_cast<int32_t>(ks.size());
         kernel_stat k;
@@ -213,6 +233,7 @@ class gap_sink : public event_sink {
       }
     }
     std::stable_sort(ks.begin(), ks.end(), [](const kernel_stat& a, const kernel_stat& b) { return -a.total_us < -b.total_us; });
+    for (const auto& k : ks) out->kernel_names.push_back(k.name);
     out->total_us = 0;
     for (const auto& k : ks) out->total_us += k.total_us;
   }
@@ -262,6 +283,8 @@ class gap_sink : public event_sink {
   std::vector<candidate> m_cands;
   std::vector<cpu_shape> m_cpu;
   std::unordered_map<int64_t, uint32_t> m_shape_by_ext;
+  std::string m_device;
+  int64_t m_world = -1, m_rank = -1;
   double m_t_min = std::numeric_limits<double>::infinity();
   double m_t_max = -std::numeric_limits<double>::infinity();
 };
@@ -302,8 +325,68 @@ status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::p
   rr.trace_file = trace_file;
   rr.stats = st;
   sink.finish(cfg, &rr);
+  rr.health = check_read(st);
+  if (rr.missing_dur)
+    rr.health.add(input_status::partial, strprintf("%llu of %llu counted events without a usable \"dur\" (counted as 0 us)",
+                                                   static_cast<unsigned long long>(rr.missing_dur),
+                                                   static_cast<unsigned long long>(rr.events_after_filter)));
   return rr;
 }
+
+namespace {
+
+/// Warnings when the ranks do not look like one run.
+void check_one_run(gap_result& r) {
+  if (r.ranks.size() < 2) return;
+  const rank_result& r0 = r.ranks[0];
+  std::set<std::string> names0(r0.kernel_names.begin(), r0.kernel_names.end());
+  for (const auto& rr : r.ranks) {
+    std::string who = strprintf("rank %d (%s)", rr.rank, rr.trace_file.filename().c_str());
+    if (rr.declared_rank >= 0 && rr.declared_rank != rr.rank)
+      r.warnings.push_back(strprintf("%s: the trace says it is rank %lld", who.c_str(), static_cast<long long>(rr.declared_rank)));
+    if (&rr == &r0) continue;
+    std::string who0 = strprintf("rank %d", r0.rank);
+    if (!rr.device_name.empty() && !r0.device_name.empty() && rr.device_name != r0.device_name)
+      r.warnings.push_back(who + ": device '" + rr.device_name + "' differs from " + who0 + "'s '" + r0.device_name +
+                           "': ranks from different runs?");
+    if (rr.world_size >= 0 && r0.world_size >= 0 && rr.world_size != r0.world_size)
+      r.warnings.push_back(strprintf("%s: world size %lld differs from %s's %lld: ranks from different runs?", who.c_str(),
+                                     static_cast<long long>(rr.world_size), who0.c_str(),
+                                     static_cast<long long>(r0.world_size)));
+    if (rr.has_span && r0.has_span && (rr.span_end_us < r0.span_start_us || rr.span_start_us > r0.span_end_us))
+      r.warnings.push_back(strprintf("%s: its events [%.0f, %.0f] us do not overlap %s's [%.0f, %.0f] us: ranks from "
+                                     "different runs?",
+                                     who.c_str(), rr.span_start_us, rr.span_end_us, who0.c_str(), r0.span_start_us,
+                                     r0.span_end_us));
+    size_t shared = 0;
+    for (const auto& n : rr.kernel_names) shared += names0.count(n);
+    size_t uni = names0.size() + rr.kernel_names.size() - shared;
+    if (uni >= 10 && shared * 5 < uni)
+      r.warnings.push_back(strprintf("%s: shares %zu of %zu kernel names with %s: a different model or workload?",
+                                     who.c_str(), shared, uni, who0.c_str()));
+  }
+}
+
+void analyze_one(const gap_config& cfg, const rank_trace& f, gap_result& r) {
+  auto rr = analyze_rank(cfg, f.rank, f.path);
+  std::string who = strprintf("Rank %d (%s)", f.rank, f.path.filename().c_str());
+  if (!rr.ok()) {
+    r.errors.push_back(strprintf("Failed to analyze rank %d (%s): %s", f.rank, f.path.filename().c_str(),
+                                 rr.get_status().message().c_str()));
+    r.health.add(input_status::partial, who + ": " + rr.get_status().message());
+    return;
+  }
+  for (const auto& p : rr->health.problems) r.health.add(input_status::partial, who + ": " + p);
+  if (rr->health.usable())
+    for (const auto& p : rr->health.problems) r.warnings.push_back(who + ": " + p);
+  if (!rr->health.usable()) {
+    r.errors.push_back(who + ": " + join(rr->health.problems, "; ") + " (rank skipped)");
+    return;
+  }
+  r.ranks.push_back(std::move(rr).value());
+}
+
+}  // namespace
 
 gap_result analyze_gap(const gap_config& cfg, const fs::path& trace_dir) {
   gap_result r;
@@ -314,34 +397,30 @@ gap_result analyze_gap(const gap_config& cfg, const fs::path& trace_dir) {
     r.errors.push_back("Trace directory not found: " + trace_dir.string());
     return r;
   }
-  discovery d = discover_rank_traces(trace_dir);
+  discovery d;
+  if (fs::is_regular_file(trace_dir, ec)) {
+    d.trace_dir = trace_dir.parent_path();
+    d.rule = "file";
+    d.files.push_back({0, trace_dir});
+  } else {
+    d = discover_rank_traces(trace_dir, cfg.rank_files);
+  }
   r.trace_dir = d.trace_dir;
   for (const auto& s : d.skipped) r.warnings.push_back("Skipped (not a torch trace): " + s);
+  for (const auto& n : d.notes) r.warnings.push_back(n);
+  if (!d.duplicates.empty()) {
+    for (const auto& dup : d.duplicates)
+      r.errors.push_back("Several trace files claim " + dup + ": pass --rank-file (YAML rank_files) with the one to use");
+    return r;
+  }
   if (d.files.empty()) {
     r.errors.push_back("No trace files found in " + d.trace_dir.string());
     return r;
   }
-  MAGPIE_LOG_INFO("Found %zu trace file(s) in %s", d.files.size(), d.trace_dir.c_str());
-  for (const auto& f : d.files) {
-    auto rr = analyze_rank(cfg, f.rank, f.path);
-    if (!rr.ok()) {
-      r.errors.push_back(strprintf("Failed to analyze rank %d (%s): %s", f.rank, f.path.filename().c_str(),
-                                   rr.get_status().message().c_str()));
-      continue;
-    }
-    if (!rr->stats.complete) {
-      r.errors.push_back(strprintf("Rank %d (%s): %s; analysed the %llu events read before it", f.rank,
-                                   f.path.filename().c_str(), rr->stats.error.c_str(),
-                                   static_cast<unsigned long long>(rr->stats.events)));
-    }
-    if (rr->stats.non_object_elements || rr->stats.events_with_bad_fields) {
-      r.warnings.push_back(strprintf("Rank %d (%s): %llu non-object elements and %llu events with mistyped fields ignored",
-                                     f.rank, f.path.filename().c_str(),
-                                     static_cast<unsigned long long>(rr->stats.non_object_elements),
-                                     static_cast<unsigned long long>(rr->stats.events_with_bad_fields)));
-    }
-    r.ranks.push_back(std::move(rr).value());
-  }
+  r.discovery_summary = d.summary();
+  MAGPIE_LOG_INFO("%s", r.discovery_summary.c_str());
+  for (const auto& f : d.files) analyze_one(cfg, f, r);
+  check_one_run(r);
   if (!r.ranks.empty()) {
     r.merged = merge_ranks(r.ranks);
     for (const auto& rr : r.ranks) r.total_us += rr.total_us;

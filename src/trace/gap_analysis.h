@@ -17,6 +17,7 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "trace/api.h"
+#include "trace/health.h"
 #include "trace/reader.h"
 
 namespace magpie::trace {
@@ -41,6 +42,12 @@ struct rank_result {
   uint64_t events_in_window = 0, events_after_filter = 0;
   bool has_span = false;               ///< some event has ts and dur > 0
   double span_start_us = 0, span_end_us = 0;  ///< [min ts, max ts+dur] over those events
+  uint64_t missing_dur = 0;            ///< events counted that had no usable dur (counted as 0 µs)
+  input_health health;                 ///< reader problems plus missing_dur
+  // Run identity, from the trace's top-level keys ("" / -1 when absent).
+  std::string device_name;
+  int64_t world_size = -1, declared_rank = -1;
+  std::vector<std::string> kernel_names;  ///< every aggregated name, before top-k truncation
 };
 
 struct gap_result {
@@ -51,12 +58,17 @@ struct gap_result {
   double total_us = 0;               ///< untruncated merged total
   std::vector<fs::path> clamped_traces;
   std::vector<std::string> errors, warnings;
+  std::string discovery_summary;     ///< which files were chosen and by which rule
+  input_health health;               ///< all ranks' problems ("rank N (file): …")
 };
 
 /// One rank's statistics (untruncated). Data problems are in rank_result.stats.
 status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::path& trace_file);
-/// Discovery, every rank, merge and truncation. Missing directories or traces are errors in
-/// the result (Magpie's messages), not a status.
+/// Discovery (a single trace file is rank 0), every rank, merge and truncation. Missing
+/// directories or traces, ranks claimed twice (without cfg.rank_files) and unreadable traces are
+/// errors in the result (Magpie's messages), not a status; ranks that do not look like one run
+/// (device, world size, declared rank, disjoint time spans, few shared kernel names) are
+/// warnings.
 gap_result analyze_gap(const gap_config& cfg, const fs::path& trace_dir);
 
 /// Writes gap_analysis.csv, the per-rank CSVs and (cfg.clamped_traces) the clamped traces of

@@ -123,10 +123,14 @@ json gap_result_json(const gap_result& r) {
                      {"total_duration_us", rr.total_us},
                      {"events_in_window", rr.events_in_window},
                      {"events_counted", rr.events_after_filter},
+                     {"events_without_dur", rr.missing_dur},
+                     {"input", rr.health.to_json()},
                      {"read", rr.stats.to_json()}});
   }
   j["ranks"] = ranks;
   j["warnings"] = r.warnings;
+  j["input"] = r.health.to_json();
+  j["discovery"] = r.discovery_summary;
   return j;
 }
 

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "trace/timeline.h"
 
 namespace magpie::trace {
 
@@ -21,9 +24,13 @@ json trace_model::summary_json() const {
               {"linking_key", linking_key},
               {"gpu_linked", gpu_linked},
               {"gpu_unlinked", gpu_unlinked},
+              {"gpu_linked_tracelens_rule", gpu_linked_tracelens},
               {"gpu_without_cpu_op", gpu_without_op},
               {"python_function_dropped", dropped_python},
               {"other_events_dropped", dropped_other},
+              {"events_without_ts_dropped", dropped_no_ts},
+              {"gpu_events_without_dur", gpu_missing_dur},
+              {"negative_dur_set_to_zero", negative_dur},
               {"tree_bleeds_attached", tree_bleeds},
               {"stream_overruns_clipped", clipped_kernels},
               {"read", stats.to_json()}};
@@ -31,14 +38,42 @@ json trace_model::summary_json() const {
 
 namespace {
 
-struct flow_key {
+/// An ac2g flow end: (thread, ts) of the GPU event it points at, and the launch's id.
+struct flow_end {
   uint32_t thread;
   int64_t ts;
-  bool operator==(const flow_key& o) const { return thread == o.thread && ts == o.ts; }
+  int64_t id;
 };
-struct flow_hash {
-  size_t operator()(const flow_key& k) const { return std::hash<int64_t>{}(k.ts) * 31 + k.thread; }
-};
+
+ev_kind kind_of(std::string_view cat, bool* keep) {
+  *keep = true;
+  switch (cat.size()) {
+    case 6:
+      if (cat == "kernel") return ev_kind::kernel;
+      if (cat == "cpu_op") return ev_kind::cpu_op;
+      break;
+    case 10:
+      if (cat == "gpu_memcpy") return ev_kind::memcpy;
+      if (cat == "gpu_memset") return ev_kind::memset;
+      break;
+    case 11:
+      if (cat == "cuda_driver" || cat == "hip_runtime") return ev_kind::runtime;
+      break;
+    case 12:
+      if (cat == "cuda_runtime") return ev_kind::runtime;
+      break;
+    case 15:
+      if (cat == "user_annotation") return ev_kind::user_annotation;
+      break;
+    case 19:
+      if (cat == "gpu_user_annotation") return ev_kind::gpu_user_annotation;
+      break;
+    default:
+      break;
+  }
+  *keep = false;
+  return ev_kind::cpu_op;
+}
 
 class model_sink : public event_sink {
  public:
@@ -54,75 +89,119 @@ class model_sink : public event_sink {
 
   void on_event(const event_view& e) override {
     std::string_view cat = e.cat;
-    ev_kind kind;
-    if (cat == "kernel") kind = ev_kind::kernel;
-    else if (cat == "cpu_op") kind = ev_kind::cpu_op;
-    else if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "hip_runtime") kind = ev_kind::runtime;
-    else if (cat == "gpu_memcpy") kind = ev_kind::memcpy;
-    else if (cat == "gpu_memset") kind = ev_kind::memset;
-    else if (cat == "user_annotation") kind = ev_kind::user_annotation;
-    else if (cat == "gpu_user_annotation") kind = ev_kind::gpu_user_annotation;
-    else {
+    bool keep;
+    ev_kind kind = kind_of(cat, &keep);
+    if (!keep) {
       if (cat == "python_function") ++m_m.dropped_python;
-      else if (cat == "ac2g" && e.ph == "f" && e.has_id && e.has_ts) m_flow_end[{thread(e), e.ts_ns}] = e.id;
+      else if (cat == "ac2g" && e.ph == "f" && e.has_id && e.has_ts) m_flow_ends.push_back({thread(e), e.ts_ns, e.id});
+      else if (cat == "ac2g" && e.ph == "s" && e.has_id) m_flow_start_ids.push_back(e.id);
       else ++m_m.dropped_other;
       return;
     }
     if (!e.has_ts) {
-      ++m_m.dropped_other;
+      ++m_m.dropped_no_ts;
       return;
     }
-    trace_event t;
-    t.uid = e.index;
+    bool gpu_kind = kind == ev_kind::kernel || kind == ev_kind::memcpy || kind == ev_kind::memset;
+    if (gpu_kind && !e.has_dur) ++m_m.gpu_missing_dur;
+    if (e.has_dur && e.dur_ns < 0) ++m_m.negative_dur;
+    uint32_t idx = static_cast<uint32_t>(m_m.events.size());
+    trace_event& t = m_m.events.emplace_back();
     t.ts = e.ts_ns;
-    t.dur = e.has_dur && e.dur_ns > 0 ? e.dur_ns : 0;
+    t.set_dur(e.has_dur ? e.dur_ns : 0);
     t.name = m_m.strings.intern(e.name);
     t.thread = thread(e);
     t.kind = kind;
     t.via_driver = cat == "cuda_driver";
     t.has_correlation = e.has_correlation;
-    t.correlation = e.correlation;
     t.has_external_id = e.has_external_id;
-    t.external_id = e.external_id;
-    t.stream = static_cast<int32_t>(e.has_stream ? e.stream : (e.tid_is_str ? 0 : e.tid));
-    t.device = static_cast<int32_t>(e.has_device ? e.device : (e.pid_is_str ? 0 : e.pid));
-    if (kind == ev_kind::cpu_op) {
-      if (!e.input_dims.empty()) t.dims = m_m.strings.intern(e.input_dims);
-      if (!e.input_type.empty()) t.types = m_m.strings.intern(e.input_type);
-      if (!e.concrete_inputs.empty()) t.concrete = m_m.strings.intern(e.concrete_inputs);
-      if (!e.input_strides.empty()) t.strides = m_m.strings.intern(e.input_strides);
+    t.correlation = static_cast<uint32_t>(e.correlation);
+    t.external_id = static_cast<uint32_t>(e.external_id);
+    auto wide = [](bool has, int64_t v) { return has && (v < 0 || v > int64_t{0xFFFFFFFF}); };
+    if (wide(e.has_correlation, e.correlation) || wide(e.has_external_id, e.external_id)) {
+      t.wide_ids = true;
+      m_m.wide_ids[idx] = {e.correlation, e.external_id};
     }
-    m_m.events.push_back(t);
+    if (gpu_kind) {
+      t.launcher = k_none;
+      t.op = k_none;
+      t.stream = static_cast<int32_t>(e.has_stream ? e.stream : (e.tid_is_str ? 0 : e.tid));
+      t.device = static_cast<int16_t>(e.has_device ? e.device : (e.pid_is_str ? 0 : e.pid));
+    } else {
+      t.uid = static_cast<uint32_t>(e.index);
+      if (kind == ev_kind::cpu_op) t.args = args_tuple(e);
+    }
   }
 
-  std::unordered_map<flow_key, int64_t, flow_hash> m_flow_end;
+  std::vector<flow_end> m_flow_ends;
+  std::vector<int64_t> m_flow_start_ids;
 
  private:
+  /// Interned tuple of a cpu_op's argument texts (0: none recorded).
+  uint32_t args_tuple(const event_view& e) {
+    if (e.input_dims.empty() && e.input_type.empty() && e.concrete_inputs.empty() && e.input_strides.empty()) return 0;
+    arg_texts a;
+    if (!e.input_dims.empty()) a.dims = m_m.strings.intern(e.input_dims);
+    if (!e.input_type.empty()) a.types = m_m.strings.intern(e.input_type);
+    if (!e.concrete_inputs.empty()) a.concrete = m_m.strings.intern(e.concrete_inputs);
+    if (!e.input_strides.empty()) a.strides = m_m.strings.intern(e.input_strides);
+    uint64_t key = (uint64_t{a.dims} * 0x9E3779B97F4A7C15ull) ^ (uint64_t{a.types} << 21) ^
+                   (uint64_t{a.concrete} * 0xC2B2AE3D27D4EB4Full) ^ (uint64_t{a.strides} << 42);
+    auto& bucket = m_tuples[key];
+    for (uint32_t id : bucket)
+      if (m_m.arg_tuples[id] == a) return id;
+    m_m.arg_tuples.push_back(a);
+    bucket.push_back(static_cast<uint32_t>(m_m.arg_tuples.size() - 1));
+    return bucket.back();
+  }
+
+  /// Interned "pid/tid" key; numeric pairs are cached (a trace has few threads).
   uint32_t thread(const event_view& e) {
+    bool numeric = !e.pid_is_str && !e.tid_is_str;
+    if (numeric && m_last_ok && e.pid == m_last_pid && e.tid == m_last_tid) return m_last_id;
+    if (numeric) {
+      auto it = m_numeric.find({e.pid, e.tid});
+      if (it != m_numeric.end()) return remember(e, it->second);
+    }
     m_key.clear();
     if (e.pid_is_str) m_key.append(e.pid_str);
     else m_key += std::to_string(e.pid);
     m_key.push_back('/');
     if (e.tid_is_str) m_key.append(e.tid_str);
     else m_key += std::to_string(e.tid);
-    return m_m.strings.intern(m_key);
+    uint32_t id = m_m.strings.intern(m_key);
+    if (numeric) m_numeric.emplace(std::make_pair(e.pid, e.tid), id);
+    return numeric ? remember(e, id) : id;
+  }
+  uint32_t remember(const event_view& e, uint32_t id) {
+    m_last_ok = true;
+    m_last_pid = e.pid;
+    m_last_tid = e.tid;
+    m_last_id = id;
+    return id;
   }
 
   trace_model& m_m;
   std::string m_key;
+  std::map<std::pair<int64_t, int64_t>, uint32_t> m_numeric;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> m_tuples;  // hash of the 4 ids → tuple ids
+  bool m_last_ok = false;
+  int64_t m_last_pid = 0, m_last_tid = 0;
+  uint32_t m_last_id = 0;
 };
 
 bool is_gpu(ev_kind k) { return k == ev_kind::kernel || k == ev_kind::memcpy || k == ev_kind::memset; }
 
 /// Host call tree over cpu_op and runtime events, per thread.
-void build_tree(trace_model& m) {
+void build_tree(trace_model& m, bool drop_bleeding) {
   std::unordered_map<uint32_t, std::vector<uint32_t>> by_thread;
   for (uint32_t i = 0; i < m.events.size(); ++i) {
     ev_kind k = m.events[i].kind;
     if (k == ev_kind::cpu_op || k == ev_kind::runtime) by_thread[m.events[i].thread].push_back(i);
   }
   for (auto& [thread, idx] : by_thread) {
-    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
+    auto by_ts = [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; };
+    if (!std::is_sorted(idx.begin(), idx.end(), by_ts)) std::stable_sort(idx.begin(), idx.end(), by_ts);
     std::vector<uint32_t> stack;
     for (uint32_t i : idx) {
       trace_event& e = m.events[i];
@@ -132,7 +211,10 @@ void build_tree(trace_model& m) {
              m.events[stack.back()].end() - e.ts < 1000)
         stack.pop_back();
       if (!stack.empty()) {
-        if (e.end() > m.events[stack.back()].end()) ++m.tree_bleeds;
+        if (e.end() > m.events[stack.back()].end()) {
+          ++m.tree_bleeds;
+          if (drop_bleeding) continue;  // TraceLens: neither a child nor pushed
+        }
         e.parent = stack.back();
       }
       stack.push_back(i);
@@ -140,59 +222,125 @@ void build_tree(trace_model& m) {
   }
 }
 
-void link_gpu(trace_model& m, const std::unordered_map<flow_key, int64_t, flow_hash>& flow_end) {
-  bool any_corr = false, any_ext = false;
-  for (uint32_t i : m.gpu) {
-    any_corr |= m.events[i].has_correlation;
-    any_ext |= m.events[i].has_external_id;
+bool has_id(const std::vector<int64_t>& sorted, int64_t id) { return std::binary_search(sorted.begin(), sorted.end(), id); }
+
+/// A flat id → event lookup: 8 bytes per entry (32-bit id << 32 | event index), sorted; ids
+/// that do not fit 32 bits go to `wide`. The first event with an id wins.
+class index_table {
+ public:
+  index_table(const trace_model& m, const std::vector<uint32_t>& idx, bool by_correlation) {
+    m_packed.reserve(idx.size());
+    for (uint32_t i : idx) {
+      const trace_event& e = m.events[i];
+      if (!(by_correlation ? e.has_correlation : e.has_external_id)) continue;
+      int64_t id = by_correlation ? m.correlation_of(i) : m.external_id_of(i);
+      if (fits(id)) m_packed.push_back((static_cast<uint64_t>(id) << 32) | i);
+      else m_wide.push_back({id, i});
+    }
+    std::sort(m_packed.begin(), m_packed.end());  // equal ids: lower index first
+    std::stable_sort(m_wide.begin(), m_wide.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   }
-  m.linking_key = any_corr ? "correlation" : (any_ext ? "External id" : "none");
-  std::unordered_map<int64_t, uint32_t> runtime_by_corr, op_by_ext;
-  for (uint32_t i : m.runtimes)
-    if (m.events[i].has_correlation) runtime_by_corr.emplace(m.events[i].correlation, i);
-  for (uint32_t i : m.cpu_ops)
-    if (m.events[i].has_external_id) op_by_ext.emplace(m.events[i].external_id, i);
-  const uint32_t execute = m.strings.find("execute").value_or(k_none);
-  for (uint32_t gi : m.gpu) {
+  uint32_t find(int64_t id) const {
+    if (fits(id)) {
+      auto it = std::lower_bound(m_packed.begin(), m_packed.end(), static_cast<uint64_t>(id) << 32);
+      return (it != m_packed.end() && (*it >> 32) == static_cast<uint64_t>(id)) ? static_cast<uint32_t>(*it) : k_none;
+    }
+    auto it = std::lower_bound(m_wide.begin(), m_wide.end(), id, [](const auto& p, int64_t k) { return p.first < k; });
+    return (it != m_wide.end() && it->first == id) ? it->second : k_none;
+  }
+
+ private:
+  static bool fits(int64_t id) { return id >= 0 && id <= int64_t{0xFFFFFFFF}; }
+  std::vector<uint64_t> m_packed;
+  std::vector<std::pair<int64_t, uint32_t>> m_wide;
+};
+
+struct flow_links {
+  std::vector<flow_end> ends;               ///< sorted by (thread, ts); dropped when every GPU event has a correlation
+  std::vector<int64_t> start_ids, end_ids;  ///< sorted
+};
+
+/// Launch id of a GPU event without "correlation": the flow end at its (thread, ts).
+bool flow_id_at(const flow_links& f, uint32_t thread, int64_t ts, int64_t* id) {
+  auto it = std::lower_bound(f.ends.begin(), f.ends.end(), std::make_pair(thread, ts), [](const flow_end& a, const auto& k) {
+    return a.thread < k.first || (a.thread == k.first && a.ts < k.second);
+  });
+  if (it == f.ends.end() || it->thread != thread || it->ts != ts) return false;
+  *id = it->id;
+  return true;
+}
+
+/// What linking needs; the External-id table is built only when a fallback needs it.
+struct linker {
+  trace_model& m;
+  const flow_links& f;
+  index_table runtime_by_corr;
+  std::optional<index_table> op_by_ext_table;
+  uint32_t execute;
+  bool any_corr;
+
+  uint32_t op_by_ext(int64_t id) {
+    if (!op_by_ext_table) op_by_ext_table.emplace(m, m.cpu_ops, false);
+    return op_by_ext_table->find(id);
+  }
+
+  void link(uint32_t gi) {
     trace_event& g = m.events[gi];
     if (any_corr) {
-      int64_t corr = g.correlation;
-      bool have = g.has_correlation;
-      if (!have) {
-        auto f = flow_end.find({g.thread, g.ts});
-        if (f != flow_end.end()) {
-          corr = f->second;
-          have = true;
-        }
-      }
-      if (have) {
-        auto it = runtime_by_corr.find(corr);
-        if (it != runtime_by_corr.end()) g.launcher = it->second;
-      }
+      int64_t corr = g.has_correlation ? m.correlation_of(gi) : 0;
+      bool have = g.has_correlation || flow_id_at(f, g.thread, g.ts, &corr);
+      if (have) g.launcher = runtime_by_corr.find(corr);
     }
     if (g.launcher != k_none) {
       ++m.gpu_linked;
-      for (uint32_t p = m.events[g.launcher].parent; p != k_none; p = m.events[p].parent) {
+      const uint32_t li = g.launcher;
+      const trace_event& launch = m.events[li];
+      int64_t lc = m.correlation_of(li);
+      g.tracelens_linked = contains(m.name(launch), "GraphLaunch") || (has_id(f.start_ids, lc) && has_id(f.end_ids, lc));
+      m.gpu_linked_tracelens += g.tracelens_linked;
+      for (uint32_t p = launch.parent; p != k_none; p = m.events[p].parent) {
         if (m.events[p].kind == ev_kind::cpu_op && m.events[p].name != execute) {
           g.op = p;
           break;
         }
       }
-      const trace_event& rt = m.events[g.launcher];
-      if (g.op == k_none && rt.has_external_id) {
-        auto it = op_by_ext.find(rt.external_id);
-        if (it != op_by_ext.end()) g.op = it->second;
+      if (g.op == k_none && launch.has_external_id) {
+        g.op = op_by_ext(m.external_id_of(li));
+        g.op_from_ext = g.op != k_none;
       }
     } else {
       if (!any_corr && g.has_external_id) {  // no correlation anywhere: External id links op directly
-        auto it = op_by_ext.find(g.external_id);
-        if (it != op_by_ext.end()) g.op = it->second;
+        g.op = op_by_ext(m.external_id_of(gi));
+        g.op_from_ext = g.op != k_none;
       }
       if (g.op == k_none) ++m.gpu_unlinked;
       else ++m.gpu_linked;
     }
     if (g.op == k_none) ++m.gpu_without_op;
   }
+};
+
+void link_gpu(trace_model& m, flow_links& f) {
+  bool any_corr = false, any_ext = false, all_corr = true;
+  for (uint32_t i : m.gpu) {
+    any_corr |= m.events[i].has_correlation;
+    any_ext |= m.events[i].has_external_id;
+    all_corr &= m.events[i].has_correlation;
+  }
+  m.linking_key = any_corr ? "correlation" : (any_ext ? "External id" : "none");
+  std::sort(f.start_ids.begin(), f.start_ids.end());
+  f.end_ids.reserve(f.ends.size());
+  for (const auto& e : f.ends) f.end_ids.push_back(e.id);
+  std::sort(f.end_ids.begin(), f.end_ids.end());
+  if (all_corr) {
+    std::vector<flow_end>().swap(f.ends);  // only GPU events without a correlation look flows up by (thread, ts)
+  } else {
+    std::sort(f.ends.begin(), f.ends.end(), [](const flow_end& a, const flow_end& b) {
+      return a.thread < b.thread || (a.thread == b.thread && a.ts < b.ts);
+    });
+  }
+  linker l{m, f, index_table(m, m.runtimes, true), std::nullopt, m.strings.find("execute").value_or(k_none), any_corr};
+  for (uint32_t gi : m.gpu) l.link(gi);
 }
 
 void clip_overruns(trace_model& m) {
@@ -203,7 +351,7 @@ void clip_overruns(trace_model& m) {
       trace_event& a = m.events[idx[k]];
       const trace_event& b = m.events[idx[k + 1]];
       if (a.end() > b.ts && b.ts >= a.ts) {
-        a.dur = b.ts - a.ts;
+        a.set_dur(b.ts - a.ts);
         ++m.clipped_kernels;
       }
     }
@@ -227,11 +375,24 @@ status_or<trace_model> load_trace_model(const fs::path& path, const model_option
         if (is_gpu(m.events[i].kind)) m.gpu.push_back(i);
     }
   }
-  std::stable_sort(m.gpu.begin(), m.gpu.end(), [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
-  build_tree(m);
-  link_gpu(m, sink.m_flow_end);
+  auto gpu_by_ts = [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; };
+  if (!std::is_sorted(m.gpu.begin(), m.gpu.end(), gpu_by_ts)) std::stable_sort(m.gpu.begin(), m.gpu.end(), gpu_by_ts);
+  build_tree(m, opts.drop_bleeding_events);
+  flow_links flows{std::move(sink.m_flow_ends), std::move(sink.m_flow_start_ids), {}};
+  link_gpu(m, flows);
   if (opts.clip_stream_overruns) clip_overruns(m);
+  cache_gpu_classes(m);
   return m;
+}
+
+int64_t trace_model::correlation_of(uint32_t i) const {
+  const trace_event& e = events[i];
+  return e.wide_ids ? wide_ids.at(i).first : static_cast<int64_t>(e.correlation);
+}
+
+int64_t trace_model::external_id_of(uint32_t i) const {
+  const trace_event& e = events[i];
+  return e.wide_ids ? wide_ids.at(i).second : static_cast<int64_t>(e.external_id);
 }
 
 std::vector<uint32_t> ancestors(const trace_model& m, uint32_t i) {

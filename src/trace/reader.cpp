@@ -28,6 +28,10 @@ json read_stats::to_json() const {
               {"events", events},
               {"non_object_elements", non_object_elements},
               {"events_with_bad_fields", events_with_bad_fields},
+              {"events_bad_ts", events_bad_ts},
+              {"events_bad_dur", events_bad_dur},
+              {"events_negative_dur", events_negative_dur},
+              {"events_bad_other", events_bad_other},
               {"complete", complete},
               {"error", error},
               {"error_offset", error_offset},
@@ -70,8 +74,56 @@ scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string*
   return detail::skip_value(q, ctx);
 }
 
+/// The common number shapes, parsed while validated: [-]digits (at most 18) for ints and
+/// [-]digits(.d{1,3})? (at most 15 integer digits) for µs times, ending inside the window with no
+/// exponent. False leaves q unchanged for the general path (which also reports invalid input).
+inline bool fast_int(const char*& q, const char* end, int64_t* out) {
+  const char* p = q;
+  bool neg = *p == '-';
+  if (neg) ++p;
+  const char* d0 = p;
+  uint64_t v = 0;
+  while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+  size_t nd = static_cast<size_t>(p - d0);
+  if (nd == 0 || nd > 18 || (nd > 1 && *d0 == '0') || p >= end || *p == '.' || *p == 'e' || *p == 'E') return false;
+  *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  q = p;
+  return true;
+}
+
+inline bool fast_micros(const char*& q, const char* end, int64_t* ns, std::string_view* text) {
+  const char* p = q;
+  bool neg = *p == '-';
+  if (neg) ++p;
+  const char* d0 = p;
+  uint64_t ip = 0;
+  while (p < end && *p >= '0' && *p <= '9') ip = ip * 10 + static_cast<uint64_t>(*p++ - '0');
+  size_t nd = static_cast<size_t>(p - d0);
+  if (nd == 0 || nd > 15 || (nd > 1 && *d0 == '0')) return false;
+  uint64_t frac = 0;
+  int nf = 0;
+  if (p < end && *p == '.') {
+    ++p;
+    for (; p < end && nf < 3 && *p >= '0' && *p <= '9'; ++nf) frac = frac * 10 + static_cast<uint64_t>(*p++ - '0');
+    if (nf == 0 || (p < end && *p >= '0' && *p <= '9')) return false;  // no digit, or > 3 decimals (rounding)
+  }
+  if (p >= end || *p == 'e' || *p == 'E') return false;
+  for (int i = nf; i < 3; ++i) frac *= 10;
+  uint64_t v = ip * 1000 + frac;
+  *ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  *text = std::string_view(q, static_cast<size_t>(p - q));
+  q = p;
+  return true;
+}
+
 scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has, std::string_view* text,
-               event_view& ev) {
+               bool* bad, event_view& ev) {
+  if (fast_micros(q, ctx.end, ns, text)) {  // exact, |ns| < 1e18 < 2^63; below 2^53 one division rounds correctly
+    *has = true;
+    constexpr int64_t k_2p53 = int64_t{1} << 53;
+    *us = (*ns < k_2p53 && *ns > -k_2p53) ? static_cast<double>(*ns) / 1000.0 : detail::number_to_double(*text);
+    return scan::ok;
+  }
   if (*q == '-' || (*q >= '0' && *q <= '9')) {
     SCAN_TRY(detail::skip_number(q, ctx, text));
     bool exact = false;
@@ -85,14 +137,20 @@ scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has
     } else {
       *us = detail::number_to_double(*text);
       ++ev.bad_fields;
+      *bad = true;
     }
     return scan::ok;
   }
   ++ev.bad_fields;
+  *bad = true;
   return detail::skip_value(q, ctx);
 }
 
 scan read_int(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view& ev) {
+  if (fast_int(q, ctx.end, out)) {
+    *has = true;
+    return scan::ok;
+  }
   if (*q == '-' || (*q >= '0' && *q <= '9')) {
     std::string_view t;
     SCAN_TRY(detail::skip_number(q, ctx, &t));
@@ -199,7 +257,7 @@ scan parse_event_value(std::string_view key, const char*& q, scan_ctx& ctx, even
   switch (key.size()) {
     case 2:
       if (KEY("ph")) return read_str(q, ctx, &ev.ph, &s.ph, nullptr, ev);
-      if (KEY("ts")) return read_time(q, ctx, &ev.ts, &ev.ts_ns, &ev.has_ts, &ev.ts_text, ev);
+      if (KEY("ts")) return read_time(q, ctx, &ev.ts, &ev.ts_ns, &ev.has_ts, &ev.ts_text, &ev.bad_ts, ev);
       if (KEY("id")) {
         if (*q == '"') return detail::skip_value(q, ctx);  // string flow ids are not linkable
         return read_int(q, ctx, &ev.id, &ev.has_id, ev);
@@ -208,7 +266,7 @@ scan parse_event_value(std::string_view key, const char*& q, scan_ctx& ctx, even
       break;
     case 3:
       if (KEY("cat")) return read_str(q, ctx, &ev.cat, &s.cat, &ev.has_cat, ev);
-      if (KEY("dur")) return read_time(q, ctx, &ev.dur, &ev.dur_ns, &ev.has_dur, &ev.dur_text, ev);
+      if (KEY("dur")) return read_time(q, ctx, &ev.dur, &ev.dur_ns, &ev.has_dur, &ev.dur_text, &ev.bad_dur, ev);
       if (KEY("pid")) return read_id(q, ctx, &ev.pid, &ev.pid_str, &ev.pid_is_str, &ev.has_pid, &s.pid, ev);
       if (KEY("tid")) return read_id(q, ctx, &ev.tid, &ev.tid_str, &ev.tid_is_str, &ev.has_tid, &s.tid, ev);
       break;
@@ -425,7 +483,13 @@ class driver {
       if (*q == '{') {
         SCAN_TRY(parse_event(q, ctx, m_ev, m_s));
         ++m_st.events;
-        if (m_ev.bad_fields) ++m_st.events_with_bad_fields;
+        if (m_ev.bad_fields) {
+          ++m_st.events_with_bad_fields;
+          m_st.events_bad_ts += m_ev.bad_ts;
+          m_st.events_bad_dur += m_ev.bad_dur;
+          if (m_ev.bad_fields > static_cast<uint32_t>(m_ev.bad_ts) + m_ev.bad_dur) ++m_st.events_bad_other;
+        }
+        if (m_ev.has_dur && m_ev.dur_ns < 0) ++m_st.events_negative_dur;
         m_sink.on_event(m_ev);
       } else {
         SCAN_TRY(detail::skip_value(q, ctx));
@@ -511,6 +575,10 @@ status_or<read_stats> read_trace(const fs::path& path, event_sink& sink, const r
   st.path = path.string();
   unsigned char magic[2] = {0, 0};
   ssize_t got = 0;
+  std::error_code dir_ec;
+  if (fs::is_directory(path, dir_ec)) {
+    return io_error("%s is a directory, not a trace file", path.c_str());
+  }
   {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return not_found("%s: cannot open trace: %s", path.c_str(), std::strerror(errno));
@@ -518,7 +586,8 @@ status_or<read_stats> read_trace(const fs::path& path, event_sink& sink, const r
     ::close(fd);
   }
   std::error_code ec;
-  st.file_bytes = fs::file_size(path, ec);
+  uint64_t size = fs::file_size(path, ec);
+  st.file_bytes = ec ? 0 : size;
   st.gzip = looks_gzip(magic, got > 0 ? static_cast<size_t>(got) : 0);
   MAGPIE_ASSIGN_OR_RETURN(std::unique_ptr<detail::byte_source> src, detail::open_file_source(path));
   if (st.gzip) {

@@ -45,6 +45,7 @@ struct event_view {
   /// NCCL collective metadata copied by Kineto (raw JSON text when present).
   std::string_view collective_name, group_size, in_msg_nelems, out_msg_nelems, dtype, pg_name;
   uint32_t bad_fields = 0;    ///< known keys whose value had the wrong type (ignored)
+  bool bad_ts = false, bad_dur = false;  ///< "ts" / "dur" present but not a usable number
   // Positions for rewriting (clamped traces): whole event text and the ts / dur value texts.
   std::string_view raw, ts_text, dur_text;
 };
@@ -83,6 +84,10 @@ struct read_stats {
   uint64_t events = 0;             ///< object elements delivered to the sink
   uint64_t non_object_elements = 0;  ///< elements of traceEvents that are not objects (skipped)
   uint64_t events_with_bad_fields = 0;
+  uint64_t events_bad_ts = 0;      ///< "ts" present but null, a string, … (event has no ts)
+  uint64_t events_bad_dur = 0;     ///< "dur" present but not a usable number (event has no dur)
+  uint64_t events_negative_dur = 0;  ///< "dur" < 0 (consumers treat it as 0)
+  uint64_t events_bad_other = 0;   ///< events with a mistyped field other than ts / dur
   bool complete = true;            ///< the whole document was read and valid
   std::string error;               ///< why not complete: "<what> at byte N" (uncompressed offset)
   uint64_t error_offset = 0;
@@ -90,8 +95,8 @@ struct read_stats {
   json to_json() const;
 };
 
-/// Reads `path`, calling `sink` for each event. Status errors only for files that cannot be
-/// opened or read (io) — everything about the content is in read_stats.
+/// Reads `path`, calling `sink` for each event. Status errors only for paths that cannot be
+/// opened or read (io) or that name a directory — everything about the content is in read_stats.
 status_or<read_stats> read_trace(const fs::path& path, event_sink& sink, const read_options& opts = {});
 
 /// The same over bytes in memory (tests, fuzzing); gzip is detected as for files.

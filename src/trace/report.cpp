@@ -9,6 +9,8 @@
 #include "core/strings.h"
 #include "trace/api.h"
 #include "trace/discovery.h"
+#include "trace/health.h"
+#include "trace/xlsx.h"
 
 namespace magpie::trace {
 
@@ -40,13 +42,45 @@ status_or<spec_choice> choose_gpu_spec(const fs::path& spec_file, const std::str
   return c;
 }
 
-namespace {
+model_options model_options_for(bool tracelens_compat) {
+  model_options o;
+  o.clip_stream_overruns = !tracelens_compat;
+  o.drop_bleeding_events = tracelens_compat;
+  return o;
+}
 
-status write_analysis_files(const fs::path& dir, const analysis& a) {
+json rules_json(bool tracelens_compat, const analysis& a) {
+  return json{{"mode", tracelens_compat ? "tracelens" : "magpie"},
+              {"gpu_timeline", a.timeline_rule},
+              {"gpu_timeline_events_excluded", a.timeline_excluded},
+              {"kernel_durations", tracelens_compat ? "raw dur (TraceLens)"
+                                                    : "clipped where a kernel overruns the next one on its stream"},
+              {"host_tree", tracelens_compat ? "events ending >= 1 us after their parent left out (TraceLens)"
+                                             : "events ending after their parent attached"},
+              {"op_attribution", "ops.csv: outermost modelled op (TraceLens unified_perf_summary); ops_by_name.csv: each "
+                                 "launcher op's own kernels (TraceLens ops_summary)"}};
+}
+
+status write_analysis_files(const fs::path& dir, const analysis& a, bool xlsx, const std::string& xlsx_name,
+                            std::vector<std::pair<std::string, std::string>> extra, json* files) {
   MAGPIE_RETURN_IF_ERROR(make_dirs(dir));
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(dir / "ops.csv", ops_csv(a)));
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(dir / "kernels.csv", kernels_csv(a)));
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(dir / "gpu_timeline.csv", a.timeline.to_csv()));
+  std::vector<std::pair<std::string, std::string>> tables = {{"ops", ops_csv(a)},
+                                                             {"kernels", kernels_csv(a)},
+                                                             {"ops_by_name", ops_by_name_csv(a.ops_by_name)},
+                                                             {"gpu_timeline", a.timeline.to_csv()}};
+  for (auto& e : extra) tables.push_back(std::move(e));
+  std::vector<xlsx_sheet> sheets;
+  for (const auto& [name, csv] : tables) {
+    fs::path f = dir / (name + ".csv");
+    MAGPIE_RETURN_IF_ERROR(write_file_atomic(f, csv));
+    files->push_back(f.string());
+    sheets.push_back({name, csv});
+  }
+  if (xlsx) {
+    fs::path x = dir / xlsx_name;
+    MAGPIE_RETURN_IF_ERROR(write_xlsx(x, sheets));
+    files->push_back(x.string());
+  }
   return ok_status();
 }
 
@@ -60,14 +94,24 @@ json steps_json(const stage_split& s) {
            {"num_requests", st.num_requests},
            {"num_gpu_events", st.gpu.size()},
            {"gpu_duration_us", static_cast<double>(st.gpu_duration) / 1000.0},
-           {"gpu_busy_us", static_cast<double>(st.gpu_busy) / 1000.0}};
+           {"gpu_busy_us", static_cast<double>(st.gpu_busy) / 1000.0},
+           {"start_ts_us", static_cast<double>(st.cpu_ts) / 1000.0},
+           {"end_ts_us", static_cast<double>(st.cpu_end) / 1000.0}};
     if (st.ann) j["annotation"] = st.ann->to_json();
     a.push_back(j);
   }
   return a;
 }
 
-/// Magpie's file-name value sanitiser: '.' → 'p', other non-alphanumerics dropped.
+json split_json(const stage_split& s, std::optional<int64_t> conc) {
+  json j{{"source", s.source}, {"phase_method", s.phase_method}, {"notes", s.notes}, {"steps", steps_json(s)}};
+  j["undecided"] = s.undecided.empty() ? json(nullptr) : json(s.undecided);
+  json picks = json::object();
+  for (const char* st : {"prefilldecode", "decode", "prefill"}) picks[st] = pick_step(s, st, conc).to_json(s);
+  j["phase_picks"] = picks;
+  return j;
+}
+
 std::string label_value(const std::string& v) {
   std::string o;
   for (char c : v) {
@@ -77,7 +121,6 @@ std::string label_value(const std::string& v) {
   return o.empty() ? "unknown" : o;
 }
 
-/// Magpie's rank-0 trace patterns (vLLM, SGLang), then rank discovery.
 fs::path find_rank0_trace(const fs::path& dir_in) {
   std::error_code ec;
   fs::path dir = fs::is_directory(dir_in / "torch_trace", ec) ? dir_in / "torch_trace" : dir_in;
@@ -104,118 +147,36 @@ fs::path find_rank0_trace(const fs::path& dir_in) {
   return d.files.empty() ? fs::path() : d.files.front().path;
 }
 
-}  // namespace
-
 status_or<json> run_trace_report(const report_config& cfg, const fs::path& trace_file, const fs::path& out_dir) {
-  MAGPIE_ASSIGN_OR_RETURN(trace_model m, load_trace_model(trace_file));
+  MAGPIE_ASSIGN_OR_RETURN(trace_model m, load_trace_model(trace_file, model_options_for(cfg.tracelens_compat)));
+  input_health health = check_model(m, true);
+  json j;
+  j["trace"] = m.summary_json();
+  j["input"] = health.to_json();
+  if (!health.usable()) {
+    j["output_files"] = json::array();
+    return j;
+  }
   MAGPIE_ASSIGN_OR_RETURN(spec_choice sc, choose_gpu_spec(cfg.gpu_spec_file, cfg.gpu_name, m.device_name, cfg.use_achievable));
   const gpu::gpu_spec* spec = sc.spec ? &*sc.spec : nullptr;
   stage_split split = split_steps(m);
-  analysis a = analyze(m, m.gpu, spec, step_spans(m));
-  MAGPIE_RETURN_IF_ERROR(write_analysis_files(out_dir, a));
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(out_dir / "execution_details.csv", execution_details_csv(split)));
-  json j;
-  j["trace"] = m.summary_json();
+  analysis a = analyze(m, m.gpu, spec, step_spans(m), {.linked_only_timeline = cfg.tracelens_compat});
+  json files = json::array({(out_dir / "report.json").string()});
+  MAGPIE_RETURN_IF_ERROR(write_analysis_files(out_dir, a, cfg.xlsx, "report.xlsx",
+                                              {{"execution_details", execution_details_csv(split)}}, &files));
+  j["rules"] = rules_json(cfg.tracelens_compat, a);
   j["gpu_spec_choice"] = sc.how;
   j["analysis"] = analysis_json(a);
-  j["steps"] = {{"source", split.source}, {"notes", split.notes}, {"steps", steps_json(split)}};
-  json picks = json::object();
-  for (const char* st : {"prefilldecode", "decode", "prefill"}) picks[st] = pick_step(split, st, std::nullopt).to_json(split);
-  j["steps"]["phase_picks"] = picks;
-  json files = json::array({(out_dir / "report.json").string(), (out_dir / "ops.csv").string(),
-                            (out_dir / "kernels.csv").string(), (out_dir / "gpu_timeline.csv").string(),
-                            (out_dir / "execution_details.csv").string()});
+  j["steps"] = split_json(split, std::nullopt);
   if (cfg.html) {
-    MAGPIE_RETURN_IF_ERROR(write_file_atomic(out_dir / "report.html",
-                                             report_html("magpie trace report: " + trace_file.filename().string(), m, a,
-                                                         split, static_cast<size_t>(cfg.top_k))));
+    report_page page{"magpie trace report: " + trace_file.filename().string(), &m, &a, &split, &health,
+                     static_cast<size_t>(cfg.top_k)};
+    MAGPIE_RETURN_IF_ERROR(write_file_atomic(out_dir / "report.html", report_html(page)));
     files.push_back((out_dir / "report.html").string());
   }
   j["output_files"] = files;
   MAGPIE_RETURN_IF_ERROR(write_json_file(out_dir / "report.json", j));
   return j;
-}
-
-status_or<json> run_inference_analysis(const inference_config& cfg, const fs::path& trace_dir, const fs::path& out_dir) {
-  std::vector<std::string> stages;
-  for (const auto& s : cfg.stages) {
-    if (to_lower(s) == "all") {
-      stages = {"prefilldecode", "decode", "prefill"};
-      break;
-    }
-    std::string c = canonical_stage(s);
-    if (c.empty()) return invalid_argument("unknown analysis stage '%s' (prefilldecode, decode, prefill, all)", s.c_str());
-    if (std::find(stages.begin(), stages.end(), c) == stages.end()) stages.push_back(c);
-  }
-  json b;
-  b["enabled"] = true;
-  b["analysis_mode"] = "inference";
-  b["engine"] = "magpie";
-  b["analysis_stages"] = stages;
-  b["tl_extension"] = nullptr;
-  b["trace_dir"] = trace_dir.string();
-  b["split_dir"] = (out_dir / "trace_split").string();
-  b["capture_folder"] = nullptr;
-  b["output_dir"] = out_dir.string();
-  b["gpu_arch_platform"] = nullptr;
-  json errors = json::array(), warnings = json::array(), files = json::array();
-  fs::path rank0 = cfg.trace_file.empty() ? find_rank0_trace(trace_dir) : cfg.trace_file;
-  b["rank0_trace"] = rank0.empty() ? json(nullptr) : json(rank0.string());
-  b["phase_picks"] = json::object();
-  b["stage_results"] = json::object();
-  if (rank0.empty()) {
-    errors.push_back("No rank-0 trace found in " + trace_dir.string());
-    b["output_files"] = files;
-    b["errors"] = errors;
-    b["warnings"] = warnings;
-    return b;
-  }
-  MAGPIE_ASSIGN_OR_RETURN(trace_model m, load_trace_model(rank0));
-  if (!m.stats.complete) warnings.push_back(rank0.filename().string() + ": " + m.stats.error);
-  MAGPIE_ASSIGN_OR_RETURN(spec_choice sc, choose_gpu_spec(cfg.gpu_spec_file, cfg.gpu_name, m.device_name, cfg.use_achievable));
-  const gpu::gpu_spec* spec = sc.spec ? &*sc.spec : nullptr;
-  if (spec) b["gpu_arch_platform"] = spec->name;
-  else warnings.push_back(sc.how);
-  b["gpu_spec_choice"] = sc.how;
-  stage_split split = split_steps(m);
-  b["split_source"] = split.source;
-  for (const auto& n : split.notes) warnings.push_back(n);
-  MAGPIE_RETURN_IF_ERROR(make_dirs(out_dir / "trace_split"));
-  fs::path details = out_dir / "trace_split" / "execution_details.csv";
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(details, execution_details_csv(split)));
-  files.push_back(details.string());
-  std::optional<int64_t> conc = parse_int(cfg.conc);
-  std::vector<step_span> spans = step_spans(m);
-  for (const auto& stage : stages) {
-    phase_pick p = pick_step(split, stage, conc);
-    b["phase_picks"][stage] = p.to_json(split);
-    json r{{"stage", stage}, {"trace_path", rank0.string()}, {"phase_pick", b["phase_picks"][stage]}};
-    fs::path dir = out_dir / p.label;
-    r["output_dir"] = dir.string();
-    if (!p.step) {
-      r["error"] = p.selection_reason;
-      r["files"] = json::array();
-      warnings.push_back(stage + ": " + p.selection_reason);
-      b["stage_results"][stage] = r;
-      continue;
-    }
-    analysis a = analyze(m, split.steps[*p.step].gpu, spec, spans);
-    MAGPIE_RETURN_IF_ERROR(write_analysis_files(dir, a));
-    fs::path simple = out_dir / (p.label + "_ISL" + label_value(cfg.isl) + "_OSL" + label_value(cfg.osl) + "_CONC" +
-                                 label_value(cfg.conc) + "_kernel_roofline_simple.csv");
-    MAGPIE_RETURN_IF_ERROR(write_file_atomic(simple, roofline_simple_csv(a)));
-    json fl = json::array({(dir / "ops.csv").string(), (dir / "kernels.csv").string(), (dir / "gpu_timeline.csv").string()});
-    r["files"] = fl;
-    r["simple_summary_file"] = simple.string();
-    r["gpu_timeline"] = a.timeline.to_json();
-    for (const auto& f : fl) files.push_back(f);
-    files.push_back(simple.string());
-    b["stage_results"][stage] = r;
-  }
-  b["output_files"] = files;
-  b["errors"] = errors;
-  b["warnings"] = warnings;
-  return b;
 }
 
 }  // namespace magpie::trace

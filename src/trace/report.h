@@ -3,6 +3,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/fs.h"
 #include "core/json.h"
@@ -22,10 +24,37 @@ struct spec_choice {
 status_or<spec_choice> choose_gpu_spec(const fs::path& spec_file, const std::string& gpu_name,
                                        const std::string& device_name, bool use_achievable);
 
-/// A self-contained HTML page (inline CSS and SVG, no external assets): GPU timeline, the
-/// roofline plot of modelled ops (log-log achieved TFLOP/s vs FLOP/byte with the memory slope
-/// and compute ceilings of the spec), op and kernel tables (first `top_k` rows), the steps.
-std::string report_html(const std::string& title, const trace_model& m, const analysis& a, const stage_split& split,
-                        size_t top_k);
+struct input_health;
+
+/// What the HTML page shows.
+struct report_page {
+  std::string title;
+  const trace_model* model = nullptr;
+  const analysis* result = nullptr;
+  const stage_split* split = nullptr;
+  const input_health* health = nullptr;
+  size_t top_k = 50;
+};
+/// A self-contained HTML page (inline CSS and SVG, no scripts or external assets): read
+/// problems first, then a summary row (GPU timeline bar, stage split, top kernels) meant to be
+/// read without scrolling, the roofline plot of modelled ops (log-log achieved TFLOP/s vs
+/// FLOP/byte, points coloured by op category with a legend, ceilings labelled without
+/// overlap, hover text with op / shape / time), op and kernel tables (first `top_k` rows), steps.
+std::string report_html(const report_page& page);
+
+// Shared by run_trace_report and run_inference_analysis.
+model_options model_options_for(bool tracelens_compat);
+/// Which rules produced the numbers (report.json "rules").
+json rules_json(bool tracelens_compat, const analysis& a);
+/// ops, kernels, ops_by_name, gpu_timeline and `extra` tables as <name>.csv in `dir` (and, with
+/// `xlsx`, one workbook `xlsx_name` holding them all); the paths are appended to `files`.
+status write_analysis_files(const fs::path& dir, const analysis& a, bool xlsx, const std::string& xlsx_name,
+                            std::vector<std::pair<std::string, std::string>> extra, json* files);
+/// The split's steps, notes and per-stage picks (report.json "steps").
+json split_json(const stage_split& s, std::optional<int64_t> conc);
+/// Magpie's file-name value sanitiser: '.' → 'p', other non-alphanumerics dropped, "" → unknown.
+std::string label_value(const std::string& v);
+/// Magpie's rank-0 trace patterns (vLLM, SGLang), then rank discovery; empty when none.
+fs::path find_rank0_trace(const fs::path& dir);
 
 }  // namespace magpie::trace

@@ -11,7 +11,7 @@
 namespace magpie::trace {
 namespace {
 
-void finish_step(const trace_model& m, step_info& s) {
+void finish_one(const trace_model& m, step_info& s) {
   std::sort(s.gpu.begin(), s.gpu.end(), [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
   std::vector<interval> iv;
   int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -32,7 +32,9 @@ size_t step_at(const std::vector<step_info>& steps, int64_t ts) {
   return ts < it->cpu_end ? static_cast<size_t>(it - steps.begin()) : SIZE_MAX;
 }
 
-void assign_by_launch(const trace_model& m, std::vector<step_info>& steps) {
+}  // namespace
+
+void assign_gpu_by_launch(const trace_model& m, std::vector<step_info>& steps) {
   for (uint32_t g : m.gpu) {
     const trace_event& e = m.events[g];
     int64_t t = e.launcher != k_none ? m.events[e.launcher].ts : (e.op != k_none ? m.events[e.op].ts : INT64_MIN);
@@ -41,6 +43,12 @@ void assign_by_launch(const trace_model& m, std::vector<step_info>& steps) {
     if (k != SIZE_MAX) steps[k].gpu.push_back(g);
   }
 }
+
+void finish_steps(const trace_model& m, std::vector<step_info>& steps) {
+  for (auto& s : steps) finish_one(m, s);
+}
+
+namespace {
 
 void fill_from_gpu_annotations(const trace_model& m, std::vector<step_info>& steps) {
   std::unordered_map<std::string, std::vector<uint32_t>> by_name;
@@ -57,87 +65,14 @@ void fill_from_gpu_annotations(const trace_model& m, std::vector<step_info>& ste
   }
 }
 
-int64_t gemm_tokens(const trace_model& m, const step_info& s) {
-  int64_t best = 0;
-  for (uint32_t g : s.gpu) {
-    uint32_t op = m.events[g].op;
-    for (uint32_t p = op; p != k_none; p = m.events[p].parent) {
-      const std::string& n = m.name(m.events[p]);
-      if (n != "aten::mm" && n != "aten::addmm" && n != "aten::_scaled_mm") continue;
-      auto elems = json_array_elements(m.text(m.events[p].dims));
-      size_t ia = n == "aten::addmm" ? 1 : 0;
-      if (ia < elems.size())
-        if (auto sh = json_int_list(elems[ia]); sh && sh->size() == 2) best = std::max(best, (*sh)[0]);
-      break;
-    }
-  }
-  return best;
-}
-
-stage_split pattern_split(const trace_model& m) {
-  stage_split out;
-  out.source = "pattern";
-  std::vector<int64_t> starts;
-  uint32_t marker = k_none;
-  for (uint32_t i : m.cpu_ops) {
-    const trace_event& e = m.events[i];
-    if (e.parent != k_none) continue;
-    if (marker == k_none) marker = e.name;
-    if (e.name == marker) starts.push_back(e.ts);
-  }
-  bool gpu_only = starts.empty();
-  if (gpu_only) {
-    for (uint32_t g : m.gpu) {
-      if (marker == k_none) marker = m.events[g].name;
-      if (m.events[g].name == marker) starts.push_back(m.events[g].ts);
-    }
-  }
-  if (starts.empty()) {
-    out.source = "none";
-    out.notes.push_back("no step annotations, cpu ops or kernels to split on");
-    return out;
-  }
-  out.notes.push_back("no step annotations: iterations start at each '" + m.strings.str(marker) + "' " +
-                      (gpu_only ? "kernel" : "root cpu_op"));
-  for (size_t k = 0; k < starts.size(); ++k) {
-    step_info s;
-    s.idx = k;
-    s.name = "iteration_" + std::to_string(k);
-    s.cpu_ts = starts[k];
-    s.cpu_end = k + 1 < starts.size() ? starts[k + 1] : INT64_MAX;
-    out.steps.push_back(s);
-  }
-  if (gpu_only) {
-    for (uint32_t g : m.gpu) {
-      size_t k = step_at(out.steps, m.events[g].ts);
-      if (k != SIZE_MAX) out.steps[k].gpu.push_back(g);
-    }
-  } else {
-    assign_by_launch(m, out.steps);
-  }
-  int64_t min_tok = 0;
-  for (auto& s : out.steps) {
-    finish_step(m, s);
-    s.batch_size = gemm_tokens(m, s);
-    if (s.batch_size > 0 && (min_tok == 0 || s.batch_size < min_tok)) min_tok = s.batch_size;
-  }
-  for (auto& s : out.steps) {
-    if (s.gpu.empty()) s.phase = "idle";
-    else if (min_tok == 0) s.phase = "decode_only";  // no GEMM shapes: every iteration alike
-    else s.phase = s.batch_size <= 2 * min_tok ? "decode_only" : "prefill_only";
-    s.num_requests = s.phase == "decode_only" ? s.batch_size : 0;
-  }
-  if (min_tok == 0) out.notes.push_back("no GEMM shapes (record_shapes off?): every iteration labelled decode");
-  return out;
-}
-
 }  // namespace
 
 stage_split split_steps(const trace_model& m) {
   std::vector<step_span> spans = step_spans(m);
-  if (spans.empty()) return pattern_split(m);
+  if (spans.empty()) return infer_steps(m);
   stage_split out;
   out.source = "annotations";
+  out.phase_method = "annotations";
   for (size_t k = 0; k < spans.size(); ++k) {
     step_info s;
     s.idx = k;
@@ -150,9 +85,9 @@ stage_split split_steps(const trace_model& m) {
     s.cpu_end = spans[k].end;
     out.steps.push_back(std::move(s));
   }
-  assign_by_launch(m, out.steps);
+  assign_gpu_by_launch(m, out.steps);
   fill_from_gpu_annotations(m, out.steps);
-  for (auto& s : out.steps) finish_step(m, s);
+  finish_steps(m, out.steps);
   return out;
 }
 
@@ -175,6 +110,10 @@ phase_pick pick_step(const stage_split& s, const std::string& stage, std::option
   p.stage = stage;
   p.label = stage_label(stage);
   std::string phase = stage == "prefilldecode" ? "prefilldecode" : stage_label(stage);
+  if (!s.undecided.empty()) {
+    p.selection_reason = "prefill and decode cannot be told apart: " + s.undecided;
+    return p;
+  }
   std::vector<size_t> cands;
   for (size_t i = 0; i < s.steps.size(); ++i)
     if (s.steps[i].phase == phase && !s.steps[i].gpu.empty()) cands.push_back(i);
@@ -233,8 +172,7 @@ std::string execution_details_csv(const stage_split& s) {
                      st.gpu.size(), static_cast<double>(st.gpu_duration) / 1000.0,
                      static_cast<double>(st.gpu_busy) / 1000.0, st.phase == "prefill_only" ? 1 : 0,
                      st.phase == "prefilldecode" ? 1 : 0, st.phase == "decode_only" ? 1 : 0,
-                     static_cast<double>(st.cpu_ts) / 1000.0,
-                     st.cpu_end == INT64_MAX ? 0.0 : static_cast<double>(st.cpu_end) / 1000.0);
+                     static_cast<double>(st.cpu_ts) / 1000.0, static_cast<double>(st.cpu_end) / 1000.0);
   }
   return out;
 }

@@ -1,13 +1,20 @@
-// Inference stage split: the steps of a serving trace, each with its GPU events and phase,
-// and one representative step per stage (Magpie's phase pick, research magpie.md §7.3).
+// Inference stage split: the steps of a serving or generate trace, each with its GPU events and
+// phase, and one representative step per stage (Magpie's phase pick, research magpie.md §7.3).
 //
-// Steps come from step annotations (annotations.h). A step's GPU events are those launched
-// from inside its CPU range (linked runtime events); a step without linked GPU events uses
-// the GPU span of the gpu_user_annotation of the same name and order.
-// Without annotations ("pattern" mode) iterations start at each occurrence of the first root
-// cpu_op's name (GPU-only traces: the first kernel's name); an iteration's tokens are the
-// largest M of its GEMM ops; iterations with at most twice the smallest token count are decode,
-// the others prefill (prefilldecode cannot be told apart without annotations).
+// Steps, in order of preference:
+//   annotations    the step annotations of vLLM / SGLang / ATOM (annotations.h): phase and
+//                  token counts from the annotation;
+//   profiler_steps ProfilerStep#N ranges (prof.step() per forward), when at least two hold GPU work;
+//   forward_pattern the model's repeated forward structure (step_infer.cpp): the root op name that
+//                  starts every forward, chosen so that no GEMM precedes its first occurrence and
+//                  every step holds the same number of GEMM ops (GPU-only traces: kernels);
+//   none           nothing repeats: no steps.
+// A step's GPU events are those launched from inside its CPU range (linked runtime events); an
+// annotated step without linked GPU events uses the GPU span of the gpu_user_annotation of the
+// same name and order. Without annotations the phase comes from the attention query length
+// (N_Q = 1 per sequence: decode, else prefill; tokens = batch × N_Q), else from GEMM token
+// counts (M < 2 × the smallest M: decode); when neither decides, `undecided` says why and no
+// step is picked (no stage files rather than wrong ones).
 // Pick per stage: the largest batch; for decode then the request count closest to CONC; ties
 // → the median GPU busy time.
 #pragma once
@@ -25,21 +32,30 @@ namespace magpie::trace {
 struct step_info {
   size_t idx = 0;
   std::string name;           ///< annotation name, or "iteration_<k>"
-  std::string phase;          ///< prefilldecode | prefill_only | decode_only | idle
+  std::string phase;          ///< prefilldecode | prefill_only | decode_only | idle | unknown
   std::optional<step_annotation> ann;
   int64_t batch_size = 0, num_requests = 0;
-  int64_t cpu_ts = 0, cpu_end = 0;  ///< ns
+  int64_t cpu_ts = 0, cpu_end = 0;  ///< ns: the step's CPU range (inferred steps: up to the next step)
   std::vector<uint32_t> gpu;        ///< GPU events (indices into model.events)
   int64_t gpu_duration = 0, gpu_busy = 0;  ///< ns: last end − first start; union length
 };
 
 struct stage_split {
-  std::string source;              ///< "annotations" | "pattern" | "none"
+  std::string source;              ///< annotations | profiler_steps | forward_pattern | none
+  std::string phase_method;        ///< how phases were told apart (annotations, attention, gemm_tokens)
+  std::string undecided;           ///< non-empty: phases unknown, why (no step is picked)
   std::vector<step_info> steps;
   std::vector<std::string> notes;
 };
 
 stage_split split_steps(const trace_model& m);
+/// The split of a trace without framework step annotations (step_infer.cpp).
+stage_split infer_steps(const trace_model& m);
+
+/// GPU events of `m` launched from inside each step's CPU range (appended to step.gpu), and
+/// the steps' GPU duration / busy time.
+void assign_gpu_by_launch(const trace_model& m, std::vector<step_info>& steps);
+void finish_steps(const trace_model& m, std::vector<step_info>& steps);
 
 /// Canonical stage names: prefilldecode, decode, prefill (aliases: pd, mixed, prefill_decode,
 /// prefill-decode, decode_only, decode-only, prefill_only, prefill-only); "" when unknown.

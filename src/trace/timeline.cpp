@@ -1,6 +1,7 @@
 #include "trace/timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <regex>
 
 #include "core/strings.h"
@@ -8,11 +9,14 @@
 
 namespace magpie::trace {
 
-std::vector<interval> merge_intervals(std::vector<interval> v) {
-  std::sort(v.begin(), v.end(), [](const interval& a, const interval& b) {
+namespace {
+
+template <typename T>
+std::vector<basic_interval<T>> merge_impl(std::vector<basic_interval<T>> v) {
+  std::sort(v.begin(), v.end(), [](const basic_interval<T>& a, const basic_interval<T>& b) {
     return a.begin < b.begin || (a.begin == b.begin && a.end < b.end);
   });
-  std::vector<interval> out;
+  std::vector<basic_interval<T>> out;
   for (const auto& i : v) {
     if (!out.empty() && i.begin <= out.back().end) out.back().end = std::max(out.back().end, i.end);
     else out.push_back(i);
@@ -20,10 +24,12 @@ std::vector<interval> merge_intervals(std::vector<interval> v) {
   return out;
 }
 
-std::vector<interval> subtract_intervals(const std::vector<interval>& a, const std::vector<interval>& b) {
-  std::vector<interval> out;
+template <typename T>
+std::vector<basic_interval<T>> subtract_impl(const std::vector<basic_interval<T>>& a,
+                                             const std::vector<basic_interval<T>>& b) {
+  std::vector<basic_interval<T>> out;
   size_t j = 0;
-  for (interval cur : a) {
+  for (basic_interval<T> cur : a) {
     while (j < b.size() && b[j].end <= cur.begin) ++j;
     size_t k = j;
     while (k < b.size() && b[k].begin < cur.end) {
@@ -37,18 +43,71 @@ std::vector<interval> subtract_intervals(const std::vector<interval>& a, const s
   return out;
 }
 
-int64_t total_length(const std::vector<interval>& merged) {
-  int64_t t = 0;
+template <typename T>
+T length_impl(const std::vector<basic_interval<T>>& merged) {
+  T t = 0;
   for (const auto& i : merged) t += i.end - i.begin;
   return t;
 }
 
-int64_t busy_time(std::vector<interval> v) { return total_length(merge_intervals(std::move(v))); }
+}  // namespace
+
+std::vector<interval> merge_intervals(std::vector<interval> v) { return merge_impl(std::move(v)); }
+std::vector<dinterval> merge_intervals_us(std::vector<dinterval> v) { return merge_impl(std::move(v)); }
+std::vector<interval> subtract_intervals(const std::vector<interval>& a, const std::vector<interval>& b) {
+  return subtract_impl(a, b);
+}
+std::vector<dinterval> subtract_intervals_us(const std::vector<dinterval>& a, const std::vector<dinterval>& b) {
+  return subtract_impl(a, b);
+}
+int64_t total_length(const std::vector<interval>& merged) { return length_impl(merged); }
+double total_length_us(const std::vector<dinterval>& merged) { return length_impl(merged); }
+
+int64_t busy_time(const interval* b, const interval* e, std::vector<interval>& scratch) {
+  if (e - b == 1) return b->end - b->begin;
+  scratch.assign(b, e);
+  std::sort(scratch.begin(), scratch.end(), [](const interval& x, const interval& y) { return x.begin < y.begin; });
+  int64_t total = 0, cur_b = 0, cur_e = 0;
+  bool open = false;
+  for (const auto& i : scratch) {
+    if (open && i.begin <= cur_e) {
+      cur_e = std::max(cur_e, i.end);
+    } else {
+      if (open) total += cur_e - cur_b;
+      cur_b = i.begin, cur_e = i.end, open = true;
+    }
+  }
+  return open ? total + cur_e - cur_b : 0;
+}
+
+double busy_time_us(const dinterval* b, const dinterval* e, std::vector<dinterval>& scratch) {
+  scratch.assign(b, e);
+  return total_length_us(merge_intervals_us(scratch));
+}
+
+int64_t busy_time(std::vector<interval> v) {
+  if (v.size() == 1) return v[0].end - v[0].begin;  // the common op: one kernel
+  return total_length(merge_intervals(std::move(v)));
+}
 
 gpu_class classify_gpu_event(const trace_model& m, const trace_event& e) {
   if (e.kind == ev_kind::memcpy) return gpu_class::memcpy;
-  const std::string& n = m.name(e);
-  if (e.kind == ev_kind::kernel) {
+  if (e.name < m.gpu_name_class.size() && m.gpu_name_class[e.name]) return static_cast<gpu_class>(m.gpu_name_class[e.name] - 1);
+  return classify_gpu_name(e.kind, m.name(e));
+}
+
+void cache_gpu_classes(trace_model& m) {
+  m.gpu_name_class.assign(m.strings.size(), 0);
+  for (uint32_t i : m.gpu) {
+    const trace_event& e = m.events[i];
+    if (e.kind != ev_kind::memcpy && !m.gpu_name_class[e.name])
+      m.gpu_name_class[e.name] = static_cast<uint8_t>(static_cast<int>(classify_gpu_name(e.kind, m.name(e))) + 1);
+  }
+}
+
+gpu_class classify_gpu_name(ev_kind kind, const std::string& n) {
+  if (kind == ev_kind::memcpy) return gpu_class::memcpy;
+  if (kind == ev_kind::kernel) {
     static const std::regex k_rocm_copy(
         R"(^(MEMORY_COPY_(HOST_TO_DEVICE|DEVICE_TO_HOST|DEVICE_TO_DEVICE)|__amd_rocclr_copyBuffer(Rect)?(Aligned)?)(\.kd)?$)");
     if (starts_with(n, "MEMORY_COPY_") || starts_with(n, "__amd_rocclr_copyBuffer")) {
@@ -126,37 +185,66 @@ std::string timeline_breakdown::to_csv() const {
   return out;
 }
 
-timeline_breakdown gpu_timeline(const trace_model& m, const std::vector<uint32_t>& gpu_events,
-                                int64_t micro_idle_threshold_ns) {
-  timeline_breakdown t;
-  std::vector<interval> comp, comm, copy, all;
-  for (uint32_t i : gpu_events) {
-    const trace_event& e = m.events[i];
-    interval iv{e.ts, e.end()};
-    all.push_back(iv);
-    switch (classify_gpu_event(m, e)) {
-      case gpu_class::computation: comp.push_back(iv); break;
-      case gpu_class::communication: comm.push_back(iv); break;
-      case gpu_class::memcpy: copy.push_back(iv); break;
+namespace {
+
+/// The breakdown's lengths in one unit T (ns for int64, µs for double), converted to ns.
+template <typename T>
+void breakdown(std::vector<basic_interval<T>> comp, std::vector<basic_interval<T>> comm,
+               std::vector<basic_interval<T>> copy, std::vector<basic_interval<T>> all, int64_t micro_ns,
+               double to_ns, timeline_breakdown& t) {
+  auto ns = [&](T v) { return static_cast<int64_t>(std::llround(static_cast<double>(v) * to_ns)); };
+  auto ALL = merge_impl(std::move(all)), COMP = merge_impl(std::move(comp)), COMM = merge_impl(std::move(comm)),
+       COPY = merge_impl(std::move(copy));
+  T total = ALL.back().end - ALL.front().begin, busy = length_impl(ALL);
+  t.total = ns(total);
+  t.computation = ns(length_impl(COMP));
+  t.exposed_comm = ns(length_impl(subtract_impl(COMM, COMP)));
+  t.exposed_memcpy = ns(length_impl(subtract_impl(subtract_impl(COPY, COMP), COMM)));
+  t.busy = ns(busy);
+  t.idle = ns(total - busy);
+  t.total_comm = ns(length_impl(COMM));
+  t.total_memcpy = ns(length_impl(COPY));
+  if (micro_ns > 0) {
+    for (size_t k = 0; k + 1 < ALL.size(); ++k) {
+      int64_t gap = ns(ALL[k + 1].begin - ALL[k].end);
+      (gap < micro_ns ? t.micro_idle : t.macro_idle) += gap;
     }
   }
-  t.events = all.size();
-  if (all.empty()) return t;
-  auto ALL = merge_intervals(all), COMP = merge_intervals(comp), COMM = merge_intervals(comm),
-       COPY = merge_intervals(copy);
-  t.total = ALL.back().end - ALL.front().begin;
-  t.computation = total_length(COMP);
-  t.exposed_comm = total_length(subtract_intervals(COMM, COMP));
-  t.exposed_memcpy = total_length(subtract_intervals(subtract_intervals(COPY, COMP), COMM));
-  t.busy = total_length(ALL);
-  t.idle = t.total - t.busy;
-  t.total_comm = total_length(COMM);
-  t.total_memcpy = total_length(COPY);
-  if (micro_idle_threshold_ns > 0) {
-    for (size_t k = 0; k + 1 < ALL.size(); ++k) {
-      int64_t gap = ALL[k + 1].begin - ALL[k].end;
-      (gap < micro_idle_threshold_ns ? t.micro_idle : t.macro_idle) += gap;
+}
+
+template <typename T>
+void classify_into(const trace_model& m, const std::vector<uint32_t>& gpu_events, timeline_breakdown& t,
+                   int64_t micro_ns, double to_ns, basic_interval<T> (*iv)(const trace_event&)) {
+  std::vector<basic_interval<T>> comp, comm, copy, all;
+  all.reserve(gpu_events.size());
+  for (uint32_t i : gpu_events) {
+    const trace_event& e = m.events[i];
+    basic_interval<T> v = iv(e);
+    all.push_back(v);
+    switch (classify_gpu_event(m, e)) {
+      case gpu_class::computation: comp.push_back(v); break;
+      case gpu_class::communication: comm.push_back(v); break;
+      case gpu_class::memcpy: copy.push_back(v); break;
     }
+  }
+  breakdown(std::move(comp), std::move(comm), std::move(copy), std::move(all), micro_ns, to_ns, t);
+}
+
+}  // namespace
+
+timeline_breakdown gpu_timeline(const trace_model& m, const std::vector<uint32_t>& gpu_events,
+                                int64_t micro_idle_threshold_ns, bool tracelens_doubles) {
+  timeline_breakdown t;
+  t.events = gpu_events.size();
+  if (gpu_events.empty()) return t;
+  if (tracelens_doubles) {
+    classify_into<double>(m, gpu_events, t, micro_idle_threshold_ns, 1000.0, [](const trace_event& e) {
+      double ts = static_cast<double>(e.ts) / 1000.0;  // the double Python parses from the µs text
+      return dinterval{ts, ts + static_cast<double>(e.dur()) / 1000.0};
+    });
+  } else {
+    classify_into<int64_t>(m, gpu_events, t, micro_idle_threshold_ns, 1.0,
+                           [](const trace_event& e) { return interval{e.ts, e.end()}; });
   }
   return t;
 }

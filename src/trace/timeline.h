@@ -20,20 +20,55 @@
 
 namespace magpie::trace {
 
-struct interval {
-  int64_t begin = 0, end = 0;
+template <typename T>
+struct basic_interval {
+  T begin = 0, end = 0;
 };
+using interval = basic_interval<int64_t>;   ///< exact ns (everything magpie computes)
+using dinterval = basic_interval<double>;   ///< µs doubles (TraceLens's arithmetic, --tracelens-compat)
 
 /// Sorted, disjoint union (touching intervals merge: start <= last end).
 std::vector<interval> merge_intervals(std::vector<interval> v);
+std::vector<dinterval> merge_intervals_us(std::vector<dinterval> v);
 /// a − b for merged inputs.
 std::vector<interval> subtract_intervals(const std::vector<interval>& a, const std::vector<interval>& b);
+std::vector<dinterval> subtract_intervals_us(const std::vector<dinterval>& a, const std::vector<dinterval>& b);
 int64_t total_length(const std::vector<interval>& merged);
+double total_length_us(const std::vector<dinterval>& merged);
 /// Length of the union of arbitrary intervals (TraceLens's "busy time").
 int64_t busy_time(std::vector<interval> v);
+/// The same over [b, e) without allocating for one interval; `scratch` is reused.
+int64_t busy_time(const interval* b, const interval* e, std::vector<interval>& scratch);
+double busy_time_us(const dinterval* b, const dinterval* e, std::vector<dinterval>& scratch);
+
+/// Values grouped by a dense key 0..n-1 in O(n) (counting sort, stable): group k is
+/// values[offsets[k] .. offsets[k + 1]).
+template <typename V>
+struct grouped {
+  std::vector<uint32_t> offsets;
+  std::vector<V> values;
+  size_t size() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+  const V* begin(size_t k) const { return values.data() + offsets[k]; }
+  const V* end(size_t k) const { return values.data() + offsets[k + 1]; }
+};
+template <typename V>
+grouped<V> group_by_key(const std::vector<std::pair<uint32_t, V>>& pairs, size_t n_keys) {
+  grouped<V> g;
+  g.offsets.assign(n_keys + 1, 0);
+  for (const auto& [k, v] : pairs) ++g.offsets[k + 1];
+  for (size_t k = 0; k < n_keys; ++k) g.offsets[k + 1] += g.offsets[k];
+  g.values.resize(pairs.size());
+  std::vector<uint32_t> fill(g.offsets.begin(), g.offsets.end() - 1);
+  for (const auto& [k, v] : pairs) g.values[fill[k]++] = v;
+  return g;
+}
 
 enum class gpu_class { computation, communication, memcpy };
 gpu_class classify_gpu_event(const trace_model& m, const trace_event& e);
+/// The class by kind and name alone (what classify_gpu_event caches per name).
+gpu_class classify_gpu_name(ev_kind kind, const std::string& name);
+/// Fills m.gpu_name_class for the names of m.gpu.
+void cache_gpu_classes(trace_model& m);
 /// Kernel category for tables: gemm, attention, communication, memcpy, memset, norm, softmax,
 /// moe, reduce, elementwise, copy, indexing, triton, other (first match, name-based).
 std::string kernel_category(const trace_model& m, const trace_event& e);
@@ -49,8 +84,10 @@ struct timeline_breakdown {
 };
 
 /// Breakdown over the given GPU events (indices into m.events). `micro_idle_threshold_ns` > 0
-/// splits idle into micro (< threshold) and macro gaps.
+/// splits idle into micro (< threshold) and macro gaps. With `tracelens_doubles` the interval
+/// algebra runs on TraceLens's µs doubles (end = ts + dur rounded as Python does, ~1e-4 µs at
+/// epoch-scale timestamps) and the results are rounded to ns, to reproduce its numbers.
 timeline_breakdown gpu_timeline(const trace_model& m, const std::vector<uint32_t>& gpu_events,
-                                int64_t micro_idle_threshold_ns = 0);
+                                int64_t micro_idle_threshold_ns = 0, bool tracelens_doubles = false);
 
 }  // namespace magpie::trace

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The optimization loop end to end on one NVIDIA GPU (issue 6): examples/loop/run_loop.py with the
-# torch backend — baseline benchmarks (N runs), a profiled run, stage split / roofline / gap
-# analysis with kernel sources, magpie compare of the chosen kernel's candidates, the winner
-# switched in, the same benchmarks again, kernel-level and end-to-end change with noise.
-# Usage (repo root or anywhere): bash tests/gpu/loop_h200.sh [BUILD_DIR] [RUNS]
+# The optimization loop end to end on one NVIDIA GPU: `magpie optimize -c examples/loop/optimize.yaml`
+# (the 32-layer example model, decode steps as CUDA graphs on both sides), then the A/A control
+# in the same series (resumed from the loop's compare: the candidate side runs the baseline).
+# Usage (repo root or anywhere): bash tests/gpu/loop_h200.sh [BUILD_DIR] [PAIRS] [NUM_PROMPTS]
 #   BUILD_DIR holds magpie (and libmagpie_cupti.so); default $MAGPIE_BUILD_DIR or build.
-#   RUNS unprofiled benchmarks per side, default 3. Wall time ~4-5 min, hard limit 330 s + 90 s kernel check.
-# Writes $OUT/loop/ (report JSON + markdown, logs, CSVs, compare report) and prints the table.
-# Exit 77 without an NVIDIA GPU or without torch+triton with CUDA; 1 when the loop failed.
-# MAGPIE_LOOP_BACKEND=numpy runs the same script on the CPU (no GPU checks): a check of the script.
+#   PAIRS runs per side (default 3); NUM_PROMPTS per run (default 96; 0 = calibrate).
+#   Limits: kernel check 120 s, loop 260 s, A/A control 150 s (CHECK_LIMIT_S, LOOP_LIMIT_S, AA_LIMIT_S
+#   override); MAX_PAIRS caps the runs per side (default: the config's max_pairs).
+# First check_kernels.py (every kernel against the eager reference, and decode tokens eager vs
+# CUDA graph), so a broken kernel is named even when the loop cannot run.
+# Writes $OUT/loop.tar.gz (reports, logs, CSVs, compare report, benchmark reports) and prints the
+# tables. Exit 77 without an NVIDIA GPU or torch+triton with CUDA; 1 when the loop failed.
+# MAGPIE_LOOP_BACKEND=numpy runs the same script with optimize_cpu.yaml (a check of the script).
+# RESUME=DIR (a workspace, or a folder holding an earlier loop_report.json whose compare passed):
+# no kernel check and no analysis; the loop and the A/A control both resume at switch_in from it.
 set -uo pipefail
 BACKEND=${MAGPIE_LOOP_BACKEND:-torch}
 if [ "$BACKEND" = torch ]; then
@@ -18,12 +23,15 @@ fi
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-${MAGPIE_BUILD_DIR:-build}}
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-RUNS=${2:-3}
+PAIRS=${2:-3}
+NP=${3:-96}
 BIN="$BUILD/magpie"
 PY=${MAGPIE_PYTHON:-python3}
 OUT=${OUT:-$(mktemp -d)}
+CFG="$ROOT/examples/loop/optimize.yaml"
+[ "$BACKEND" = torch ] || CFG="$ROOT/examples/loop/optimize_cpu.yaml"
 [ -x "$BIN" ] || { echo "FAIL: no magpie binary at $BIN"; exit 1; }
-"$BIN" benchmark --help 2>/dev/null | grep -- '--base-url' > /dev/null || { echo "FAIL: $BIN has no serving client (--base-url)"; exit 1; }
+"$BIN" optimize --help > /dev/null 2>&1 || { echo "FAIL: $BIN has no optimize subcommand"; exit 1; }
 if [ "$BACKEND" = torch ]; then
   if ! "$PY" -c 'import torch, triton, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
     echo "skip: $PY cannot import torch and triton with CUDA available"; exit 77
@@ -35,45 +43,64 @@ fi
 export MAGPIE_NO_PROGRESS=1 PYTHONUNBUFFERED=1 MAGPIE_PYTHON="$PY"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/magpie_loop.XXXXXX")
 export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$WORK/triton_cache}
-# Every kernel against the eager reference first (~15 s; compiles the Triton kernels into the cache):
-# a broken kernel is named here even if the loop then fails.
-echo "=== check_kernels.py"
-timeout 90 "$PY" "$ROOT/examples/loop/check_kernels.py" --backend "$BACKEND" > "$WORK.check" 2>&1; crc=$?
-grep -E "FAIL|mismatch|check_kernels:" "$WORK.check" | grep -v "(expected)" | head -30
+T0=$(date +%s)
+RESUME=${RESUME:-}
+if [ -z "$RESUME" ]; then
+  echo "=== check_kernels.py"
+  timeout "${CHECK_LIMIT_S:-120}" "$PY" "$ROOT/examples/loop/check_kernels.py" --backend "$BACKEND" > "$WORK/check_kernels.txt" 2> "$WORK/check_kernels.err"
+  echo "check_kernels rc=$? ($(( $(date +%s) - T0 )) s)"
+  grep -E "FAIL|mismatch|graphs|check_kernels:" "$WORK/check_kernels.txt" | grep -v "(expected)" | head -30
+fi
+NPF=()
+[ "$NP" -gt 0 ] 2>/dev/null && NPF=(--num-prompts "$NP")
 t0=$(date +%s)
-# SIGTERM at 330 s: run_loop.py stops the server and still writes its report.
-timeout -s TERM -k 20 330 "$PY" "$ROOT/examples/loop/run_loop.py" --magpie "$BIN" --backend "$BACKEND" --python "$PY" \
-  --out "$WORK" --runs "$RUNS" > "$WORK.out" 2> "$WORK.err"
+# SIGTERM at the limit: magpie optimize ends the step, stops its servers and writes the report.
+MP=()
+[ -n "${MAX_PAIRS:-}" ] && MP=(--max-pairs "$MAX_PAIRS")
+RES=()
+[ -n "$RESUME" ] && RES=(--resume "$RESUME" --from-step switch_in)
+timeout -s TERM -k 20 "${LOOP_LIMIT_S:-260}" "$BIN" optimize -c "$CFG" --workspace "$WORK/loop" --pairs "$PAIRS" \
+  "${NPF[@]}" "${MP[@]}" "${RES[@]}" > "$WORK/loop.out" 2> "$WORK/loop.err"
 rc=$?
-echo "=== run_loop.py rc=$rc ($(( $(date +%s) - t0 )) s)"
-# Bring back what matters (not the per-request logs or big traces).
-D="$OUT/loop"
-mkdir -p "$D"
-cp "$WORK.check" "$D/check_kernels.txt" 2>/dev/null; cp "$WORK.err" "$D/run_loop.err" 2>/dev/null; cp "$WORK.out" "$D/run_loop.out" 2>/dev/null
-( cd "$WORK" && cp -r --parents loop_report.json loop_report.md logs "$D"/ 2>/dev/null
-  find analysis compare -name '*.csv' -o -name '*.json' -size -20M -o -name '*.html' -size -20M 2>/dev/null |
-    while read -r f; do cp --parents "$f" "$D"/; done
-  find bench -name benchmark_report.json -o -name summary.txt 2>/dev/null | while read -r f; do cp --parents "$f" "$D"/; done
-  find bench/profiled server_traces -name '*.pt.trace.json*' -size -25M 2>/dev/null | head -1 |
-    while read -r f; do cp --parents "$f" "$D"/; done ) 2>/dev/null
-if [ -f "$WORK/loop_report.json" ]; then
-  "$PY" -c "
+echo "=== magpie optimize rc=$rc ($(( $(date +%s) - t0 )) s)"
+cat "$WORK/loop.out"
+arc=skipped
+if "$PY" -c "import json,sys; r=json.load(open('$WORK/loop/loop_report.json')); sys.exit(0 if r['steps'].get('compare',{}).get('status')=='ok' else 1)" 2>/dev/null; then
+  t0=$(date +%s)
+  AA_FROM=$WORK/loop
+  [ -n "$RESUME" ] && AA_FROM=$RESUME
+  timeout -s TERM -k 20 "${AA_LIMIT_S:-150}" "$BIN" optimize -c "$CFG" --workspace "$WORK/aa" --resume "$AA_FROM" \
+    --from-step switch_in --control aa --pairs "$PAIRS" "${NPF[@]}" "${MP[@]}" > "$WORK/aa.out" 2> "$WORK/aa.err"
+  arc=$?
+  echo "=== A/A control rc=$arc ($(( $(date +%s) - t0 )) s)"
+  cat "$WORK/aa.out"
+fi
+# Bring back what matters (not the per-request logs or the traces), as one file.
+( cd "$WORK" && find . -maxdepth 1 \( -name '*.txt' -o -name '*.out' -o -name '*.err' \) > files.lst
+  for w in loop aa; do
+    [ -d "$w" ] || continue
+    find "$w" -maxdepth 1 -name 'loop_report.*' >> files.lst
+    find "$w/logs" -type f >> files.lst 2>/dev/null
+    find "$w/analysis" \( -name '*.csv' -o -name 'trace_sources.json' -o -name 'report.json' \) -size -8M >> files.lst 2>/dev/null
+    find "$w/compare" -name 'compare_report.json' >> files.lst 2>/dev/null
+    find "$w/bench" \( -name benchmark_report.json -o -name summary.txt \) >> files.lst 2>/dev/null
+  done
+  tar czf "$OUT/loop.tar.gz" -T files.lst ) 2>/dev/null
+ls -la "$OUT"
+for w in loop aa; do
+  [ -f "$WORK/$w/loop_report.json" ] || continue
+  "$PY" - "$WORK/$w/loop_report.json" <<'PY'
 import json, sys
-sys.path.insert(0, '$ROOT/examples/loop')
-import loop_report
-r = json.load(open('$WORK/loop_report.json'))
-print(loop_report.table(r))
-print()
-for n, s in r['steps'].items():
-    print('  %-20s %-8s %7.1f s%s' % (n, s['status'], s.get('seconds', 0), ('  ' + s.get('error', '')[:300]) if s.get('error') else ''))
-"
-else
-  echo "no loop_report.json (rc=$rc)"
-fi
+r = json.load(open(sys.argv[1]))
+print("--- %s: outcome %s, stop %s" % (sys.argv[1], r["outcome"], (r.get("stop") or {}).get("code")))
+for n, s in r["steps"].items():
+    print("  %-20s %-8s %7.1f s%s" % (n, s["status"], s.get("seconds", 0), ("  " + s.get("error", "")[:300]) if s.get("error") else ""))
+PY
+done
 if [ $rc -ne 0 ]; then
-  echo "--- run_loop.py stderr (tail)"; tail -40 "$WORK.err"
-  for f in "$WORK"/logs/server_*.log; do [ -f "$f" ] && { echo "--- $f (tail)"; tail -30 "$f"; }; done
+  echo "--- magpie optimize stderr (tail)"; tail -40 "$WORK/loop.err"
+  for f in "$WORK"/loop/logs/server_*.log; do [ -f "$f" ] && { echo "--- $f (tail)"; tail -20 "$f"; }; done
 fi
-echo "outputs: $D"
+echo "total $(( $(date +%s) - T0 )) s; outputs: $OUT/loop.tar.gz"
 [ $rc -eq 0 ] || exit 1
 exit 0

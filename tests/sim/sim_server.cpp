@@ -48,9 +48,11 @@ struct options {
   int64_t error_every = 0, error_status = 500, abort_every = 0, abort_after_tokens = 1, die_after_requests = 0;
   int64_t default_max_tokens = 16;
   int burst_steps = 1;  ///< zero-time steps run back to back before the sockets are written
+  int events_per_write = 1;  ///< a stream's SSE events are held until K are due (or it ends), then written at once
 };
 
 class session;
+struct out_item;
 
 struct gen_request {
   uint64_t id = 0;
@@ -62,6 +64,7 @@ struct gen_request {
   std::weak_ptr<session> owner;
   std::string text;  ///< non-streaming responses
   bool aborted = false;
+  std::vector<out_item> held;  ///< events waiting for --events-per-write
 };
 
 struct out_item {
@@ -78,6 +81,8 @@ class session : public std::enable_shared_from_this<session> {
   session(tcp::socket s, server& srv) : m_sock(std::move(s)), m_srv(srv) {}
   void start() { read(); }
   void send(out_item item);
+  /// Queues several items so that they leave in one write.
+  void send_batch(std::vector<out_item>& items);
   void flush_deferred() { flush(); }
   void close_after_write() { m_close_after = true; maybe_close(); }
   bool open() const { return m_sock.is_open(); }
@@ -211,6 +216,14 @@ void session::read() {
 void session::send(out_item item) {
   if (!m_sock.is_open()) return;
   m_out.push_back(std::move(item));
+  if (m_srv.deferring()) m_srv.defer(shared_from_this());
+  else flush();
+}
+
+void session::send_batch(std::vector<out_item>& items) {
+  if (!m_sock.is_open()) return items.clear();
+  for (auto& it : items) m_out.push_back(std::move(it));
+  items.clear();
   if (m_srv.deferring()) m_srv.defer(shared_from_this());
   else flush();
 }
@@ -406,7 +419,14 @@ void server::emit(const emission& e) {
   bool cut = r->abort_after > 0 && r->generated >= r->abort_after && !e.finished;
   std::string ev = "data: " + event_json(*r, text, e.finished ? "length" : nullptr, r->continuous_usage) + "\n\n";
   r->events.emplace_back(0, e.tokens);
-  s->send({strprintf("%zx\r\n", ev.size()) + ev + "\r\n", r, static_cast<int>(r->events.size() - 1)});
+  out_item item{strprintf("%zx\r\n", ev.size()) + ev + "\r\n", r, static_cast<int>(r->events.size() - 1)};
+  if (m_opts.events_per_write <= 1) {
+    s->send(std::move(item));
+  } else {
+    r->held.push_back(std::move(item));
+    if (static_cast<int>(r->held.size()) < m_opts.events_per_write && !cut && !e.finished) return;
+    s->send_batch(r->held);
+  }
   if (cut) {
     s->close_after_write();
     return cancel(r);
@@ -477,7 +497,8 @@ status_or<options> parse_options(int argc, char** argv) {
       .add_value("--die-after", "", "S", "exit(3) S seconds after start")
       .add_bool("--ignore-sigterm", "", "ignore SIGTERM (tests the SIGKILL escalation)")
       .add_bool("--reuse-port", "", "SO_REUSEPORT: start several simulators on one --port (load spread by the kernel)")
-      .add_value("--burst-steps", "", "K", "with --decode-step-ms 0: run K steps before writing (K events per write; default 1)");
+      .add_value("--burst-steps", "", "K", "with --decode-step-ms 0: run K steps before writing (K events per write; default 1)")
+      .add_value("--events-per-write", "", "K", "hold each stream's SSE events until K are due (or it ends), then write them at once (default 1)");
   std::vector<std::string> args(argv + 1, argv + argc);
   MAGPIE_RETURN_IF_ERROR(p.parse(args));
   if (p.help_requested()) {
@@ -517,6 +538,8 @@ status_or<options> parse_options(int argc, char** argv) {
   MAGPIE_ASSIGN_OR_RETURN(o.die_after_s, p.number("--die-after", 0));
   MAGPIE_ASSIGN_OR_RETURN(int64_t burst, p.integer("--burst-steps", 1));
   o.burst_steps = static_cast<int>(std::max<int64_t>(1, burst));
+  MAGPIE_ASSIGN_OR_RETURN(int64_t per_write, p.integer("--events-per-write", 1));
+  o.events_per_write = static_cast<int>(std::max<int64_t>(1, per_write));
   return o;
 }
 

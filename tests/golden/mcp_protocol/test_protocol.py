@@ -19,11 +19,15 @@ MAGPIE_TOOLS = {"hardware_spec", "analyze", "compare", "benchmark", "gap_analysi
 def conforms(schema, value, path="$"):
     """Tiny JSON-schema check (type / required / properties / items) for outputSchema conformance."""
     t = schema.get("type")
-    types = {"object": dict, "array": list, "string": str, "boolean": bool}
-    if t in types:
-        check(isinstance(value, types[t]), "%s: expected %s" % (path, t))
-    if t in ("number", "integer"):
-        check(isinstance(value, (int, float)) and not isinstance(value, bool), "%s: expected %s" % (path, t))
+    types = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+    allowed = t if isinstance(t, list) else [t] if t else []
+
+    def is_a(name):
+        if name in ("number", "integer"):
+            return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return name in types and isinstance(value, types[name])
+    if allowed:
+        check(any(is_a(x) for x in allowed), "%s: expected %s" % (path, t))
     if isinstance(value, dict):
         for r in schema.get("required", []):
             check(r in value, "%s: missing %s" % (path, r))

@@ -1,12 +1,14 @@
-"""Asserts that a Slurm-merged compare/analyze report has the local run's verdicts:
-correctness outcomes, methods, trial seeds, rankings membership, winner (argv: local slurm)."""
+"""Asserts that a Slurm- or Ray-merged compare/analyze report has the local run's verdicts:
+correctness outcomes, methods, trial seeds, rankings membership, winner
+(argv: local merged [engine, default slurm])."""
 import json
 import sys
 
 local, slurm = (json.load(open(p)) for p in sys.argv[1:3])
 assert slurm["mode"] == local["mode"], (slurm["mode"], local["mode"])
 assert slurm["run_seed"] == local["run_seed"], (slurm["run_seed"], local["run_seed"])
-assert "scheduler" in slurm and slurm["scheduler"]["environment"] == "slurm"
+engine = sys.argv[3] if len(sys.argv) > 3 else "slurm"
+assert "scheduler" in slurm and slurm["scheduler"]["environment"] == engine, slurm["scheduler"]["environment"]
 assert slurm["scheduler"]["inputs"]["identical"] is True, slurm["scheduler"]["inputs"]
 assert slurm["scheduler"]["complete"] is True
 if local["mode"] == "compare":

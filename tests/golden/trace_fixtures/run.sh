@@ -42,12 +42,13 @@ mkdir bl && cp "$fx/bare_list.json" bl/
 "$MAGPIE_BIN" -q trace gap bl -o b > bl.txt
 grep -q "Total duration: 6.00 us" bl.txt
 
-# Truncated gzip: partial results plus the reason; never a crash.
+# Truncated gzip: partial results plus the reason (exit 3, partial input); never a crash.
 mkdir tr && cp "$fx/truncated.json.gz" tr/
-set +e; "$MAGPIE_BIN" -q trace gap tr -o t > tr.txt; rc=$?; set -e
-test "$rc" -le 1
+set +e; "$MAGPIE_BIN" -q trace gap tr -o t > tr.txt 2>&1; rc=$?; set -e
+test "$rc" -eq 3
 grep -q "truncated gzip stream" tr.txt
-"$MAGPIE_BIN" -q trace timeline "$fx/truncated.json.gz" > /dev/null 2> tr_err.txt
+set +e; "$MAGPIE_BIN" -q trace timeline "$fx/truncated.json.gz" > /dev/null 2> tr_err.txt; rc=$?; set -e
+test "$rc" -eq 3
 grep -q "truncated gzip stream" tr_err.txt
 
 # No step annotations: split from op patterns (first root op of each forward).
@@ -61,7 +62,7 @@ PY
 python3 - pat.json <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))
-assert b["split_source"] == "pattern", b["split_source"]
+assert b["split_source"] == "forward_pattern" and b["phase_method"] == "attention", b["split_source"]
 pre, dec = b["phase_picks"]["prefill"], b["phase_picks"]["decode"]
 assert pre["batch_size"] == 96, pre          # the 2x48-token prompt
 assert dec["batch_size"] == 2, dec           # two decode tokens per step

@@ -4,31 +4,16 @@
 #include <gtest/gtest.h>
 
 #include "core/strings.h"
+#include "sched/engine.h"
+#include "unit/sched/sched_test_util.h"
 
 using namespace magpie;
 using namespace magpie::kernel;
 using namespace magpie::sched;
+using magpie::sched_test::request;
+using magpie::sched_test::spec;
 
 namespace {
-
-kernel_spec spec(const std::string& id, kernel_type t = kernel_type::host) {
-  kernel_spec k;
-  k.id = id;
-  k.type = t;
-  k.source_files = {"/src/" + id + ".cpp"};
-  k.working_dir = "/src";
-  return k;
-}
-
-eval_request request(const std::string& mode, int n) {
-  eval_request r;
-  r.mode = mode;
-  for (int i = 0; i < n; ++i) r.kernels.push_back(spec("k" + std::to_string(i)));
-  r.output_dir = make_temp_dir("/tmp", "magpie_sched_").value();
-  r.scheduler.environment = "slurm";
-  r.scheduler.magpie_bin = "/opt/magpie/bin/magpie";
-  return r;
-}
 
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 bool has_prefix(const std::vector<std::string>& v, const std::string& p) {
@@ -154,8 +139,8 @@ TEST(batch, submit_passes_dependencies_by_id_and_cancels_on_failure) {
     }
     return r;
   };
-  slurm_client c(runner);
-  ASSERT_TRUE(submit_batch(b, c).ok());
+  auto c = make_slurm_engine(runner);
+  ASSERT_TRUE(submit_batch(b, *c).ok());
   EXPECT_EQ(b.jobs[0].job_id, "100");
   EXPECT_TRUE(has(calls[1], "--dependency=afterany:100"));
   EXPECT_TRUE(has(calls[3], "--dependency=afterany:101:102:100"));
@@ -166,7 +151,7 @@ TEST(batch, submit_passes_dependencies_by_id_and_cancels_on_failure) {
   calls.clear();
   next = 100;
   fail_at = 2;
-  auto st = submit_batch(b2, c);
+  auto st = submit_batch(b2, *c);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("QOSMaxSubmitJobPerUserLimit"), std::string::npos) << st.message();
   EXPECT_EQ(calls.back(), (std::vector<std::string>{"scancel", "100", "101"}));

@@ -131,10 +131,18 @@ TEST(client_sim, metrics_match_ground_truth) {
     for (size_t k = 1; k < t.events.size(); ++k) gaps.push_back(ms(t.events[k].first - t.events[k - 1].first));
   }
   std::sort(gaps.begin(), gaps.end());
-  if (r->metrics.coalesced_events == 0) EXPECT_EQ(r->metrics.itl.n, gaps.size());
+  EXPECT_EQ(r->metrics.itl.n, gaps.size());  // vLLM's ITL: one gap per chunk, coalesced or not
+  if (r->metrics.coalesced_events == 0) {
+    EXPECT_EQ(r->metrics.itl_read.n, gaps.size());
+  }
   EXPECT_NEAR(r->metrics.itl.median, gaps[gaps.size() / 2], std::max(0.5, errs.max_ttft()));
-  EXPECT_GE(r->metrics.itl.median, 3.5);  // never faster than the 4 ms model
-  EXPECT_GT(r->metrics.queue.max, 1.0);  // 24 requests through 6 slots wait client-side
+  EXPECT_GE(r->metrics.itl_read.median, 3.5);  // never faster than the 4 ms model
+  EXPECT_GT(r->metrics.queue_time.max, 1.0);  // 24 requests through 6 slots wait client-side
+  EXPECT_GT(r->metrics.client_queue_time.max, 1.0);
+  // completions without a role chunk: vLLM's chunks are the content events
+  EXPECT_NEAR(r->metrics.ttft.mean, r->metrics.ttft_content.mean, 1e-9);
+  for (const auto& rec : r->records) EXPECT_LE(rec.stream.choice_times.back(), rec.end_ns);
+  EXPECT_LE(r->metrics.e2el.mean, r->metrics.e2el_response.mean);  // the last chunk is no later than the response end
   EXPECT_EQ(r->vllm_json["completed"], 24);
   EXPECT_EQ(r->vllm_json["ttfts"].size(), 24u);
   // ttft aggregate vs truth within the worst per-request error of this run
@@ -191,7 +199,55 @@ TEST(client_sim, role_only_first_chunk_is_not_ttft) {
     // the role chunk went out at once, the first token after prefill (>= 5 ms later)
     EXPECT_GT(ms(t.events.front().first - t.role_ns), 4.0);
     EXPECT_GT(ms(rec.stream.deliveries.front().t_ns - rec.start_ns), 4.0);
+    // vLLM's first chunk is the role-only one
+    ASSERT_FALSE(rec.stream.choice_times.empty());
+    EXPECT_LT(rec.stream.choice_times.front(), rec.stream.deliveries.front().t_ns);
+    EXPECT_EQ(rec.stream.choice_times.size(), t.events.size() + 1);
   }
+  EXPECT_LT(r->metrics.ttft.mean + 3.0, r->metrics.ttft_content.mean);
+}
+
+// A client busy elsewhere (a 30 ms stall on the loop after each finished request) must still
+// record when the bytes arrived: kernel receive timestamps keep every delivery within a few ms
+// of the server's send, while read timestamps carry the stall.
+TEST(client_sim, kernel_timestamps_are_immune_to_a_busy_loop) {
+  auto worst_error = [](bool kernel, std::string* source) {
+    sim_server s({"--decode-step-ms", "2", "--max-batch", "64"});
+    client_config c = base_config(s, 8, 16, 40);
+    c.dataset.range_ratio = 0.5;  // different lengths: streams finish while others run
+    c.kernel_timestamps = kernel;
+    client_hooks h;
+    h.on_progress = [](size_t, size_t) {
+      int64_t until = monotonic_ns() + 30000000;
+      while (monotonic_ns() < until) {
+      }
+    };
+    auto r = run_client(c, h);
+    EXPECT_TRUE(r.ok());
+    if (!r.ok()) return 0.0;
+    *source = r->metrics.timestamp_source;
+    auto gt = s.read_truth();
+    // each delivery against the send time of the last event it carried (events queued behind a
+    // stall arrive in one read)
+    double worst = 0;
+    for (const auto& rec : r->records) {
+      const truth& t = gt.at(rec.id);
+      size_t j = 0;
+      for (const auto& d : rec.stream.deliveries) {
+        j += static_cast<size_t>(d.events);
+        if (j == 0 || j > t.events.size()) break;
+        worst = std::max(worst, ms(d.t_ns - t.events[j - 1].first));
+      }
+    }
+    return worst;
+  };
+  std::string src;
+  double with_read = worst_error(false, &src);
+  EXPECT_EQ(src, "read");
+  EXPECT_GT(with_read, 20.0) << "the stall shows in read timestamps";
+  double with_kernel = worst_error(true, &src);
+  if (src != "kernel") GTEST_SKIP() << "this kernel gives no TCP receive timestamps (" << src << ")";
+  EXPECT_LT(with_kernel, 5.0) << "kernel timestamps: the stall does not show";
 }
 
 TEST(client_sim, aborted_streams_and_http_errors_are_failures_with_reasons) {
@@ -243,8 +299,13 @@ TEST(client_sim, poisson_arrivals_are_followed_and_queueing_is_visible) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->metrics.completed, 40u);
   EXPECT_NEAR(r->metrics.achieved_request_rate, r->metrics.scheduled_request_rate, 0.1 * r->metrics.scheduled_request_rate);
-  EXPECT_LT(r->metrics.queue.median, 1.0);  // the loop sends on time
-  for (const auto& rec : r->records) EXPECT_GE(rec.start_ns, rec.scheduled_ns);
+  EXPECT_LT(r->metrics.queue_time.median, 1.0);  // the loop sends on time
+  EXPECT_LT(r->metrics.schedule_slip.median, 1.0);
+  EXPECT_EQ(r->metrics.schedule_slip.n, 40u);
+  for (const auto& rec : r->records) {
+    EXPECT_GE(rec.arrival_ns, rec.scheduled_ns);
+    EXPECT_GE(rec.start_ns, rec.arrival_ns);
+  }
 }
 
 TEST(client_sim, server_dying_mid_run_keeps_partial_results) {

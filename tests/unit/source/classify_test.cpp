@@ -66,6 +66,38 @@ TEST(Classify, OpenSourceKindsAndCategories) {
   EXPECT_EQ(cls("void my_project::saxpy<float>(float*, float const*, int)").kind, "cuda_cpp");
 }
 
+TEST(Classify, LibrariesOfServingStacks) {
+  auto gen = cls("bmm_Bfloat16_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_TN_transOut_"
+                 "schedP2x1x2x3_biasM_bN_tmaOpt_clmp_dynBatch_sm100f");
+  EXPECT_EQ(gen.kind, "trtllm_gen");
+  EXPECT_EQ(gen.unsupported_error, "closed_source_library");
+  EXPECT_EQ(cls("fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvCausalP16VarSeqQ128Kv128PersistentContext").kind, "trtllm_gen");
+  EXPECT_EQ(cls("gemm_Bfloat16_E4m3E4m3_Fp32_t128x8x128u2_s6_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_schedS_sm100a").kind,
+            "trtllm_gen");
+  EXPECT_NE(cls("bmm_kernel").kind, "trtllm_gen");  // no sm suffix: an ordinary kernel name
+  auto trt = cls("void tensorrt_llm::kernels::quantize_with_block_size<(tensorrt_llm::BlockScaleQuantizationType)2, "
+                 "__nv_bfloat16, 32, true>(int, int, __nv_bfloat16 const*, flashinfer::QuantizationSFLayout)");
+  EXPECT_EQ(trt.kind, "tensorrt_llm");  // not "sglang" because a flashinfer type is in the signature
+  EXPECT_EQ(trt.mode, lookup_mode::cpp);
+  EXPECT_NE(trt.repo_hint.find("csrc/nv_internal"), std::string::npos);
+  EXPECT_EQ(cls("void moe::dev::routing::routingIndicesOffsetsKernel<moe::dev::routing::KernelParams<int> >(int)").kind,
+            "tensorrt_llm");
+  EXPECT_EQ(cls("void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*, unsigned int)").kind, "flashinfer");
+  auto symm = cls("void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long)");
+  EXPECT_EQ(symm.kind, "pytorch_symm_mem");
+  EXPECT_NE(symm.repo_hint.find("c10d"), std::string::npos);
+  EXPECT_NE(cls("ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)").repo_hint.find("DEFINE_ncclDevKernel"),
+            std::string::npos);
+  EXPECT_EQ(cls("void cub::CUB_200200_800_NS::DeviceScanKernel<int>(int*)").kind, "cub");
+  EXPECT_EQ(cls("void rocprim::ROCPRIM_400200_NS::detail::trampoline_kernel<int>(long)").kind, "rocprim");
+  EXPECT_EQ(cls("void deep_gemm::sm90_fp8_gemm_1d2d_impl<128u>(float*)").kind, "deep_gemm");
+  EXPECT_EQ(cls("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<int> >(int)").kind, "cutlass");
+  EXPECT_EQ(cls("void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<int> >(int)").mode, lookup_mode::cpp);
+  EXPECT_NE(cls("_topk_forward").repo_hint.find("triton_kernels"), std::string::npos);
+  EXPECT_EQ(cls("triton_tem_fused_mm_0").kind, "inductor");
+  EXPECT_EQ(cls("create_flashinfer_kv_indices_triton").kind, "sglang");
+}
+
 TEST(Classify, NonKernels) {
   EXPECT_EQ(cls("Memset (Device)").kind, "runtime");
   EXPECT_EQ(cls("Memcpy HtoD (Pageable -> Device)").unsupported_error, "runtime_operation");

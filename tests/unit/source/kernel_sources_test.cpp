@@ -117,10 +117,49 @@ TEST(KernelSources, TritonKernelsResolveWithTestAndBaselineRouting) {
   EXPECT_EQ(r[0].baseline_ref_kind, "eager_fn");
   EXPECT_EQ(r[1].source_resolution, "unresolved");
   EXPECT_EQ(r[1].source_error, "triton_source_ambiguous");
-  EXPECT_EQ(r[2].source_resolution, "resolved");  // unique token-boundary prefix
-  EXPECT_DOUBLE_EQ(r[2].confidence, 0.7);
+  EXPECT_EQ(r[2].source_resolution, "resolved");  // Triton's specialisation suffix removed
+  EXPECT_DOUBLE_EQ(r[2].confidence, 0.95);
   EXPECT_EQ(r[3].kind, "triton_jit");
   EXPECT_EQ(r[3].source_file, "$TRACES_DIR/gen_trace.py:21");
+}
+
+const fs::path k_forms = fs::path(MAGPIE_TEST_SOURCE_DIR) / "tests/golden/sources_forms/tree";
+
+TEST(KernelSources, OnlyTritonSuffixesMatchByPrefixWithConfidence) {
+  auto r = map({"kernel_unified_attention_0d1d2c3de", "kernel_unified_attention_2d", "kernel_unified_attention_3d_x",
+                "kernel_unified_attention_1d2d"},
+               {k_forms});
+  ASSERT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].source_file, "$TREE_DIR/ops/unified_attention.py:7");
+  EXPECT_DOUBLE_EQ(r[0].confidence, 0.95);
+  EXPECT_TRUE(r[0].alternatives.empty());
+  // "_2d" is no suffix Triton adds: a low-confidence guess with what else the name could mean.
+  EXPECT_EQ(r[1].source_resolution, "resolved");
+  EXPECT_DOUBLE_EQ(r[1].confidence, 0.3);
+  EXPECT_EQ(r[1].alternatives, std::vector<std::string>{"kernel_unified_attention_3d=$TREE_DIR/ops/unified_attention.py:12"});
+  // Two indexed kernels are prefixes of the name: nothing is picked.
+  EXPECT_EQ(r[2].source_error, "triton_source_ambiguous");
+  EXPECT_EQ(r[2].candidates.size(), 2u);
+  // A signature suffix must number the arguments from 0.
+  EXPECT_DOUBLE_EQ(r[3].confidence, 0.3);
+}
+
+TEST(KernelSources, SfinaeOverloadsMacroExpansionsAndGlobalNamespace) {
+  auto r = map({"std::enable_if<(((0)==(0)))||(!demo::_typeConvert<float>::exists), void>::type "
+                "demo::fused_add_rms_norm_kernel<float, 0>(float*, long, float*, float const*, float, int, int)",
+                "void demo::gelu_act_kernel(float*, float const*, int)",
+                "void scale_kernel(float*, float)"},
+               {k_forms});
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].source_file, "$TREE_DIR/csrc/sfinae_norm.cu:23");
+  EXPECT_DOUBLE_EQ(r[0].confidence, 1.0);
+  EXPECT_EQ(r[0].definition_kind, "definition");
+  EXPECT_EQ(r[1].definition_kind, "macro_expansion");
+  EXPECT_EQ(r[1].macro_definition, "DEFINE_ACT_KERNEL=$TREE_DIR/csrc/act_macros.cuh:4");
+  // The demangled name says the global namespace; the only definition is in demo::.
+  EXPECT_EQ(r[2].source_file, "$TREE_DIR/csrc/decorated.cu:17");
+  EXPECT_DOUBLE_EQ(r[2].confidence, 0.6);
+  EXPECT_NE(r[2].notes.find("namespace (global) not matched"), std::string::npos) << r[2].notes;
 }
 
 TEST(KernelSources, BadRootsAreErrors) {

@@ -1,0 +1,120 @@
+// magpie targeted-trace adapt-torch | postprocess: Magpie's TargetedKernelTrace CLI
+// (research magpie.md §2.5, §9; src/serve/targeted_trace.h).
+#include <cstdio>
+
+#include "cli/subcommand.h"
+#include "core/args.h"
+#include "serve/targeted_trace.h"
+
+namespace magpie::cli {
+namespace {
+
+constexpr const char* k_usage =
+    "usage: magpie targeted-trace {adapt-torch,postprocess} [options]\n"
+    "  adapt-torch   stream the kernel events of Torch-profiler traces that match target name patterns into\n"
+    "                checksummed shards (<output-dir>/shards/trace_pid<P>_rank<R>.jsonl) and manifest.json\n"
+    "  postprocess   validate shards (sequence, SHA-256 chain, end sentinel, manifest receipts) and print a summary\n"
+    "Diagnostic artifacts only (never reward-eligible). Run 'magpie targeted-trace <command> --help' for options.\n";
+
+int parse_or_help(arg_parser& p, const std::vector<std::string>& args) {
+  if (auto st = p.parse(args); !st.ok()) {
+    std::fprintf(stderr, "%s\n", st.message().c_str());
+    return k_exit_usage;
+  }
+  if (p.help_requested()) {
+    std::fputs(p.help().c_str(), stdout);
+    return k_exit_ok;
+  }
+  return -1;
+}
+
+/// Prints Magpie's "Error: <msg>" (on stdout, as Magpie does; also on stderr) and returns 1.
+int fail(const std::string& msg) {
+  std::printf("Error: %s\n", msg.c_str());
+  std::fprintf(stderr, "magpie targeted-trace: %s\n", msg.c_str());
+  return k_exit_failure;
+}
+
+int print_json(const json& j) {
+  auto text = serve::targeted::python_pretty_json(j);
+  if (!text.ok()) return fail(text.get_status().message());
+  std::printf("%s\n", text->c_str());
+  return k_exit_ok;
+}
+
+int run_adapt(const std::vector<std::string>& args) {
+  arg_parser p("magpie targeted-trace adapt-torch",
+               "Convert PyTorch-profiler traces (*.json, *.json.gz) into TargetedKernelTrace shards: every kernel\n"
+               "event whose name matches a target's name_patterns (fnmatch globs) becomes one record (shapes,\n"
+               "grid/block, stream, duration, rank/stage context); sampling is deterministic (sha256 of run_seed\n"
+               "and the event key). Prints the manifest JSON. Exit 0, or 1 when nothing could be converted.");
+  p.add_multi("--trace", "", "FILE", "a trace file (repeatable)")
+      .add_value("--trace-dir", "", "DIR", "find *.json / *.json.gz traces below DIR (recursive)")
+      .add_value("--target-config", "", "YAML", "targets: a mapping with `targets:` (or a `targeted_trace:` block)")
+      .add_value("--output-dir", "-o", "DIR", "where shards/ and manifest.json are written (a fresh directory)")
+      .add_value("--run-id", "", "ID", "run identifier recorded in every record")
+      .add_value("--framework", "", "NAME", "serving framework recorded in every record (vllm, sglang, ...)")
+      .add_value("--framework-version", "", "V", "framework version (provenance)")
+      .add_value("--image", "", "IMAGE", "container image (provenance)");
+  if (int rc = parse_or_help(p, args); rc >= 0) return rc;
+  for (const char* req : {"--target-config", "--output-dir", "--run-id", "--framework"})
+    if (!p.has(req) || p.value(req).empty()) {
+      std::fprintf(stderr, "magpie targeted-trace adapt-torch: option %s is required\n", req);
+      return k_exit_usage;
+    }
+  auto cfg = serve::targeted::load_target_config(p.value("--target-config"));
+  if (!cfg.ok()) return fail(cfg.get_status().message());
+  serve::targeted::adapt_request req;
+  for (const auto& t : p.values("--trace")) req.traces.emplace_back(t);
+  req.trace_dir = p.value("--trace-dir");
+  req.output_dir = p.value("--output-dir");
+  req.run_id = p.value("--run-id");
+  req.framework = p.value("--framework");
+  if (p.has("--framework-version")) req.framework_version = p.value("--framework-version");
+  if (p.has("--image")) req.image = p.value("--image");
+  auto manifest = serve::targeted::adapt_torch_traces(*cfg, req);
+  if (!manifest.ok()) return fail(manifest.get_status().message());
+  return print_json(*manifest);
+}
+
+int run_postprocess(const std::vector<std::string>& args) {
+  arg_parser p("magpie targeted-trace postprocess",
+               "Validate a targeted-trace directory line by line (envelope schema, sequence, SHA-256 chain, end\n"
+               "sentinel, manifest receipts and coverage) and print the summary JSON. Exit 0 iff valid.");
+  p.add_value("--trace-dir", "", "DIR", "directory holding manifest.json and shards/")
+      .add_value("--output", "-o", "FILE", "also write the summary JSON here")
+      .add_bool("--strict", "", "any issue is an error (exit 1 with the issues, after writing --output)");
+  if (int rc = parse_or_help(p, args); rc >= 0) return rc;
+  if (!p.has("--trace-dir") || p.value("--trace-dir").empty()) {
+    std::fprintf(stderr, "magpie targeted-trace postprocess: option --trace-dir is required\n");
+    return k_exit_usage;
+  }
+  std::optional<fs::path> out;
+  if (p.has("--output")) out = p.value("--output");
+  auto summary = serve::targeted::postprocess_trace_dir(p.value("--trace-dir"), out);
+  if (!summary.ok()) return fail(summary.get_status().message());
+  if (p.has("--strict") && !(*summary)["issues"].empty()) {
+    std::string all;
+    for (const auto& i : (*summary)["issues"]) all += (all.empty() ? "" : "; ") + i.get<std::string>();
+    return fail(all);
+  }
+  int rc = print_json(*summary);
+  return rc != k_exit_ok ? rc : ((*summary)["valid"].get<bool>() ? k_exit_ok : k_exit_failure);
+}
+
+int run_targeted_trace(const std::vector<std::string>& args, const global_options&) {
+  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
+    std::fputs(k_usage, args.empty() ? stderr : stdout);
+    return args.empty() ? k_exit_usage : k_exit_ok;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "adapt-torch") return run_adapt(rest);
+  if (args[0] == "postprocess") return run_postprocess(rest);
+  std::fprintf(stderr, "magpie targeted-trace: unknown command '%s'\n%s", args[0].c_str(), k_usage);
+  return k_exit_usage;
+}
+
+}  // namespace
+MAGPIE_SUBCOMMAND(targeted_trace, "targeted-trace", "TargetedKernelTrace: adapt-torch (traces → shards), postprocess",
+                  run_targeted_trace);
+}  // namespace magpie::cli

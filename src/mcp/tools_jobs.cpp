@@ -1,0 +1,268 @@
+// Job tools for Slurm and Ray batches (magpie jobs, src/sched): jobs_list, jobs_status,
+// jobs_collect, jobs_cancel, and Magpie's ray_task_list / ray_task_status / ray_task_result /
+// ray_task_cancel with its argument names (task_id = a batch name or directory, or a run handle
+// "run-<n>" of this server's benchmark / benchmark_batch tools). Batch tools run this binary's
+// `magpie jobs ...` as a child and read the JSON it prints or the batch.json it saves.
+#include <map>
+
+#include "core/strings.h"
+#include "mcp/run_registry.h"
+#include "mcp/schema.h"
+#include "mcp/tool_util.h"
+
+namespace magpie::mcp {
+namespace {
+
+// --output-dir / --shared-dir from the tool's arguments (Magpie's name for the shared path too).
+std::vector<std::string> where_args(const json& a, const tool_context& ctx) {
+  std::vector<std::string> v = {"-o", arg_str(a, "output_dir", ctx.settings().default_output_dir.string())};
+  std::string shared = arg_str(a, "shared_dir", arg_str(a, "ray_shared_storage_path"));
+  if (!shared.empty()) v.insert(v.end(), {"--shared-dir", shared});
+  return v;
+}
+
+std::string batch_arg(const json& a) { return arg_str(a, "batch", arg_str(a, "task_id")); }
+
+// Runs `magpie jobs <args>`; the JSON it printed, or an error with its stderr.
+status_or<json> jobs_json(tool_context& ctx, std::vector<std::string> args, double timeout_s) {
+  args.insert(args.begin(), "jobs");
+  MAGPIE_ASSIGN_OR_RETURN(cli_run run, run_magpie(ctx, args, timeout_s));
+  const run_result& r = run.outcome.result;
+  auto j = parse_json(r.out, "magpie jobs output");
+  if (!j.ok() || r.exit_code > 1)
+    return error(status_code::unavailable, "magpie %s failed: %s", argv_to_display(args).c_str(),
+                 std::string(trim(r.output_tail(600))).c_str());
+  return *j;
+}
+
+// The batch.json the CLI saved (states after a cancel, the collected workspace).
+status_or<json> saved_batch(tool_context& ctx, const json& a) {
+  std::vector<std::string> args = {"status", batch_arg(a), "--json"};
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  MAGPIE_ASSIGN_OR_RETURN(json st, jobs_json(ctx, args, 120));
+  return read_json_file(fs::path(json_string(st, "batch")) / "batch.json");
+}
+
+tool_result list_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"list", "--json"};
+  if (arg_bool(a, "refresh", false)) args.push_back("--refresh");
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto j = jobs_json(ctx, args, 300);
+  if (!j.ok()) return tool_result::error(j.get_status().message());
+  json tasks = json::array();  // Magpie's ray_task_list rows; status: sched::batch_status
+  for (const auto& b : *j)
+    tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", json_string(b, "status", "UNKNOWN")},
+                     {"engine", json_string(b, "engine")}});
+  json out = {{"total", j->size()}, {"batches", *j}, {"tasks", tasks}};
+  return tool_result::ok(strprintf("%zu batch(es)", j->size()), out);
+}
+
+tool_result status_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"status", batch_arg(a), "--json"};
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto j = jobs_json(ctx, args, 120);
+  if (!j.ok()) return tool_result::error(j.get_status().message());
+  (*j)["task_id"] = batch_arg(a);
+  return tool_result::ok(json_string(*j, "status") + ": " + json_string(*j, "batch"), *j);
+}
+
+tool_result collect_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"collect", batch_arg(a), "--json"};
+  if (!arg_bool(a, "wait", true)) args.push_back("--no-wait");
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto report = jobs_json(ctx, args, arg_num(a, "timeout_seconds", 7200));
+  if (!report.ok()) return tool_result::error(report.get_status().message());
+  auto b = saved_batch(ctx, a);
+  json collected = b.ok() ? b->value("collected", json(nullptr)) : json(nullptr);
+  json out = {{"task_id", batch_arg(a)}, {"_task_id", batch_arg(a)}, {"report", *report}, {"collected", collected}};
+  return tool_result::ok("collected " + batch_arg(a), out);
+}
+
+tool_result cancel_tool(const json& a, tool_context& ctx) {
+  std::vector<std::string> args = {"jobs", "cancel", batch_arg(a)};
+  for (const auto& n : arg_strings(a, "jobs")) args.push_back(n);
+  auto w = where_args(a, ctx);
+  args.insert(args.end(), w.begin(), w.end());
+  auto run = run_magpie(ctx, args, 300);
+  if (!run.ok()) return tool_result::error(run.get_status().message());
+  if (run->outcome.result.exit_code != 0)
+    return tool_result::error("magpie jobs cancel failed: " + std::string(trim(run->outcome.result.output_tail(600))));
+  auto b = saved_batch(ctx, a);
+  json jobs = json::array();
+  if (b.ok())
+    for (const auto& j : b->value("jobs", json::array()))
+      jobs.push_back({{"name", json_string(j, "name")}, {"job_id", json_string(j, "job_id")},
+                      {"state", j.contains("last") ? json_string(j["last"], "state") : ""}});
+  json out = {{"task_id", batch_arg(a)}, {"cancelled", true}, {"jobs", jobs},
+              {"message", "cancel requested; jobs not yet submitted will not be"}};
+  return tool_result::ok("cancelled " + batch_arg(a), out);
+}
+
+// ---- run handles ("run-<n>") under Magpie's ray_task_* names ----
+
+bool is_run_handle(const std::string& id) { return starts_with(id, "run-"); }
+
+/// Magpie's status words for a run handle's state.
+std::string run_status_word(const std::string& s) {
+  if (s == "queued") return "PENDING";
+  if (s == "running") return "RUNNING";
+  if (s == "succeeded") return "SUCCEEDED";
+  if (s == "cancelled") return "STOPPED";
+  if (s == "failed" || s == "timed_out") return "FAILED";
+  return "UNKNOWN";
+}
+
+tool_result ray_list_tool(const json& a, tool_context& ctx) {
+  tool_result batches = list_tool(a, ctx);
+  if (batches.is_error) return batches;
+  json out = batches.structured;
+  for (const auto& r : ctx.runs().list())
+    out["tasks"].push_back({{"task_id", json_string(r, "run_id")}, {"status", run_status_word(json_string(r, "state"))},
+                            {"engine", "local"}});
+  out["total"] = out["tasks"].size();
+  return tool_result::ok(strprintf("%zu task(s)", out["tasks"].size()), out);
+}
+
+tool_result ray_status_tool(const json& a, tool_context& ctx) {
+  std::string id = batch_arg(a);
+  if (!is_run_handle(id)) return status_tool(a, ctx);
+  auto s = ctx.runs().status(id, 20);
+  if (!s) return tool_result::error("unknown task_id '" + id + "'");
+  std::string st = run_status_word(json_string(*s, "state"));
+  return tool_result::ok(id + ": " + st, {{"task_id", id}, {"status", st}, {"engine", "local"}, {"run", *s}});
+}
+
+tool_result ray_result_tool(const json& a, tool_context& ctx) {
+  std::string id = batch_arg(a);
+  if (!is_run_handle(id)) return collect_tool(a, ctx);
+  auto s = ctx.runs().status(id, 0);
+  if (!s) return tool_result::error("unknown task_id '" + id + "'");
+  std::string state = json_string(*s, "state");
+  if (state == "running" || state == "queued") return tool_result::error(id + " has not finished (" + state + ")");
+  json out = s->contains("result") && (*s)["result"].is_object() ? (*s)["result"] : json::object();  // Magpie: result + _task_id
+  out["task_id"] = id;
+  out["_task_id"] = id;
+  out["status"] = run_status_word(state);
+  if (s->contains("error")) out["error"] = (*s)["error"];
+  return tool_result::ok(id + ": " + run_status_word(state), out);
+}
+
+tool_result ray_cancel_tool(const json& a, tool_context& ctx) {
+  std::string id = batch_arg(a);
+  if (!is_run_handle(id)) return cancel_tool(a, ctx);
+  if (!ctx.runs().status(id, 0)) return tool_result::error("unknown task_id '" + id + "'");
+  bool ok = ctx.runs().cancel(id);
+  return tool_result::ok(id + (ok ? ": cancellation requested" : ": not running"),
+                         {{"task_id", id}, {"cancelled", ok}, {"jobs", json::array()},
+                          {"message", ok ? "cancellation requested" : "the run has already ended"}});
+}
+
+// ---- output schemas (one per tool) ----
+
+json nullable_object(const std::string& d) { return {{"type", {"object", "null"}}, {"description", d}}; }
+
+json task_row_schema() {
+  return s_object({{"task_id", s_string("batch name or run handle")},
+                   {"status", s_enum("Magpie's words", {"PENDING", "RUNNING", "SUCCEEDED", "FAILED", "STOPPED", "UNKNOWN"})},
+                   {"engine", s_string("slurm | ray | local (a run handle of this server)")}},
+                  {"task_id", "status"});
+}
+
+json list_output_schema() {
+  return s_object({{"total", s_integer("tasks listed", 0)},
+                   {"batches", s_array(s_any_object("magpie jobs list --json row (batch, dir, engine, mode, created, jobs, states, collected)"), "batches")},
+                   {"tasks", s_array(task_row_schema(), "Magpie's task view")}},
+                  {"total", "batches", "tasks"});
+}
+
+json status_output_schema() {
+  return s_object({{"task_id", s_string("as given")}, {"status", task_row_schema()["properties"]["status"]},
+                   {"batch", s_string("batch directory")}, {"engine", s_string("slurm | ray | local")},
+                   {"mode", s_string("analyze | compare | command")},
+                   {"jobs", s_array(s_any_object("job: name, role, state, job_id, ..."), "per job")},
+                   {"run", s_any_object("a run handle's status (benchmark_status)")}},
+                  {"task_id", "status"});
+}
+
+json collect_output_schema() {
+  json s = s_object({{"task_id", s_string("as given")}, {"_task_id", s_string("Magpie's key")},
+                     {"report", s_any_object("merged analyze/compare report")},
+                     {"collected", nullable_object("workspace and results-store run id")},
+                     {"status", s_string("a run handle's Magpie status word")}, {"error", s_string("why a run failed")}},
+                    {"task_id", "_task_id"}, false);
+  s["description"] = "a batch's merged report, or a run handle's result keys (Magpie's BenchmarkResult) plus _task_id";
+  return s;
+}
+
+json cancel_output_schema() {
+  json job = s_object({{"name", s_string("job")}, {"job_id", s_string("scheduler id")}, {"state", s_string("state")}},
+                      {"name", "job_id", "state"});
+  return s_object({{"task_id", s_string("as given")}, {"cancelled", s_boolean("requested")},
+                   {"jobs", s_array(job, "job states after the request")}, {"message", s_string("what happened")}},
+                  {"task_id", "cancelled", "jobs", "message"});
+}
+
+json where_props(json props, bool magpie_names) {
+  props["output_dir"] = with_default(s_string("results directory of the submitting side"), "./results");
+  if (magpie_names) {
+    props["ray_shared_storage_path"] = s_string("shared directory holding the batches (default <output_dir>/batches)");
+    props["ray_cluster_address"] = s_string("accepted for Magpie compatibility: each batch records its cluster address");
+  } else {
+    props["shared_dir"] = s_string("shared directory holding the batches (default <output_dir>/batches)");
+  }
+  return props;
+}
+
+// A tool whose input schema is `props` (closed) and whose result is an object.
+tool_def def(const char* name, const char* title, const char* what, json props, std::vector<std::string> req,
+             bool read_only, tool_handler h, json output) {
+  json in = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
+  if (!req.empty()) in["required"] = std::move(req);
+  return {name, title, what, std::move(in), std::move(output), read_only, std::move(h)};
+}
+
+}  // namespace
+
+void add_jobs_tools(std::vector<tool_def>* out) {
+  const json batch = s_string("batch directory, or its name under the shared directory");
+  out->push_back(def("jobs_list", "List scheduler batches",
+                     "Slurm and Ray batches under the shared directory with their engine, mode and job states.",
+                     where_props({{"refresh", with_default(s_boolean("ask Slurm / Ray first"), false)}}, false), {}, true,
+                     list_tool, list_output_schema()));
+  out->push_back(def("jobs_status", "Batch job states",
+                     "Ask the batch's engine (squeue/sacct or the Ray Jobs API) for its jobs' states; Ray jobs waiting "
+                     "for others are submitted once those have ended.",
+                     where_props({{"batch", batch}}, false), {"batch"}, false, status_tool, status_output_schema()));
+  out->push_back(def("jobs_collect", "Collect a batch",
+                     "Wait for a batch, merge its jobs into one analyze/compare report (or gather a command job's "
+                     "workspaces) and register it in the results store.",
+                     where_props({{"batch", batch},
+                                  {"wait", with_default(s_boolean("wait for unfinished jobs"), true)},
+                                  {"timeout_seconds", with_default(s_number("give up after", 1), 7200)}},
+                                 false),
+                     {"batch"}, false, collect_tool, collect_output_schema()));
+  out->push_back(def("jobs_cancel", "Cancel batch jobs",
+                     "Cancel a batch's unfinished jobs (scancel / Ray stop), or only the named ones.",
+                     where_props({{"batch", batch}, {"jobs", s_array(s_string("job name or id"), "only these")}}, false),
+                     {"batch"}, false, cancel_tool, cancel_output_schema()));
+  const json task = s_string("the batch (Magpie's task id): directory or name under the shared directory, or a run "
+                              "handle run-<n> of this server (benchmark, benchmark_batch)");
+  out->push_back(def("ray_task_list", "List Ray/Slurm tasks (Magpie name)",
+                     "Magpie's ray_task_list: {total, tasks[{task_id, status}]}: batches and this server's run handles.",
+                     where_props({}, true), {}, true, ray_list_tool, list_output_schema()));
+  out->push_back(def("ray_task_status", "Task status (Magpie name)",
+                     "Magpie's ray_task_status: RUNNING | SUCCEEDED | FAILED | UNKNOWN, with every job's state.",
+                     where_props({{"task_id", task}}, true), {"task_id"}, false, ray_status_tool, status_output_schema()));
+  out->push_back(def("ray_task_result", "Task result (Magpie name)",
+                     "Magpie's ray_task_result: waits for the batch and returns its merged report (_task_id added); for "
+                     "a finished run handle, its result keys with _task_id.",
+                     where_props({{"task_id", task}}, true), {"task_id"}, false, ray_result_tool, collect_output_schema()));
+  out->push_back(def("ray_task_cancel", "Cancel a task (Magpie name)", "Magpie's ray_task_cancel: {task_id, cancelled, message}.",
+                     where_props({{"task_id", task}}, true), {"task_id"}, false, ray_cancel_tool, cancel_output_schema()));
+}
+
+}  // namespace magpie::mcp

@@ -1,0 +1,142 @@
+// Optimization-loop tools: optimize (run handle), optimize_status (state, the loop's progress
+// from its report, the log tail), optimize_cancel. The loop runs as `magpie optimize` in its
+// own process group; cancelling stops that tree, the servers it started included.
+#include "core/strings.h"
+#include "core/workspace.h"
+#include "mcp/run_registry.h"
+#include "mcp/schema.h"
+#include "mcp/tool_util.h"
+
+namespace magpie::mcp {
+namespace {
+
+json closed(json props, std::vector<std::string> required) {
+  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
+  if (!required.empty()) j["required"] = std::move(required);
+  return j;
+}
+
+/// The loop's own view: steps done, the current one, outcome and stop (from loop_report.json).
+json loop_progress(const fs::path& ws) {
+  auto rep = read_json_file(ws / "loop_report.json");
+  if (!rep.ok()) return {{"report", nullptr}};
+  json steps = json::object();
+  if (rep->contains("steps") && (*rep)["steps"].is_object())
+    for (auto it = (*rep)["steps"].begin(); it != (*rep)["steps"].end(); ++it) steps[it.key()] = json_string(it.value(), "status");
+  json p = {{"report", (ws / "loop_report.json").string()}, {"steps", steps},
+            {"outcome", rep->value("outcome", json(nullptr))}, {"stop", rep->value("stop", json(nullptr))},
+            {"current", rep->value("progress", json(nullptr))}};
+  if (rep->contains("error")) p["error"] = (*rep)["error"];
+  return p;
+}
+
+tool_result optimize_tool(const json& a, tool_context& ctx) {
+  std::string cfg = arg_str(a, "config");
+  std::error_code ec;
+  if (cfg.empty() || !fs::exists(cfg, ec)) return tool_result::error("config: no such file '" + cfg + "'");
+  fs::path ws;
+  if (!arg_str(a, "workspace").empty()) {
+    ws = absolute_path(arg_str(a, "workspace"));
+  } else {
+    auto out = output_dir_arg(a, ctx);
+    if (!out.ok()) return tool_result::error(out.get_status().message());
+    auto w = create_workspace(*out, "optimize", "mcp");
+    if (!w.ok()) return tool_result::error(w.get_status().message());
+    ws = w->dir;
+  }
+  spawn_spec spec;
+  spec.argv = {ctx.settings().self_exe.string(), "optimize", "-c", absolute_path(cfg).string(), "--workspace", ws.string()};
+  for (const char* k : {"from_step", "resume", "until", "control", "order", "servers", "python"})
+    if (!arg_str(a, k).empty()) {
+      std::string flag = "--" + replace_all(k, "_", "-");
+      spec.argv.insert(spec.argv.end(), {flag, arg_str(a, k)});
+    }
+  for (const char* k : {"pairs", "max_pairs", "num_prompts", "concurrency"})
+    if (a.contains(k)) spec.argv.insert(spec.argv.end(), {"--" + replace_all(k, "_", "-"), std::to_string(static_cast<long long>(arg_num(a, k, 0)))});
+  spec.env.emplace_back("MAGPIE_NO_PROGRESS", "1");
+  finish_fn finish = [ws](const run_result& r, std::string* err) -> json {
+    json p = loop_progress(ws);
+    if (p["report"].is_null()) {
+      *err = "the loop wrote no loop_report.json (" + r.describe() + "): " + r.output_tail(1500);
+      return nullptr;
+    }
+    std::string outcome = p["outcome"].is_string() ? p["outcome"].get<std::string>() : "";
+    if (outcome == "failed") *err = "the loop failed: " + json_string(p, "error");
+    else if (r.exit_code != 0 && !r.timed_out && r.term_signal == 0) *err = "magpie optimize exited " + std::to_string(r.exit_code);
+    p["workspace"] = ws.string();
+    return p;
+  };
+  json info = {{"config", absolute_path(cfg).string()}, {"workspace", ws.string()}};
+  auto id = ctx.runs().start("optimize", spec, arg_num(a, "timeout_seconds", 7200), info, finish);
+  if (!id.ok()) return tool_result::error("optimize could not start: " + id.get_status().message());
+  return tool_result::ok("optimize started: " + *id,
+                         {{"run_id", *id}, {"state", "running"}, {"workspace", ws.string()},
+                          {"poll", "call optimize_status with this run_id; optimize_cancel stops the loop and its servers"}});
+}
+
+tool_result optimize_status_tool(const json& a, tool_context& ctx) {
+  std::string id = arg_str(a, "run_id");
+  auto s = ctx.runs().status(id, static_cast<size_t>(arg_num(a, "tail_lines", 20)));
+  if (!s) return tool_result::error("unknown run_id '" + id + "'");
+  if (s->contains("info") && (*s)["info"].contains("workspace")) {
+    json p = loop_progress(json_string((*s)["info"], "workspace"));
+    (*s)["loop"] = p;
+    if (p["current"].is_object())
+      ctx.progress(json_number(p["current"], "index", 0), json_number(p["current"], "total", 0), json_string(p["current"], "step"));
+  }
+  return tool_result::ok(id + ": " + json_string(*s, "state"), *s);
+}
+
+tool_result optimize_cancel_tool(const json& a, tool_context& ctx) {
+  std::string id = arg_str(a, "run_id");
+  auto s = ctx.runs().status(id, 0);
+  if (!s) return tool_result::error("unknown run_id '" + id + "'");
+  bool ok = ctx.runs().cancel(id);
+  return tool_result::ok(ok ? id + ": cancellation requested (the loop stops its servers and writes its report)" : id + " is not running",
+                         {{"run_id", id}, {"cancelled", ok}, {"state", json_string(*s, "state")}});
+}
+
+}  // namespace
+
+void add_optimize_tools(std::vector<tool_def>* out) {
+  out->push_back(
+      {"optimize", "Run the optimization loop",
+       "Run `magpie optimize` in the background and return a run handle at once: benchmark the server, profile it, "
+       "rank kernels by GPU time, map them to source, compare the chosen kernel's candidates with a correctness "
+       "gate, switch the winner in and measure end to end with interleaved runs (A/A control: control=aa). Poll "
+       "optimize_status(run_id) for the step in progress; optimize_cancel stops the loop and every server it started.",
+       closed({{"config", s_string("optimize.yaml (docs/optimization-loop.md)")},
+               {"output_dir", s_string("a new workspace is created here (default ./results)")},
+               {"workspace", s_string("use exactly this workspace directory")},
+               {"from_step", s_string("resume from this step (keeps the earlier steps of --resume / the workspace)")},
+               {"resume", s_string("workspace whose report provides the kept steps")},
+               {"until", s_string("stop after this step (outcome paused), e.g. choose_kernel")},
+               {"control", s_enum("A/A control", {"none", "aa"})},
+               {"order", s_enum("side order of successive pairs", {"abba", "abab"})},
+               {"servers", s_enum("a fresh server per run, or one per side", {"restart", "concurrent"})},
+               {"pairs", s_integer("runs per side at least", 2)},
+               {"max_pairs", s_integer("runs per side at most", 2)},
+               {"num_prompts", s_integer("prompts per measured run (skips calibration)", 1)},
+               {"concurrency", s_integer("requests in flight", 1)},
+               {"python", s_string("value of {python} in the server command")},
+               {"timeout_seconds", with_default(s_number("limit for the whole loop, s", 1), 7200)}},
+              {"config"}),
+       s_object({{"run_id", s_string("handle")}, {"state", s_string("running")}, {"workspace", s_string("workspace")}},
+                {"run_id", "state", "workspace"}, false),
+       false, optimize_tool});
+  out->push_back({"optimize_status", "Optimization loop status",
+                  "State of a background loop (running, succeeded, failed, cancelled, timed_out), the step in progress "
+                  "and each step's status from its report, the outcome and stop reason, the last log lines.",
+                  closed({{"run_id", s_string("handle from optimize")},
+                          {"tail_lines", with_default(s_integer("log lines returned", 0), 20)}},
+                         {"run_id"}),
+                  s_any_object("status"), true, optimize_status_tool});
+  out->push_back({"optimize_cancel", "Cancel an optimization loop",
+                  "Stop a running loop: its process tree (the loop, its benchmark client and every server it started) "
+                  "is terminated; the report keeps the steps done so far.",
+                  closed({{"run_id", s_string("handle from optimize")}}, {"run_id"}),
+                  s_object({{"run_id", s_string("handle")}, {"cancelled", s_boolean("requested")}}, {"run_id"}, false),
+                  false, optimize_cancel_tool});
+}
+
+}  // namespace magpie::mcp

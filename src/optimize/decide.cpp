@@ -1,0 +1,271 @@
+// Kernel choice (gap ranking × source mapping × op registry) and the compare gate.
+#include "optimize/decide.h"
+
+#include <regex>
+
+#include "core/csv.h"
+#include "core/strings.h"
+
+namespace magpie::optimize {
+
+json stop_reason::to_json() const {
+  return {{"code", code}, {"category", stop_category(code)}, {"message", message}, {"details", details}};
+}
+
+std::string stop_category(const std::string& code) {
+  static const std::map<std::string, std::string> k = {
+      {"source_mapping_ambiguous", "source mapping uncertain"},
+      {"source_mapping_low_confidence", "source mapping uncertain"},
+      {"source_mapping_disagrees", "source mapping uncertain"},
+      {"no_mappable_kernel", "source mapping uncertain"},
+      {"no_candidates", "nothing to try"},
+      {"correctness_unproven", "correctness unproven"},
+      {"no_correct_candidate", "correctness unproven"},
+      {"no_faster_candidate", "no kernel-level gain"},
+      {"inputs_changed", "benchmark inputs changed"},
+      {"e2e_within_noise", "end-to-end gain within noise"},
+      {"e2e_regression", "end-to-end regression"},
+  };
+  auto it = k.find(code);
+  return it == k.end() ? "infrastructure" : it->second;
+}
+
+namespace {
+
+json opt(const std::optional<double>& v) { return v ? json_finite(*v) : json(nullptr); }
+
+double num(const std::string& s) {
+  auto v = parse_double(trim(s));
+  return v ? *v : 0.0;
+}
+
+}  // namespace
+
+json ranked_kernel::to_json() const {
+  return {{"rank", rank}, {"name", name}, {"calls", calls}, {"total_us", total_us}, {"avg_us", avg_us},
+          {"pct_total", pct_total}, {"kind", kind}, {"category", category}, {"source_resolution", source_resolution},
+          {"source_error", source_error}, {"source_file", source_file}, {"file", file}, {"line", line},
+          {"confidence", opt(confidence)}, {"candidates", candidates}, {"registry_symbol", symbol}, {"op", op},
+          {"input_shapes", input_shapes}, {"disposition", disposition}, {"why", why}};
+}
+
+status_or<std::vector<ranked_kernel>> read_gap_csv(const std::string& text) {
+  MAGPIE_ASSIGN_OR_RETURN(auto table, parse_csv(text, true));
+  std::vector<ranked_kernel> out;
+  if (table.empty()) return out;
+  const auto& head = table.front();
+  auto col = [&](const std::vector<std::string>& row, const char* name) -> std::string {
+    for (size_t i = 0; i < head.size() && i < row.size(); ++i)
+      if (head[i] == name) return row[i];
+    return {};
+  };
+  for (size_t i = 1; i < table.size(); ++i) {
+    const auto& row = table[i];
+    if (row.size() == 1 && trim(row[0]).empty()) continue;
+    ranked_kernel k;
+    k.rank = static_cast<int>(out.size()) + 1;
+    k.name = col(row, "Name");
+    k.calls = static_cast<int64_t>(num(col(row, "Calls")));
+    k.total_us = num(col(row, "Self CUDA total (us)"));
+    k.avg_us = num(col(row, "Avg time (us)"));
+    k.pct_total = num(col(row, "% Total"));
+    k.kind = col(row, "kind");
+    k.category = col(row, "category");
+    k.source_resolution = col(row, "source_resolution");
+    k.source_error = col(row, "source_error");
+    k.source_file = col(row, "source_file");
+    k.input_shapes = col(row, "Input Shapes");
+    auto [file, line] = parse_source_file(k.source_file);
+    k.file = file;
+    k.line = line;
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+std::pair<std::string, int64_t> parse_source_file(const std::string& s) {
+  static const std::regex re("^(?:\\$[A-Za-z0-9_]+/)?(.+):(\\d+)$");
+  std::smatch m;
+  if (!std::regex_match(s, m, re)) return {"", 0};
+  return {m[1].str(), std::stoll(m[2].str())};
+}
+
+std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> source_confidences(const json& sources) {
+  std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> out;
+  if (!sources.is_object() || !sources.contains("kernels") || !sources["kernels"].is_array()) return out;
+  for (const auto& k : sources["kernels"]) {
+    if (!k.is_object()) continue;
+    std::optional<double> c;
+    if (k.contains("confidence") && k["confidence"].is_number()) c = k["confidence"].get<double>();
+    std::vector<std::string> cands;
+    if (k.contains("candidates") && k["candidates"].is_array())
+      for (const auto& x : k["candidates"])
+        cands.push_back(x.is_string() ? x.get<std::string>() : dump_compact(x));
+    out[json_string(k, "name")] = {c, cands};
+  }
+  return out;
+}
+
+void classify(std::vector<ranked_kernel>& rows,
+              const std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>>& conf,
+              const optimize_config& cfg) {
+  for (auto& d : rows) {
+    if (auto it = conf.find(d.name); it != conf.end()) {
+      d.confidence = it->second.first;
+      d.candidates = it->second.second;
+    }
+    d.op = cfg.op_of_kernel(d.name, &d.symbol);
+    const std::string& res = d.source_resolution;
+    const std::string& err = d.source_error;
+    if (res == "resolved") {
+      if (d.op.empty()) {
+        d.disposition = "disagrees";
+        d.why = "resolved to " + d.source_file + " but not a kernel of any op (ops.*.kernels)";
+      } else if (d.confidence && *d.confidence < cfg.decision.min_confidence) {
+        d.disposition = "low_confidence";
+        d.why = strprintf("confidence %.2f < %.2f", *d.confidence, cfg.decision.min_confidence);
+      } else {
+        d.disposition = "ours";
+        d.why = "defined at " + d.source_file;
+      }
+    } else if (ends_with(err, "_ambiguous")) {
+      d.disposition = "ambiguous";
+      d.why = "several definitions: " + (d.candidates.empty() ? err : join(d.candidates, ", "));
+    } else if (!d.op.empty()) {
+      d.disposition = "disagrees";
+      d.why = "kernel " + d.symbol + " of op " + d.op + " not resolved by the mapper (" + (err.empty() ? res : err) + ")";
+    } else {
+      d.disposition = "external";
+      d.why = (res.empty() ? std::string("unmapped") : res) + ": " + (err.empty() ? std::string("no source column") : err);
+    }
+  }
+}
+
+std::variant<size_t, stop_reason> choose_kernel(const std::vector<ranked_kernel>& rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& d = rows[i];
+    if (d.disposition == "ours") return i;
+    if (d.disposition == "external") continue;
+    std::string code = d.disposition == "ambiguous"        ? "source_mapping_ambiguous"
+                       : d.disposition == "low_confidence" ? "source_mapping_low_confidence"
+                                                           : "source_mapping_disagrees";
+    return stop_reason{code, strprintf("kernel #%d %s: %s", d.rank, d.name.substr(0, 80).c_str(), d.why.c_str()),
+                       {{"kernel", d.to_json()}}};
+  }
+  return stop_reason{"no_mappable_kernel",
+                     strprintf("none of the %zu ranked kernels is defined in the searched source trees", rows.size()),
+                     {{"ranked", rows.size()}}};
+}
+
+json candidate_result::to_json() const {
+  return {{"id", id}, {"outcome", outcome}, {"correctness_method", correctness_method}, {"verdict", verdict},
+          {"speedup", opt(speedup)}, {"ci_low", opt(ci_low)}, {"ci_high", opt(ci_high)}, {"median_ns", opt(median_ns)},
+          {"samples", samples}, {"errors", errors}};
+}
+
+json gate_result::to_json() const {
+  json ks = json::array();
+  for (const auto& k : kernels) ks.push_back(k.to_json());
+  json j = {{"baseline_id", baseline_id}, {"reference", reference.empty() ? json(nullptr) : json(reference)}, {"kernels", ks}};
+  if (win) {
+    j["winner"] = win->id;
+    j["impl"] = win->impl;
+    j["speedup"] = win->speedup;
+    j["ci_low"] = win->ci_low;
+    j["ci_high"] = win->ci_high;
+    j["baseline_median_ns"] = opt(win->baseline_median_ns);
+    j["winner_median_ns"] = opt(win->winner_median_ns);
+  }
+  return j;
+}
+
+namespace {
+
+std::optional<double> opt_num(const json& o, const char* key) {
+  if (o.is_object() && o.contains(key) && o[key].is_number()) return o[key].get<double>();
+  return std::nullopt;
+}
+
+candidate_result read_candidate(const json& k, const json& verdicts) {
+  candidate_result c;
+  c.id = k.contains("extra") && k["extra"].is_object() ? json_string(k["extra"], "kernel_id") : std::string();
+  if (c.id.empty()) c.id = json_string(k, "kernel_id");
+  c.outcome = json_string(k, "outcome");
+  c.correctness_method = json_string(k, "correctness_method");
+  for (const auto& v : verdicts)
+    if (json_string(v, "kernel_id") == c.id) {
+      c.verdict = json_string(v, "verdict");
+      c.speedup = opt_num(v, "speedup_vs_baseline");
+      c.ci_low = opt_num(v, "ci_low");
+      c.ci_high = opt_num(v, "ci_high");
+    }
+  if (k.contains("timing") && k["timing"].is_object()) {
+    const json& t = k["timing"];
+    if (t.contains("stats_ns")) c.median_ns = opt_num(t["stats_ns"], "median");
+    c.samples = static_cast<int64_t>(json_number(t, "samples", 0));
+  }
+  if (k.contains("errors") && k["errors"].is_array())
+    for (const auto& e : k["errors"])
+      if (c.errors.size() < 3) c.errors.push_back(e.is_string() ? e.get<std::string>() : dump_compact(e));
+  return c;
+}
+
+}  // namespace
+
+gate_result choose_winner(const json& report, const op_config& op) {
+  gate_result g;
+  g.baseline_id = op.baseline_id;
+  const json res = report.is_object() && report.contains("results") ? report["results"] : json::object();
+  const json verdicts = res.contains("verdicts") && res["verdicts"].is_array() ? res["verdicts"] : json::array();
+  if (res.contains("kernel_results") && res["kernel_results"].is_array())
+    for (const auto& k : res["kernel_results"]) g.kernels.push_back(read_candidate(k, verdicts));
+  if (res.contains("reference") && res["reference"].is_string()) g.reference = res["reference"].get<std::string>();
+  auto stop = [&](const char* code, std::string msg) {
+    g.stop = stop_reason{code, std::move(msg), g.to_json()};
+    return g;
+  };
+  const candidate_result* base = nullptr;
+  for (const auto& k : g.kernels)
+    if (k.id == op.baseline_id) base = &k;
+  if (!base) return stop("correctness_unproven", "baseline " + op.baseline_id + " is not in the compare report");
+  if (g.reference.empty()) return stop("correctness_unproven", "the compare had no reference implementation");
+  std::vector<std::string> unproven;
+  for (const auto& k : g.kernels)
+    if (k.outcome == "passed" && k.correctness_method != "outputs") unproven.push_back(k.id);
+  if (!unproven.empty()) return stop("correctness_unproven", "correctness not checked on outputs for " + join(unproven, ", "));
+  if (base->outcome != "passed")
+    return stop("correctness_unproven", "the baseline " + op.baseline_id + " itself failed against the reference (" + base->outcome + ")");
+  std::vector<const candidate_result*> cands, correct, faster;
+  for (const auto& [id, impl] : op.candidates)
+    for (const auto& k : g.kernels)
+      if (k.id == id) cands.push_back(&k);
+  if (cands.empty()) return stop("no_candidates", "no candidate of " + op.baseline_id + " was in the compare");
+  std::vector<std::string> failed, slow;
+  for (const auto* c : cands) {
+    if (c->outcome != "passed") {
+      failed.push_back(c->id + " (" + c->outcome + ")");
+      continue;
+    }
+    correct.push_back(c);
+    if (c->verdict == "faster" && c->ci_low.value_or(0) > 1.0) faster.push_back(c);
+    else slow.push_back(strprintf("%s %s %.3f", c->id.c_str(), c->verdict.c_str(), c->speedup.value_or(0)));
+  }
+  if (correct.empty()) return stop("no_correct_candidate", "every candidate failed the correctness gate: " + join(failed, ", "));
+  if (faster.empty()) return stop("no_faster_candidate", "no correct candidate is faster beyond its CI: " + join(slow, ", "));
+  const candidate_result* w = faster.front();
+  for (const auto* c : faster)
+    if (c->speedup.value_or(0) > w->speedup.value_or(0)) w = c;
+  winner win;
+  win.id = w->id;
+  for (const auto& [id, impl] : op.candidates)
+    if (id == w->id) win.impl = impl;
+  win.speedup = w->speedup.value_or(0);
+  win.ci_low = w->ci_low.value_or(0);
+  win.ci_high = w->ci_high.value_or(0);
+  win.baseline_median_ns = base->median_ns;
+  win.winner_median_ns = w->median_ns;
+  g.win = win;
+  return g;
+}
+
+}  // namespace magpie::optimize

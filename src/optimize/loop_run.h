@@ -1,0 +1,74 @@
+// Internal to src/optimize: the state of one loop run, shared by loop.cpp (sequencing, resume,
+// the first four steps), analysis.cpp (trace analysis, kernel choice, compare) and series.cpp
+// (switch-in, the interleaved end-to-end series, inputs check, decision).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimize/commands.h"
+#include "optimize/decide.h"
+#include "optimize/loop.h"
+#include "optimize/measure.h"
+
+namespace magpie::optimize {
+
+class loop_run {
+ public:
+  loop_run(const optimize_config& cfg, const loop_options& opts);
+  ~loop_run();
+  /// Sequencing; returns the finished report.
+  json run();
+  status load_resume();
+  bool control_failed() const { return m_control_failed; }
+
+ private:
+  // loop.cpp
+  bool step(const std::string& name, const std::function<status()>& fn);
+  void save();
+  status step_start_server();
+  status step_calibrate();
+  status step_baseline_benchmarks();
+  status step_profiled_run();
+  status_or<std::unique_ptr<variant_server>> start_warm(const std::string& tag, const std::string& variant, int port,
+                                                         bool candidate = false);
+  status warm_up(const variant_server& s);
+  status_or<bench_result> bench(const std::string& name, const variant_server& s, int64_t n, const std::string& dir, bool profile = false);
+  // analysis.cpp
+  status step_trace_analysis();
+  status step_choose_kernel();
+  status step_compare();
+  // series.cpp
+  status step_switch_in();
+  status step_after_benchmarks();
+  status step_inputs_check();
+  status step_e2e();
+  std::string candidate_variant() const;
+  status check_identity(const variant_server& s, bool candidate);
+  status run_side(const std::string& side, int pair, std::vector<bench_result>& runs);
+  bool need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power) const;
+
+  const optimize_config& m_cfg;
+  loop_options m_opts;
+  server_env m_env;
+  command_runner m_cmds;
+  json m_report;
+  json m_resumed = json::object();      ///< the earlier report (resume)
+  std::optional<stop_reason> m_stop;    ///< set by a step that decided to stop
+  std::unique_ptr<variant_server> m_baseline, m_side_a, m_side_b;
+  std::vector<bench_result> m_a_runs, m_b_runs;
+  int m_port = 0, m_port_b = 0, m_starts = 0;
+  size_t m_first = 0;                   ///< index of the first step that runs
+  bool m_control_failed = false;
+};
+
+/// The report keys each step fills (copied from the earlier report when resuming).
+const std::vector<std::string>& step_keys(const std::string& step);
+
+/// Compact view of the trace analysis outputs (timeline, top kernels/ops, stage picks, sources).
+json analysis_summary(const json& report_json, const json& stages_json, const json& sources_json, const fs::path& gap_csv);
+
+}  // namespace magpie::optimize

@@ -1,0 +1,80 @@
+// The server side of the loop (a server per kernel variant, started from the config's
+// command, ready on /health and /v1/models, identified by its info endpoint, warmed by a
+// discarded pass of the workload) and the measured benchmark runs (the serve module's client,
+// in-process), each with its metrics and input fingerprint.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/json.h"
+#include "optimize/commands.h"
+#include "optimize/config.h"
+#include "optimize/decide.h"
+#include "serve/launcher.h"
+
+namespace magpie::optimize {
+
+/// Values of the command placeholders that do not depend on the variant.
+struct server_env {
+  std::string python = "python3";
+  fs::path workspace, trace_dir;
+};
+
+class variant_server {
+ public:
+  /// Spawns the command for `variant` on `port` (not yet ready). `tag` names the log
+  /// (<workspace>/logs/server_<tag>.log).
+  static status_or<std::unique_ptr<variant_server>> spawn(const optimize_config& cfg, const server_env& env,
+                                                           const std::string& tag, const std::string& variant, int port);
+  ~variant_server();
+  /// Waits for readiness (the loop's interrupt is polled), then reads the info endpoint.
+  status wait_ready(double timeout_s);
+  /// Stops the whole process group; idempotent.
+  void stop();
+  std::string url() const { return m_plan.url.to_string(); }
+  const std::string& tag() const { return m_tag; }
+  const std::string& variant() const { return m_variant; }
+  const json& info() const { return m_info; }
+  /// {tag, variant, url, argv, log, ready_s, info, exit}
+  json to_json() const;
+  /// The identity keys' values (the model part of a fingerprint).
+  json identity(const optimize_config& cfg) const;
+
+ private:
+  variant_server() = default;
+  std::string m_tag, m_variant, m_info_path;
+  serve::server_plan m_plan;
+  fs::path m_log;
+  std::unique_ptr<serve::server_process> m_proc;
+  json m_info = json::object();
+  double m_started = 0, m_ready_s = 0;
+  std::string m_exit;
+};
+
+/// One benchmark run against a server.
+struct bench_request {
+  std::string name;            ///< e.g. "bench_baseline_0" (log and command name)
+  const variant_server* server = nullptr;
+  int64_t num_prompts = 0;
+  fs::path out_dir;            ///< the run's workspace is created inside
+  bool profile = false;        ///< torch profiler around the run, traces from env.trace_dir
+};
+
+struct bench_result {
+  fs::path workspace;
+  std::string url, server_tag;
+  run_metrics metrics;
+  fingerprint fp;
+  json config_for_hash;        ///< the run's config without the server URL (same-inputs check)
+  json to_json() const;        ///< {workspace, url, server, metrics, fingerprint, fingerprint_parts}
+};
+
+/// Runs the client; an error (prefixed "benchmark_failed:") when the run did not succeed.
+status_or<bench_result> run_benchmark(const optimize_config& cfg, const server_env& env, command_runner& cmds,
+                                      const bench_request& req);
+
+/// The metrics of a run as the report's JSON (nulls where absent).
+json metrics_json(const run_metrics& m);
+
+}  // namespace magpie::optimize

@@ -1,0 +1,274 @@
+// Steps switch_in, after_benchmarks (the interleaved A/B series), inputs_check and e2e.
+//   Sides: A = the baseline variant, B = the winner's variant (the baseline again under the
+//   A/A control). Order per pair: abab → A B, A B, …; abba → A B, B A, A B, …
+//   Servers: restart → every run on a freshly started, warmed server (on one port, so the
+//   benchmark commands are identical); concurrent → one warmed server per side, both up.
+#include <algorithm>
+#include <set>
+
+#include "core/log.h"
+#include "core/strings.h"
+#include "optimize/loop_run.h"
+#include "store/compare.h"
+#include "store/results_store.h"
+
+namespace magpie::optimize {
+
+namespace {
+
+const char* store_name(const std::string& m) {
+  static const std::map<std::string, const char*> k = {
+      {"output_throughput", "throughput.output_throughput"}, {"request_throughput", "throughput.request_throughput"},
+      {"total_token_throughput", "throughput.total_token_throughput"}, {"tpot_mean_ms", "latency.tpot.mean_ms"},
+      {"tpot_median_ms", "latency.tpot.median_ms"}, {"ttft_mean_ms", "latency.ttft.mean_ms"},
+      {"itl_mean_ms", "latency.itl.mean_ms"}, {"e2el_mean_ms", "latency.e2el.mean_ms"}};
+  auto it = k.find(m);
+  return it == k.end() ? "" : it->second;
+}
+
+run_metrics metrics_from_json(const json& m) {
+  run_metrics r;
+  if (!m.is_object()) return r;
+  for (auto it = m.begin(); it != m.end(); ++it)
+    if (it.value().is_number()) r[it.key()] = it.value().get<double>();
+  return r;
+}
+
+fingerprint fingerprint_from_json(const json& run) {
+  fingerprint f;
+  f.total = json_string(run, "fingerprint");
+  if (run.contains("fingerprint_parts") && run["fingerprint_parts"].is_object())
+    for (auto it = run["fingerprint_parts"].begin(); it != run["fingerprint_parts"].end(); ++it)
+      f.parts[it.key()] = it.value().is_string() ? it.value().get<std::string>() : dump_compact(it.value());
+  return f;
+}
+
+}  // namespace
+
+std::string loop_run::candidate_variant() const {
+  if (m_cfg.e2e.control == "aa") return m_cfg.server.baseline;
+  const json& k = m_report.value("kernel", json::object());
+  auto v = expand_placeholders(m_cfg.server.variant, {{"baseline", m_cfg.server.baseline},
+                                                      {"op", json_string(m_report.value("chosen", json::object()), "op")},
+                                                      {"impl", json_string(k, "impl")}});
+  return v.ok() ? *v : std::string();
+}
+
+status loop_run::check_identity(const variant_server& s, bool candidate) {
+  const json base = m_report.value("server_baseline", json::object());
+  for (const auto& k : m_cfg.server.identity_keys) {
+    json want = base.contains(k) ? base[k] : json(nullptr), got = s.info().contains(k) ? s.info()[k] : json(nullptr);
+    if (want != got)
+      m_stop = stop_reason{"inputs_changed", "the " + s.tag() + " server's " + k + " differs from the baseline server's",
+                           {{"key", k}, {"baseline", want}, {s.tag(), got}}};
+  }
+  if (candidate && m_cfg.e2e.control != "aa" && !m_cfg.server.variant_check.empty()) {
+    std::string op = json_string(m_report["chosen"], "op"), impl = json_string(m_report["kernel"], "impl");
+    const json& vc = s.info().value(m_cfg.server.variant_check, json::object());
+    std::string got = vc.is_object() ? json_string(vc, op.c_str()) : std::string();
+    if (got != impl)
+      return error(status_code::failed_precondition, "switch_failed: the %s server runs %s for %s, not %s", s.tag().c_str(),
+                                 got.empty() ? "(nothing reported)" : got.c_str(), op.c_str(), impl.c_str());
+  }
+  return ok_status();
+}
+
+status loop_run::step_switch_in() {
+  std::string variant = candidate_variant();
+  if (variant.empty()) return error(status_code::failed_precondition, "switch_failed: no winner in the report to switch in");
+  if (m_port == 0) {
+    MAGPIE_ASSIGN_OR_RETURN(m_port, serve::free_port());
+  }
+  json sw = {{"variant", variant}, {"control", m_cfg.e2e.control}, {"servers", m_cfg.e2e.servers}};
+  if (m_cfg.e2e.servers == "concurrent") {
+    MAGPIE_ASSIGN_OR_RETURN(m_port_b, serve::free_port());
+    // Both spawn first so their start-up overlaps; then each is checked and warmed.
+    MAGPIE_ASSIGN_OR_RETURN(auto a, variant_server::spawn(m_cfg, m_env, "A", m_cfg.server.baseline, m_port));
+    MAGPIE_ASSIGN_OR_RETURN(auto b, variant_server::spawn(m_cfg, m_env, "B", variant, m_port_b));
+    MAGPIE_RETURN_IF_ERROR(a->wait_ready(m_cfg.server.ready_timeout_s));
+    MAGPIE_RETURN_IF_ERROR(b->wait_ready(m_cfg.server.ready_timeout_s));
+    m_starts += 2;
+    for (auto* s : {a.get(), b.get()}) {
+      m_report["servers"].push_back(s->to_json());
+      MAGPIE_RETURN_IF_ERROR(check_identity(*s, s == b.get()));
+      if (m_stop) return ok_status();
+      MAGPIE_RETURN_IF_ERROR(warm_up(*s));
+    }
+    sw["server"] = b->info();
+    sw["baseline_server"] = a->info();
+    m_side_a = std::move(a);
+    m_side_b = std::move(b);
+  } else {
+    // The candidate's server must start and identify itself before any run is spent on it.
+    MAGPIE_ASSIGN_OR_RETURN(auto b, variant_server::spawn(m_cfg, m_env, "B_check", variant, m_port));
+    MAGPIE_RETURN_IF_ERROR(b->wait_ready(m_cfg.server.ready_timeout_s));
+    ++m_starts;
+    m_report["servers"].push_back(b->to_json());
+    MAGPIE_RETURN_IF_ERROR(check_identity(*b, true));
+    sw["server"] = b->info();
+    b->stop();
+  }
+  sw["kernel_spec"] = sw["server"].value("kernel_spec", json(variant));
+  m_report["switch"] = sw;
+  return ok_status();
+}
+
+status loop_run::run_side(const std::string& side, int pair, std::vector<bench_result>& runs) {
+  int64_t n = m_report["num_prompts"].get<int64_t>();
+  std::string variant = side == "A" ? m_cfg.server.baseline : candidate_variant();
+  std::string name = strprintf("bench_%s_%d", side == "A" ? "baseline" : "after", static_cast<int>(runs.size()));
+  if (m_cfg.e2e.servers == "concurrent") {
+    MAGPIE_ASSIGN_OR_RETURN(bench_result r, bench(name, side == "A" ? *m_side_a : *m_side_b, n, "bench/" + name.substr(6)));
+    runs.push_back(std::move(r));
+  } else {
+    MAGPIE_ASSIGN_OR_RETURN(auto s, start_warm(strprintf("%s_%d", side.c_str(), pair), variant, m_port, side == "B"));
+    if (m_stop) return ok_status();
+    MAGPIE_ASSIGN_OR_RETURN(bench_result r, bench(name, *s, n, "bench/" + name.substr(6)));
+    s->stop();
+    m_report["servers"].back()["exit"] = s->to_json()["exit"];
+    runs.push_back(std::move(r));
+  }
+  const run_metrics& m = runs.back().metrics;
+  MAGPIE_LOG_INFO("pair %d %s: %.1f tok/s output, TPOT %.3f ms", pair, side.c_str(), m.at("output_throughput"),
+                  m.count("tpot_mean_ms") ? m.at("tpot_mean_ms") : 0.0);
+  return ok_status();
+}
+
+bool loop_run::need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power) const {
+  const std::string& primary = m_cfg.decision.metrics.front();
+  std::vector<double> va, vb;
+  for (const auto& r : a) va.push_back(r.metrics.count(primary) ? r.metrics.at(primary) : 0);
+  for (const auto& r : b) vb.push_back(r.metrics.count(primary) ? r.metrics.at(primary) : 0);
+  double mde = minimum_detectable_change_pct(va, vb, m_cfg.decision.alpha, m_cfg.e2e.power);
+  (*power)["history"].push_back({{"pairs", a.size()}, {"mde_pct", mde}});
+  if (static_cast<int64_t>(a.size()) < m_cfg.e2e.pairs) return true;
+  if (static_cast<int64_t>(a.size()) >= m_cfg.e2e.max_pairs || m_cfg.e2e.target_mde_pct <= 0) return false;
+  return mde > m_cfg.e2e.target_mde_pct;
+}
+
+status loop_run::step_after_benchmarks() {
+  std::vector<bench_result> a, b;
+  json order = json::array(), power = {{"history", json::array()}};
+  for (int pair = 0;; ++pair) {
+    bool flip = m_cfg.e2e.order == "abba" && pair % 2 == 1;
+    for (const char* side : {flip ? "B" : "A", flip ? "A" : "B"}) {
+      MAGPIE_RETURN_IF_ERROR(run_side(side, pair, side[0] == 'A' ? a : b));
+      if (m_stop) return ok_status();
+      order.push_back(std::string(side));
+    }
+    if (!need_more_pairs(a, b, &power)) break;
+  }
+  json ar = json::array(), br = json::array();
+  for (const auto& r : a) ar.push_back(r.to_json());
+  for (const auto& r : b) br.push_back(r.to_json());
+  m_report["baseline_runs"] = ar;
+  m_report["after_runs"] = br;
+  m_report["design"] = {{"order", m_cfg.e2e.order}, {"servers", m_cfg.e2e.servers}, {"sequence", order},
+                        {"pairs", a.size()}, {"server_starts", m_starts}, {"power_history", power["history"]}};
+  for (auto* s : {&m_side_a, &m_side_b})
+    if (*s) (*s)->stop();
+  return ok_status();
+}
+
+status loop_run::step_inputs_check() {
+  std::vector<fingerprint> before, after;
+  for (const auto& r : m_report["baseline_runs"]) before.push_back(fingerprint_from_json(r));
+  for (const auto& r : m_report["after_runs"]) after.push_back(fingerprint_from_json(r));
+  if (auto s = check_inputs(before, after)) {
+    m_stop = *s;
+    return ok_status();
+  }
+  m_report["inputs"] = {{"fingerprint", before.empty() ? json(nullptr) : json(before.front().total)},
+                        {"runs_checked", before.size() + after.size()}};
+  return ok_status();
+}
+
+status loop_run::step_e2e() {
+  std::vector<run_metrics> before, after;
+  std::vector<std::string> a_ws, b_ws, urls_a, urls_b;
+  for (const auto& r : m_report["baseline_runs"]) {
+    before.push_back(metrics_from_json(r["metrics"]));
+    a_ws.push_back(json_string(r, "workspace"));
+    urls_a.push_back(json_string(r, "url"));
+  }
+  for (const auto& r : m_report["after_runs"]) {
+    after.push_back(metrics_from_json(r["metrics"]));
+    b_ws.push_back(json_string(r, "workspace"));
+    urls_b.push_back(json_string(r, "url"));
+  }
+  const auto& d = m_cfg.decision;
+  auto change = e2e_change(before, after, d.alpha, m_cfg.e2e.power);
+  json metrics = json::object();
+  for (const auto& [k, c] : change) metrics[k] = c.to_json();
+  json e2e = {{"metrics", metrics}, {"primary_metric", d.metrics.front()}, {"decision_metrics", d.metrics}, {"alpha", d.alpha}};
+  // magpie results compare over the same workspaces (its own Welch test and config hashes).
+  std::map<std::string, external_verdict> theirs;
+  fs::path db = m_opts.workspace / "results.sqlite";
+  double t0 = monotonic_seconds();
+  status reg = ok_status();
+  for (const auto* side : {&a_ws, &b_ws})
+    for (const auto& ws : *side)
+      if (auto id = store::register_workspace(db, ws); !id.ok() && reg.ok()) reg = id.get_status();
+  auto st = store::results_store::open(db);
+  store::compare_options co;
+  co.alpha = d.alpha;
+  co.expand_replicates = false;
+  auto cmp = reg.ok() && st.ok() ? store::compare_runs(*st, a_ws, b_ws, co)
+                                 : status_or<store::comparison>(reg.ok() ? st.get_status() : reg);
+  std::vector<std::string> equivalent = {"magpie", "results", "compare", join(a_ws, ","), join(b_ws, ","), "--register", "--db", db.string()};
+  m_cmds.record("results_compare", equivalent, monotonic_seconds() - t0, cmp.ok() ? 0 : 1);
+  if (!cmp.ok()) {
+    e2e["results_compare_error"] = cmp.get_status().message();
+  } else {
+    json verdicts = json::object();
+    for (const auto& m : d.metrics)
+      for (const auto& mc : cmp->metrics)
+        if (mc.name == store_name(m)) {
+          external_verdict v{mc.name, mc.verdict, mc.basis, mc.beyond_noise, mc.change_pct};
+          theirs[m] = v;
+          verdicts[m] = v.to_json();
+        }
+    e2e["magpie_results_compare"] = verdicts.contains(d.metrics.front()) ? verdicts[d.metrics.front()] : json(nullptr);
+    e2e["magpie_results_compare_all"] = verdicts;
+    std::set<std::string> ha, hb;
+    for (const auto& r : cmp->a_runs) ha.insert(r.config_hash);
+    for (const auto& r : cmp->b_runs) hb.insert(r.config_hash);
+    std::set<std::string> urls(urls_a.begin(), urls_a.end());
+    urls.insert(urls_b.begin(), urls_b.end());
+    if (!(ha == hb && ha.size() == 1)) {
+      if (urls.size() == 1) {
+        m_stop = stop_reason{"inputs_changed", "magpie results compare sees different benchmark configurations",
+                             {{"a", std::vector<std::string>(ha.begin(), ha.end())}, {"b", std::vector<std::string>(hb.begin(), hb.end())}}};
+        m_report["e2e"] = e2e;
+        return ok_status();
+      }
+      e2e["store_hash_warning"] = "config hashes differ because the servers listened on different URLs (" + join(std::vector<std::string>(urls.begin(), urls.end()), ", ") +
+                                  "); the workload part of every run's config was compared instead (inputs_check)";
+    }
+  }
+  json power = {{"alpha", d.alpha}, {"power", m_cfg.e2e.power}, {"n_per_side", before.size()}, {"target_mde_pct", m_cfg.e2e.target_mde_pct}};
+  for (const auto& m : d.metrics) power["mde_pct"][m] = change[m].mde_pct;
+  power["reached"] = m_cfg.e2e.target_mde_pct <= 0 || change[d.metrics.front()].mde_pct <= m_cfg.e2e.target_mde_pct;
+  m_report["power"] = power;
+  if (m_report.contains("kernel") && m_report["kernel"].contains("speedup") && m_cfg.e2e.control != "aa") {
+    const json& k = m_report["kernel"];
+    json p = kernel_prediction(json_number(m_report["chosen"], "op_share_pct", 0), json_number(k, "speedup", 0),
+                               json_number(k, "ci_low", 0), json_number(k, "ci_high", 0));
+    p["measured_change_pct"] = change["output_throughput"].change_pct;
+    p["measured_tpot_change_pct"] = change["tpot_mean_ms"].change_pct;
+    m_report["prediction"] = p;
+  }
+  m_report["e2e"] = e2e;
+  auto dec = e2e_decision(change, d.metrics, theirs);
+  if (auto* s = std::get_if<stop_reason>(&dec)) m_stop = *s;
+  else m_report["outcome"] = std::get<std::string>(dec);
+  if (m_cfg.e2e.control == "aa") {
+    bool within = m_stop && m_stop->code == "e2e_within_noise";
+    m_control_failed = !within;
+    m_report["control_result"] = within ? "passed: the A/A control came out within noise"
+                                        : "FAILED: the A/A control came out beyond noise; this measurement cannot be trusted";
+  }
+  return ok_status();
+}
+
+}  // namespace magpie::optimize

@@ -1,0 +1,15 @@
+// Off by one: the last element is never written (a wrong candidate).
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+int main(int argc, char** argv) {
+  const int n = argc > 1 ? std::atoi(argv[1]) : 1 << 16;
+  std::vector<float> a(n), b(n), c(n, 0.0f);
+  for (int i = 0; i < n; ++i) a[i] = 0.5f * i, b[i] = 2.0f;
+  for (int i = 0; i + 1 < n; ++i) c[i] = a[i] + b[i];
+  double sum = 0;
+  for (float v : c) sum += v;
+  std::printf("%.1f\n", sum);
+  return 0;
+}

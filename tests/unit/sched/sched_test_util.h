@@ -1,0 +1,32 @@
+// Requests for the planning tests of tests/unit/sched (batch_test, ray_batch_test).
+#pragma once
+
+#include <string>
+
+#include "core/fs.h"
+#include "kernel/spec.h"
+
+namespace magpie::sched_test {
+
+inline kernel::kernel_spec spec(const std::string& id, kernel::kernel_type t = kernel::kernel_type::host) {
+  kernel::kernel_spec k;
+  k.id = id;
+  k.type = t;
+  k.source_files = {"/src/" + id + ".cpp"};
+  k.working_dir = "/src";
+  return k;
+}
+
+/// `n` host kernels k0..k(n-1) for `mode` on `environment`, results in a fresh temp dir.
+inline kernel::eval_request request(const std::string& mode, int n, const std::string& environment = "slurm") {
+  kernel::eval_request r;
+  r.mode = mode;
+  for (int i = 0; i < n; ++i) r.kernels.push_back(spec("k" + std::to_string(i)));
+  r.output_dir = make_temp_dir("/tmp", "magpie_sched_").value();
+  r.scheduler.environment = environment;
+  r.scheduler.magpie_bin = "/opt/magpie/bin/magpie";
+  if (environment == "ray") r.scheduler.ray.cluster_address = "http://127.0.0.1:8265";
+  return r;
+}
+
+}  // namespace magpie::sched_test
