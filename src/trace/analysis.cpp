@@ -110,7 +110,6 @@ struct instance {
   uint32_t op = k_none;       ///< cpu_op, or k_none for a synthetic op
   uint32_t launcher = k_none; ///< synthetic ops: the runtime event
   uint32_t kernel = k_none;   ///< synthetic ops: the kernel's name id
-  std::vector<uint32_t> gpu;  ///< GPU events
   /// Identifies the row name: the op's name id, or (1 << 63 | runtime name << 32 | kernel name).
   uint64_t name_key(const trace_model& m) const {
     if (op != k_none) return m.events[op].name;
@@ -126,32 +125,39 @@ std::string name_of_key(const trace_model& m, uint64_t key) {
 
 std::string instance_name(const trace_model& m, const instance& in) { return name_of_key(m, in.name_key(m)); }
 
-/// Groups GPU events into op instances (attributed op, or runtime + kernel name for synthetic ops).
+/// Groups GPU events into op instances (attributed op, or runtime + kernel name for synthetic
+/// ops); `gpu_of` gets each instance's GPU events in the order given.
 std::vector<instance> instances_of(const trace_model& m, const std::vector<uint32_t>& gpu_events, name_facts& nf,
-                                   std::vector<size_t>* inst_of, int64_t* unlinked) {
+                                   std::vector<size_t>* inst_of, grouped<uint32_t>* gpu_of, int64_t* unlinked) {
   std::vector<instance> inst;
-  std::unordered_map<uint64_t, size_t> slot;  // key: op index, or (launcher | name) for synthetic
+  std::vector<uint32_t> op_slot(m.events.size(), k_none);   // attributed op → instance
+  std::unordered_map<uint64_t, uint32_t> synthetic_slot;    // (launcher, kernel name) → instance
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  pairs.reserve(gpu_events.size());
   inst_of->assign(gpu_events.size(), SIZE_MAX);
   for (size_t k = 0; k < gpu_events.size(); ++k) {
     const trace_event& g = m.events[gpu_events[k]];
+    uint32_t* slot;
     instance in;
-    uint64_t key;
     if (g.op != k_none) {
       in.op = attributed_op(m, g.op, nf);
-      key = in.op;
+      slot = &op_slot[in.op];
     } else if (g.launcher != k_none) {
       in.launcher = g.launcher;
       in.kernel = g.name;
-      key = (uint64_t{1} << 63) | (uint64_t{g.launcher} << 32) | g.name;
+      slot = &synthetic_slot.try_emplace((uint64_t{g.launcher} << 32) | g.name, k_none).first->second;
     } else {
       ++*unlinked;
       continue;
     }
-    auto [it, fresh] = slot.emplace(key, inst.size());
-    if (fresh) inst.push_back(std::move(in));
-    inst[it->second].gpu.push_back(gpu_events[k]);
-    (*inst_of)[k] = it->second;
+    if (*slot == k_none) {
+      *slot = static_cast<uint32_t>(inst.size());
+      inst.push_back(in);
+    }
+    pairs.push_back({*slot, gpu_events[k]});
+    (*inst_of)[k] = *slot;
   }
+  *gpu_of = group_by_key(pairs, inst.size());
   return inst;
 }
 
@@ -181,24 +187,27 @@ double mean_of(const std::vector<double>& v) {
 }
 
 /// Op rows (TraceLens's unified table); per instance, its flops / bytes / spec for the kernel table.
-void op_rows(const trace_model& m, const std::vector<instance>& inst, const std::vector<step_span>& steps,
-             name_facts& nf, analysis& a, std::vector<double>& inst_flops, std::vector<double>& inst_bytes,
-             std::vector<std::string>& inst_spec, std::vector<double>& inst_sum_dur) {
+void op_rows(const trace_model& m, const std::vector<instance>& inst, const grouped<uint32_t>& gpu_of,
+             const std::vector<step_span>& steps, name_facts& nf, analysis& a, std::vector<double>& inst_flops,
+             std::vector<double>& inst_bytes, std::vector<std::string>& inst_spec, std::vector<double>& inst_sum_dur) {
   interner synthetic;  // row names of synthetic ops
   std::unordered_map<row_key, size_t, row_key_hash> row_of;
   std::vector<row_acc> acc;
+  std::vector<interval> ivs, scratch;
   for (size_t i = 0; i < inst.size(); ++i) {
     const instance& in = inst[i];
-    std::vector<interval> ivs;
-    ivs.reserve(in.gpu.size());
-    for (uint32_t gi : in.gpu) {
-      ivs.push_back({m.events[gi].ts, m.events[gi].end()});
-      inst_sum_dur[i] += static_cast<double>(m.events[gi].dur);
+    ivs.clear();
+    for (const uint32_t* gp = gpu_of.begin(i); gp != gpu_of.end(i); ++gp) {
+      ivs.push_back({m.events[*gp].ts, m.events[*gp].end()});
+      inst_sum_dur[i] += static_cast<double>(m.events[*gp].dur());
     }
-    int64_t t_ns = busy_time(std::move(ivs));
+    const uint32_t first_gpu = *gpu_of.begin(i);
+    const size_t n_gpu = static_cast<size_t>(gpu_of.end(i) - gpu_of.begin(i));
+    int64_t t_ns = busy_time(ivs.data(), ivs.data() + ivs.size(), scratch);
     double t_us = static_cast<double>(t_ns) / 1000.0;
     const trace_event* op = in.op != k_none ? &m.events[in.op] : nullptr;
-    row_key key = op ? row_key{op->name, op->dims, op->types, op->concrete, op->strides}
+    const arg_texts& at = op ? m.args(*op) : m.arg_tuples[0];
+    row_key key = op ? row_key{op->name, at.dims, at.types, at.concrete, at.strides}
                      : row_key{synthetic.intern(instance_name(m, in)) | 0x80000000u, k_none, k_none, k_none, k_none};
     auto [it, fresh] = row_of.emplace(key, a.ops.size());
     if (fresh) {
@@ -206,16 +215,16 @@ void op_rows(const trace_model& m, const std::vector<instance>& inst, const std:
       r.name = instance_name(m, in);
       perf_result pr;
       if (op) {
-        op_args args{r.name, m.text(op->dims), m.text(op->types), m.text(op->concrete), m.text(op->strides)};
+        op_args args{r.name, m.text(at.dims), m.text(at.types), m.text(at.concrete), m.text(at.strides)};
         pr = model_op(args, enclosing_step(steps, *op));
-        r.input_dims = nf.repr(op->dims);
-        r.input_type = nf.repr(op->types);
-        r.concrete_inputs = nf.repr(op->concrete);
-        r.input_strides = nf.repr(op->strides);
+        r.input_dims = nf.repr(at.dims);
+        r.input_type = nf.repr(at.types);
+        r.concrete_inputs = nf.repr(at.concrete);
+        r.input_strides = nf.repr(at.strides);
       }
-      r.category = pr.has_model ? pr.category : op_category(r.name, m.name(m.events[in.gpu.front()]));
-      r.ex_uid = op ? op->uid : m.events[in.gpu.front()].uid;
-      r.num_kernels = static_cast<int64_t>(in.gpu.size());
+      r.category = pr.has_model ? pr.category : op_category(r.name, m.name(m.events[first_gpu]));
+      r.ex_uid = op ? op->uid : m.events[m.events[first_gpu].launcher].uid;  // synthetic: its runtime event
+      r.num_kernels = static_cast<int64_t>(n_gpu);
       r.gflops = pr.computed ? pr.flops / 1e9 : 0;
       r.bytes = pr.computed ? pr.bytes : std::nullopt;
       r.roof = pr.computed ? roofline(pr.flops, pr.bytes, pr.compute_spec, a.spec) : roofline_point{};
@@ -229,7 +238,7 @@ void op_rows(const trace_model& m, const std::vector<instance>& inst, const std:
     perf_result per;
     const perf_result* pr = &r.model;
     if (op && r.model.category == "InferenceAttention" && !fresh) {
-      op_args args{r.name, m.text(op->dims), m.text(op->types), m.text(op->concrete), m.text(op->strides)};
+      op_args args{r.name, m.text(at.dims), m.text(at.types), m.text(at.concrete), m.text(at.strides)};
       per = model_op(args, enclosing_step(steps, *op));
       pr = &per;
     }
@@ -301,10 +310,10 @@ void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
     }
     size_t ki = it->second;
     kernel_row& kr = a.kernels[ki];
-    double d = static_cast<double>(g.dur) / 1000.0;
+    double d = static_cast<double>(g.dur()) / 1000.0;
     ++kr.calls;
-    acc[ki].ns += g.dur;
-    total_ns += g.dur;
+    acc[ki].ns += g.dur();
+    total_ns += g.dur();
     kr.min_us = std::min(kr.min_us, d);
     kr.max_us = std::max(kr.max_us, d);
     if (std::find(kr.streams.begin(), kr.streams.end(), g.stream) == kr.streams.end()) kr.streams.push_back(g.stream);
@@ -313,7 +322,7 @@ void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
     if (ii == SIZE_MAX) continue;
     ++acc[ki].ops[inst[ii].name_key(m)];
     if (inst_flops[ii] > 0 && inst_sum_dur[ii] > 0) {
-      double share = static_cast<double>(g.dur) / inst_sum_dur[ii];
+      double share = static_cast<double>(g.dur()) / inst_sum_dur[ii];
       kr.flops += inst_flops[ii] * share;
       kr.bytes += inst_bytes[ii] * share;
       kr.modelled = true;
@@ -360,10 +369,11 @@ analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
   a.ops_by_name = ops_by_name(m, gpu_events, opts.linked_only_timeline);
   name_facts nf(m);
   std::vector<size_t> inst_of;
-  std::vector<instance> inst = instances_of(m, gpu_events, nf, &inst_of, &a.unlinked_gpu_events);
+  grouped<uint32_t> gpu_of;
+  std::vector<instance> inst = instances_of(m, gpu_events, nf, &inst_of, &gpu_of, &a.unlinked_gpu_events);
   std::vector<double> inst_flops(inst.size(), 0), inst_bytes(inst.size(), 0), inst_sum_dur(inst.size(), 0);
   std::vector<std::string> inst_spec(inst.size());
-  op_rows(m, inst, steps, nf, a, inst_flops, inst_bytes, inst_spec, inst_sum_dur);
+  op_rows(m, inst, gpu_of, steps, nf, a, inst_flops, inst_bytes, inst_spec, inst_sum_dur);
   kernel_rows(m, gpu_events, inst, inst_of, inst_flops, inst_bytes, inst_spec, inst_sum_dur, a);
   return a;
 }

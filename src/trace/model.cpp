@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
@@ -104,25 +105,31 @@ class model_sink : public event_sink {
     bool gpu_kind = kind == ev_kind::kernel || kind == ev_kind::memcpy || kind == ev_kind::memset;
     if (gpu_kind && !e.has_dur) ++m_m.gpu_missing_dur;
     if (e.has_dur && e.dur_ns < 0) ++m_m.negative_dur;
+    uint32_t idx = static_cast<uint32_t>(m_m.events.size());
     trace_event& t = m_m.events.emplace_back();
-    t.uid = e.index;
     t.ts = e.ts_ns;
-    t.dur = e.has_dur && e.dur_ns > 0 ? e.dur_ns : 0;
+    t.set_dur(e.has_dur ? e.dur_ns : 0);
     t.name = m_m.strings.intern(e.name);
     t.thread = thread(e);
     t.kind = kind;
     t.via_driver = cat == "cuda_driver";
     t.has_correlation = e.has_correlation;
-    t.correlation = e.correlation;
     t.has_external_id = e.has_external_id;
-    t.external_id = e.external_id;
-    t.stream = static_cast<int32_t>(e.has_stream ? e.stream : (e.tid_is_str ? 0 : e.tid));
-    t.device = static_cast<int32_t>(e.has_device ? e.device : (e.pid_is_str ? 0 : e.pid));
-    if (kind == ev_kind::cpu_op) {
-      if (!e.input_dims.empty()) t.dims = m_m.strings.intern(e.input_dims);
-      if (!e.input_type.empty()) t.types = m_m.strings.intern(e.input_type);
-      if (!e.concrete_inputs.empty()) t.concrete = m_m.strings.intern(e.concrete_inputs);
-      if (!e.input_strides.empty()) t.strides = m_m.strings.intern(e.input_strides);
+    t.correlation = static_cast<uint32_t>(e.correlation);
+    t.external_id = static_cast<uint32_t>(e.external_id);
+    auto wide = [](bool has, int64_t v) { return has && (v < 0 || v > int64_t{0xFFFFFFFF}); };
+    if (wide(e.has_correlation, e.correlation) || wide(e.has_external_id, e.external_id)) {
+      t.wide_ids = true;
+      m_m.wide_ids[idx] = {e.correlation, e.external_id};
+    }
+    if (gpu_kind) {
+      t.launcher = k_none;
+      t.op = k_none;
+      t.stream = static_cast<int32_t>(e.has_stream ? e.stream : (e.tid_is_str ? 0 : e.tid));
+      t.device = static_cast<int16_t>(e.has_device ? e.device : (e.pid_is_str ? 0 : e.pid));
+    } else {
+      t.uid = static_cast<uint32_t>(e.index);
+      if (kind == ev_kind::cpu_op) t.args = args_tuple(e);
     }
   }
 
@@ -130,6 +137,24 @@ class model_sink : public event_sink {
   std::vector<int64_t> m_flow_start_ids;
 
  private:
+  /// Interned tuple of a cpu_op's argument texts (0: none recorded).
+  uint32_t args_tuple(const event_view& e) {
+    if (e.input_dims.empty() && e.input_type.empty() && e.concrete_inputs.empty() && e.input_strides.empty()) return 0;
+    arg_texts a;
+    if (!e.input_dims.empty()) a.dims = m_m.strings.intern(e.input_dims);
+    if (!e.input_type.empty()) a.types = m_m.strings.intern(e.input_type);
+    if (!e.concrete_inputs.empty()) a.concrete = m_m.strings.intern(e.concrete_inputs);
+    if (!e.input_strides.empty()) a.strides = m_m.strings.intern(e.input_strides);
+    uint64_t key = (uint64_t{a.dims} * 0x9E3779B97F4A7C15ull) ^ (uint64_t{a.types} << 21) ^
+                   (uint64_t{a.concrete} * 0xC2B2AE3D27D4EB4Full) ^ (uint64_t{a.strides} << 42);
+    auto& bucket = m_tuples[key];
+    for (uint32_t id : bucket)
+      if (m_m.arg_tuples[id] == a) return id;
+    m_m.arg_tuples.push_back(a);
+    bucket.push_back(static_cast<uint32_t>(m_m.arg_tuples.size() - 1));
+    return bucket.back();
+  }
+
   /// Interned "pid/tid" key; numeric pairs are cached (a trace has few threads).
   uint32_t thread(const event_view& e) {
     bool numeric = !e.pid_is_str && !e.tid_is_str;
@@ -159,6 +184,7 @@ class model_sink : public event_sink {
   trace_model& m_m;
   std::string m_key;
   std::map<std::pair<int64_t, int64_t>, uint32_t> m_numeric;
+  std::unordered_map<uint64_t, std::vector<uint32_t>> m_tuples;  // hash of the 4 ids → tuple ids
   bool m_last_ok = false;
   int64_t m_last_pid = 0, m_last_tid = 0;
   uint32_t m_last_id = 0;
@@ -174,7 +200,8 @@ void build_tree(trace_model& m, bool drop_bleeding) {
     if (k == ev_kind::cpu_op || k == ev_kind::runtime) by_thread[m.events[i].thread].push_back(i);
   }
   for (auto& [thread, idx] : by_thread) {
-    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
+    auto by_ts = [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; };
+    if (!std::is_sorted(idx.begin(), idx.end(), by_ts)) std::stable_sort(idx.begin(), idx.end(), by_ts);
     std::vector<uint32_t> stack;
     for (uint32_t i : idx) {
       trace_event& e = m.events[i];
@@ -197,25 +224,39 @@ void build_tree(trace_model& m, bool drop_bleeding) {
 
 bool has_id(const std::vector<int64_t>& sorted, int64_t id) { return std::binary_search(sorted.begin(), sorted.end(), id); }
 
-/// Sorted (key, event index) pairs: a flat lookup table (no per-entry allocation).
-using index_table = std::vector<std::pair<int64_t, uint32_t>>;
-index_table table_of(const trace_model& m, const std::vector<uint32_t>& idx, bool by_correlation) {
-  index_table t;
-  t.reserve(idx.size());
-  for (uint32_t i : idx) {
-    const trace_event& e = m.events[i];
-    if (by_correlation ? e.has_correlation : e.has_external_id) t.push_back({by_correlation ? e.correlation : e.external_id, i});
+/// A flat id → event lookup: 8 bytes per entry (32-bit id << 32 | event index), sorted; ids
+/// that do not fit 32 bits go to `wide`. The first event with an id wins.
+class index_table {
+ public:
+  index_table(const trace_model& m, const std::vector<uint32_t>& idx, bool by_correlation) {
+    m_packed.reserve(idx.size());
+    for (uint32_t i : idx) {
+      const trace_event& e = m.events[i];
+      if (!(by_correlation ? e.has_correlation : e.has_external_id)) continue;
+      int64_t id = by_correlation ? m.correlation_of(i) : m.external_id_of(i);
+      if (fits(id)) m_packed.push_back((static_cast<uint64_t>(id) << 32) | i);
+      else m_wide.push_back({id, i});
+    }
+    std::sort(m_packed.begin(), m_packed.end());  // equal ids: lower index first
+    std::stable_sort(m_wide.begin(), m_wide.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   }
-  std::stable_sort(t.begin(), t.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  return t;
-}
-uint32_t lookup(const index_table& t, int64_t key) {  // first event with this key, as emplace kept it
-  auto it = std::lower_bound(t.begin(), t.end(), key, [](const auto& p, int64_t k) { return p.first < k; });
-  return (it != t.end() && it->first == key) ? it->second : k_none;
-}
+  uint32_t find(int64_t id) const {
+    if (fits(id)) {
+      auto it = std::lower_bound(m_packed.begin(), m_packed.end(), static_cast<uint64_t>(id) << 32);
+      return (it != m_packed.end() && (*it >> 32) == static_cast<uint64_t>(id)) ? static_cast<uint32_t>(*it) : k_none;
+    }
+    auto it = std::lower_bound(m_wide.begin(), m_wide.end(), id, [](const auto& p, int64_t k) { return p.first < k; });
+    return (it != m_wide.end() && it->first == id) ? it->second : k_none;
+  }
+
+ private:
+  static bool fits(int64_t id) { return id >= 0 && id <= int64_t{0xFFFFFFFF}; }
+  std::vector<uint64_t> m_packed;
+  std::vector<std::pair<int64_t, uint32_t>> m_wide;
+};
 
 struct flow_links {
-  std::vector<flow_end> ends;            ///< sorted by (thread, ts)
+  std::vector<flow_end> ends;               ///< sorted by (thread, ts); dropped when every GPU event has a correlation
   std::vector<int64_t> start_ids, end_ids;  ///< sorted
 };
 
@@ -229,58 +270,77 @@ bool flow_id_at(const flow_links& f, uint32_t thread, int64_t ts, int64_t* id) {
   return true;
 }
 
-void link_one(trace_model& m, trace_event& g, bool any_corr, const index_table& runtime_by_corr, const flow_links& f,
-              const index_table& op_by_ext, uint32_t execute) {
-  if (any_corr) {
-    int64_t corr = g.correlation;
-    bool have = g.has_correlation || flow_id_at(f, g.thread, g.ts, &corr);
-    if (have) g.launcher = lookup(runtime_by_corr, corr);
+/// What linking needs; the External-id table is built only when a fallback needs it.
+struct linker {
+  trace_model& m;
+  const flow_links& f;
+  index_table runtime_by_corr;
+  std::optional<index_table> op_by_ext_table;
+  uint32_t execute;
+  bool any_corr;
+
+  uint32_t op_by_ext(int64_t id) {
+    if (!op_by_ext_table) op_by_ext_table.emplace(m, m.cpu_ops, false);
+    return op_by_ext_table->find(id);
   }
-  if (g.launcher != k_none) {
-    ++m.gpu_linked;
-    const trace_event& launch = m.events[g.launcher];
-    g.tracelens_linked = contains(m.name(launch), "GraphLaunch") ||
-                         (has_id(f.start_ids, launch.correlation) && has_id(f.end_ids, launch.correlation));
-    m.gpu_linked_tracelens += g.tracelens_linked;
-    for (uint32_t p = launch.parent; p != k_none; p = m.events[p].parent) {
-      if (m.events[p].kind == ev_kind::cpu_op && m.events[p].name != execute) {
-        g.op = p;
-        break;
+
+  void link(uint32_t gi) {
+    trace_event& g = m.events[gi];
+    if (any_corr) {
+      int64_t corr = g.has_correlation ? m.correlation_of(gi) : 0;
+      bool have = g.has_correlation || flow_id_at(f, g.thread, g.ts, &corr);
+      if (have) g.launcher = runtime_by_corr.find(corr);
+    }
+    if (g.launcher != k_none) {
+      ++m.gpu_linked;
+      const uint32_t li = g.launcher;
+      const trace_event& launch = m.events[li];
+      int64_t lc = m.correlation_of(li);
+      g.tracelens_linked = contains(m.name(launch), "GraphLaunch") || (has_id(f.start_ids, lc) && has_id(f.end_ids, lc));
+      m.gpu_linked_tracelens += g.tracelens_linked;
+      for (uint32_t p = launch.parent; p != k_none; p = m.events[p].parent) {
+        if (m.events[p].kind == ev_kind::cpu_op && m.events[p].name != execute) {
+          g.op = p;
+          break;
+        }
       }
+      if (g.op == k_none && launch.has_external_id) {
+        g.op = op_by_ext(m.external_id_of(li));
+        g.op_from_ext = g.op != k_none;
+      }
+    } else {
+      if (!any_corr && g.has_external_id) {  // no correlation anywhere: External id links op directly
+        g.op = op_by_ext(m.external_id_of(gi));
+        g.op_from_ext = g.op != k_none;
+      }
+      if (g.op == k_none) ++m.gpu_unlinked;
+      else ++m.gpu_linked;
     }
-    if (g.op == k_none && launch.has_external_id) {
-      g.op = lookup(op_by_ext, launch.external_id);
-      g.op_from_ext = g.op != k_none;
-    }
-  } else {
-    if (!any_corr && g.has_external_id) {  // no correlation anywhere: External id links op directly
-      g.op = lookup(op_by_ext, g.external_id);
-      g.op_from_ext = g.op != k_none;
-    }
-    if (g.op == k_none) ++m.gpu_unlinked;
-    else ++m.gpu_linked;
+    if (g.op == k_none) ++m.gpu_without_op;
   }
-  if (g.op == k_none) ++m.gpu_without_op;
-}
+};
 
 void link_gpu(trace_model& m, flow_links& f) {
-  bool any_corr = false, any_ext = false;
+  bool any_corr = false, any_ext = false, all_corr = true;
   for (uint32_t i : m.gpu) {
     any_corr |= m.events[i].has_correlation;
     any_ext |= m.events[i].has_external_id;
+    all_corr &= m.events[i].has_correlation;
   }
   m.linking_key = any_corr ? "correlation" : (any_ext ? "External id" : "none");
   std::sort(f.start_ids.begin(), f.start_ids.end());
   f.end_ids.reserve(f.ends.size());
   for (const auto& e : f.ends) f.end_ids.push_back(e.id);
   std::sort(f.end_ids.begin(), f.end_ids.end());
-  std::sort(f.ends.begin(), f.ends.end(), [](const flow_end& a, const flow_end& b) {
-    return a.thread < b.thread || (a.thread == b.thread && a.ts < b.ts);
-  });
-  index_table runtime_by_corr = table_of(m, m.runtimes, true);
-  index_table op_by_ext = table_of(m, m.cpu_ops, false);
-  const uint32_t execute = m.strings.find("execute").value_or(k_none);
-  for (uint32_t gi : m.gpu) link_one(m, m.events[gi], any_corr, runtime_by_corr, f, op_by_ext, execute);
+  if (all_corr) {
+    std::vector<flow_end>().swap(f.ends);  // only GPU events without a correlation look flows up by (thread, ts)
+  } else {
+    std::sort(f.ends.begin(), f.ends.end(), [](const flow_end& a, const flow_end& b) {
+      return a.thread < b.thread || (a.thread == b.thread && a.ts < b.ts);
+    });
+  }
+  linker l{m, f, index_table(m, m.runtimes, true), std::nullopt, m.strings.find("execute").value_or(k_none), any_corr};
+  for (uint32_t gi : m.gpu) l.link(gi);
 }
 
 void clip_overruns(trace_model& m) {
@@ -291,7 +351,7 @@ void clip_overruns(trace_model& m) {
       trace_event& a = m.events[idx[k]];
       const trace_event& b = m.events[idx[k + 1]];
       if (a.end() > b.ts && b.ts >= a.ts) {
-        a.dur = b.ts - a.ts;
+        a.set_dur(b.ts - a.ts);
         ++m.clipped_kernels;
       }
     }
@@ -315,13 +375,24 @@ status_or<trace_model> load_trace_model(const fs::path& path, const model_option
         if (is_gpu(m.events[i].kind)) m.gpu.push_back(i);
     }
   }
-  std::stable_sort(m.gpu.begin(), m.gpu.end(), [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; });
+  auto gpu_by_ts = [&](uint32_t a, uint32_t b) { return m.events[a].ts < m.events[b].ts; };
+  if (!std::is_sorted(m.gpu.begin(), m.gpu.end(), gpu_by_ts)) std::stable_sort(m.gpu.begin(), m.gpu.end(), gpu_by_ts);
   build_tree(m, opts.drop_bleeding_events);
   flow_links flows{std::move(sink.m_flow_ends), std::move(sink.m_flow_start_ids), {}};
   link_gpu(m, flows);
   if (opts.clip_stream_overruns) clip_overruns(m);
   cache_gpu_classes(m);
   return m;
+}
+
+int64_t trace_model::correlation_of(uint32_t i) const {
+  const trace_event& e = events[i];
+  return e.wide_ids ? wide_ids.at(i).first : static_cast<int64_t>(e.correlation);
+}
+
+int64_t trace_model::external_id_of(uint32_t i) const {
+  const trace_event& e = events[i];
+  return e.wide_ids ? wide_ids.at(i).second : static_cast<int64_t>(e.external_id);
 }
 
 std::vector<uint32_t> ancestors(const trace_model& m, uint32_t i) {

@@ -15,9 +15,12 @@
 //     "execute" is passed through), else the cpu_op with the runtime event's External id.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/fs.h"
@@ -40,19 +43,30 @@ enum class ev_kind : uint8_t {
 
 constexpr uint32_t k_none = 0xFFFFFFFFu;
 
-/// One kept event (88 bytes; a 500 MB trace keeps about a million of these).
+/// One kept event, 48 bytes (a 500 MB trace keeps over a million of these: its size is the
+/// report's memory). Host events (cpu_op, runtime, annotations) and GPU events share storage:
+/// parent / args / uid exist for host events, launcher / op / stream for GPU events.
 struct trace_event {
-  int64_t ts = 0, dur = 0;    ///< ns
-  int64_t correlation = 0, external_id = 0;
-  uint64_t uid = 0;           ///< index in traceEvents (TraceLens UID)
+  int64_t ts = 0;             ///< ns
+  uint32_t dur_lo = 0;        ///< dur() in ns = dur_hi << 32 | dur_lo (48 bits: 78 hours)
   uint32_t name = k_none;     ///< interned
   uint32_t thread = k_none;   ///< interned "pid/tid" key
-  uint32_t dims = k_none, types = k_none, concrete = k_none, strides = k_none;  ///< interned raw JSON
-  uint32_t parent = k_none;   ///< host tree parent (index into events)
-  uint32_t launcher = k_none; ///< GPU events: runtime event that launched it
-  uint32_t op = k_none;       ///< GPU events: launcher cpu_op (innermost)
-  int32_t stream = 0;         ///< args.stream, else the GPU tid
-  int32_t device = 0;         ///< args.device, else the GPU pid
+  /// Low 32 bits of the ids; an id outside [0, 2^32) sets wide_ids (trace_model::correlation_of).
+  uint32_t correlation = 0, external_id = 0;
+  union {
+    struct {
+      uint32_t parent;        ///< host tree parent (index into events)
+      uint32_t args;          ///< cpu_op: index into trace_model::arg_tuples (0: none)
+      uint32_t uid;           ///< index in traceEvents (TraceLens UID)
+    };
+    struct {
+      uint32_t launcher;      ///< GPU events: runtime event that launched it
+      uint32_t op;            ///< GPU events: launcher cpu_op (innermost)
+      int32_t stream;         ///< args.stream, else the GPU tid
+    };
+  };
+  uint16_t dur_hi = 0;
+  int16_t device = 0;         ///< GPU events: args.device, else the GPU pid
   ev_kind kind = ev_kind::cpu_op;
   bool has_correlation : 1 = false;
   bool has_external_id : 1 = false;
@@ -61,7 +75,24 @@ struct trace_event {
   /// GPU events: linked by TraceLens's rule (a graph launch with the same correlation, or an
   /// ac2g flow start and end with the launch's correlation) — its `tree` flag.
   bool tracelens_linked : 1 = false;
-  int64_t end() const { return ts + dur; }
+  bool wide_ids : 1 = false;    ///< the ids did not fit 32 bits (trace_model::wide_ids)
+
+  trace_event() : parent(k_none), args(0), uid(0) {}
+  int64_t dur() const { return static_cast<int64_t>((uint64_t{dur_hi} << 32) | dur_lo); }
+  void set_dur(int64_t ns) {  // clamped to [0, 2^48)
+    uint64_t v = ns <= 0 ? 0 : std::min<uint64_t>(static_cast<uint64_t>(ns), (uint64_t{1} << 48) - 1);
+    dur_lo = static_cast<uint32_t>(v);
+    dur_hi = static_cast<uint16_t>(v >> 32);
+  }
+  int64_t end() const { return ts + dur(); }
+  bool is_gpu() const { return kind == ev_kind::kernel || kind == ev_kind::memcpy || kind == ev_kind::memset; }
+};
+static_assert(sizeof(trace_event) == 48, "trace_event is the model's memory: keep it at 48 bytes");
+
+/// Raw argument texts of a cpu_op (interned ids; k_none when absent).
+struct arg_texts {
+  uint32_t dims = k_none, types = k_none, concrete = k_none, strides = k_none;
+  bool operator==(const arg_texts&) const = default;
 };
 
 struct trace_model {
@@ -69,6 +100,9 @@ struct trace_model {
   read_stats stats;
   interner strings;                 ///< names, thread keys and raw argument texts
   std::deque<trace_event> events;   ///< kept events, file order (deque: no reallocation peaks)
+  std::vector<arg_texts> arg_tuples = {arg_texts{}};  ///< distinct cpu_op argument tuples; [0]: none
+  /// Ids of events whose correlation / External id did not fit 32 bits (rare; usually empty).
+  std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> wide_ids;
   std::vector<uint32_t> gpu;        ///< kernel / memcpy / memset, sorted by ts
   std::vector<uint32_t> cpu_ops, runtimes, annotations, gpu_annotations;
   std::string device_name;          ///< deviceProperties[0].name ("" when absent)
@@ -88,6 +122,10 @@ struct trace_model {
   std::vector<uint8_t> gpu_name_class;
 
   const std::string& name(const trace_event& e) const { return strings.str(e.name); }
+  /// Argument texts of a cpu_op (all k_none for other events).
+  const arg_texts& args(const trace_event& e) const { return arg_tuples[e.kind == ev_kind::cpu_op ? e.args : 0]; }
+  int64_t correlation_of(uint32_t i) const;
+  int64_t external_id_of(uint32_t i) const;
   std::string_view text(uint32_t id) const { return id == k_none ? std::string_view() : std::string_view(strings.str(id)); }
   /// Summary counts for reports.
   json summary_json() const;

@@ -21,25 +21,24 @@ std::string py_list(const std::vector<std::string>& v) {
   return s + "]";
 }
 
-/// (launcher, interval) pairs grouped by launcher: the busy time (µs) of each launcher's
-/// intervals; with `doubles`, in TraceLens's µs doubles (ts + dur rounded as Python does).
-std::unordered_map<uint32_t, double> busy_by_launcher(std::vector<std::pair<uint32_t, interval>>& v, bool doubles) {
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::unordered_map<uint32_t, double> out;
-  std::vector<interval> run;
-  std::vector<dinterval> drun;
-  for (size_t i = 0; i < v.size();) {
-    size_t j = i;
-    run.clear();
-    drun.clear();
-    for (; j < v.size() && v[j].first == v[i].first; ++j) {
-      const interval& x = v[j].second;
-      double ts = static_cast<double>(x.begin) / 1000.0;
-      if (doubles) drun.push_back({ts, ts + static_cast<double>(x.end - x.begin) / 1000.0});
-      else run.push_back(x);
+/// Busy time (µs) of each group; with `doubles`, in TraceLens's µs doubles (ts + dur rounded as
+/// Python does).
+std::vector<double> busy_per_group(const grouped<interval>& g, bool doubles) {
+  std::vector<double> out(g.size(), 0);
+  std::vector<interval> scratch;
+  std::vector<dinterval> dv, dscratch;
+  for (size_t k = 0; k < g.size(); ++k) {
+    if (g.begin(k) == g.end(k)) continue;
+    if (!doubles) {
+      out[k] = static_cast<double>(busy_time(g.begin(k), g.end(k), scratch)) / 1000.0;
+      continue;
     }
-    out[v[i].first] = doubles ? total_length_us(merge_intervals_us(drun)) : static_cast<double>(busy_time(run)) / 1000.0;
-    i = j;
+    dv.clear();
+    for (const interval* x = g.begin(k); x != g.end(k); ++x) {
+      double ts = static_cast<double>(x->begin) / 1000.0;
+      dv.push_back({ts, ts + static_cast<double>(x->end - x->begin) / 1000.0});
+    }
+    out[k] = busy_time_us(dv.data(), dv.data() + dv.size(), dscratch);
   }
   return out;
 }
@@ -48,43 +47,49 @@ std::unordered_map<uint32_t, double> busy_by_launcher(std::vector<std::pair<uint
 
 std::vector<name_row> ops_by_name(const trace_model& m, const std::vector<uint32_t>& gpu_events, bool tracelens_links) {
   auto linked = [&](const trace_event& g) { return g.launcher != k_none && (!tracelens_links || g.tracelens_linked); };
+  std::vector<uint32_t> slot(m.events.size(), k_none);  // launcher event → instance
+  std::vector<uint32_t> launcher, first_kernel;         // per instance, in order of first kernel
   std::vector<std::pair<uint32_t, interval>> direct, subtree;
-  std::unordered_map<uint32_t, uint32_t> first_kernel;  // launcher → its earliest direct kernel
-  std::vector<uint32_t> order;                          // launchers by first kernel
   for (uint32_t gi : gpu_events) {
     const trace_event& g = m.events[gi];
     if (!linked(g) || classify_gpu_event(m, g) == gpu_class::communication) continue;
     uint32_t l = launcher_of(g);
-    auto [it, fresh] = first_kernel.try_emplace(l, gi);
-    if (fresh) order.push_back(l);
-    else if (g.ts < m.events[it->second].ts) it->second = gi;
-    direct.push_back({l, {g.ts, g.end()}});
+    if (slot[l] == k_none) {
+      slot[l] = static_cast<uint32_t>(launcher.size());
+      launcher.push_back(l);
+      first_kernel.push_back(gi);
+    } else if (g.ts < m.events[first_kernel[slot[l]]].ts) {
+      first_kernel[slot[l]] = gi;
+    }
+    direct.push_back({slot[l], {g.ts, g.end()}});
   }
   for (uint32_t gi : gpu_events) {  // subtree: every launcher above the launch, NCCL included
     const trace_event& g = m.events[gi];
     if (!linked(g)) continue;
     for (uint32_t p = g.launcher; p != k_none; p = m.events[p].parent)
-      if (first_kernel.count(p)) subtree.push_back({p, {g.ts, g.end()}});
+      if (slot[p] != k_none) subtree.push_back({slot[p], {g.ts, g.end()}});
   }
-  auto direct_us = busy_by_launcher(direct, tracelens_links), subtree_us = busy_by_launcher(subtree, tracelens_links);
+  std::vector<double> direct_us = busy_per_group(group_by_key(direct, launcher.size()), tracelens_links);
+  std::vector<double> subtree_us = busy_per_group(group_by_key(subtree, launcher.size()), tracelens_links);
   std::vector<name_row> rows;
   std::unordered_map<uint32_t, size_t> row_of;
   std::vector<std::set<std::string>> cats;
   std::unordered_map<uint64_t, std::string> category_of;  // (op name, first kernel name) → category
-  for (uint32_t l : order) {
-    const trace_event& e = m.events[l];
+  for (size_t i = 0; i < launcher.size(); ++i) {
+    const trace_event& e = m.events[launcher[i]];
     auto [it, fresh] = row_of.emplace(e.name, rows.size());
     if (fresh) {
       rows.push_back({m.name(e), 0, 0, 0, {}, 0, 0});
       cats.emplace_back();
     }
     name_row& r = rows[it->second];
-    r.direct_us += direct_us[l];
-    r.subtree_us += subtree_us[l];
+    r.direct_us += direct_us[i];
+    r.subtree_us += subtree_us[i];
     ++r.count;
-    uint64_t ck = (uint64_t{e.name} << 32) | m.events[first_kernel[l]].name;
+    uint32_t fk = m.events[first_kernel[i]].name;
+    uint64_t ck = (uint64_t{e.name} << 32) | fk;
     auto c = category_of.find(ck);
-    if (c == category_of.end()) c = category_of.emplace(ck, op_category(m.name(e), m.name(m.events[first_kernel[l]]))).first;
+    if (c == category_of.end()) c = category_of.emplace(ck, op_category(m.name(e), m.strings.str(fk))).first;
     cats[it->second].insert(c->second);
   }
   double total = 0;

@@ -74,8 +74,56 @@ scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string*
   return detail::skip_value(q, ctx);
 }
 
+/// The common number shapes, parsed while validated: [-]digits (at most 18) for ints and
+/// [-]digits(.d{1,3})? (at most 15 integer digits) for µs times, ending inside the window with no
+/// exponent. False leaves q unchanged for the general path (which also reports invalid input).
+inline bool fast_int(const char*& q, const char* end, int64_t* out) {
+  const char* p = q;
+  bool neg = *p == '-';
+  if (neg) ++p;
+  const char* d0 = p;
+  uint64_t v = 0;
+  while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+  size_t nd = static_cast<size_t>(p - d0);
+  if (nd == 0 || nd > 18 || (nd > 1 && *d0 == '0') || p >= end || *p == '.' || *p == 'e' || *p == 'E') return false;
+  *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  q = p;
+  return true;
+}
+
+inline bool fast_micros(const char*& q, const char* end, int64_t* ns, std::string_view* text) {
+  const char* p = q;
+  bool neg = *p == '-';
+  if (neg) ++p;
+  const char* d0 = p;
+  uint64_t ip = 0;
+  while (p < end && *p >= '0' && *p <= '9') ip = ip * 10 + static_cast<uint64_t>(*p++ - '0');
+  size_t nd = static_cast<size_t>(p - d0);
+  if (nd == 0 || nd > 15 || (nd > 1 && *d0 == '0')) return false;
+  uint64_t frac = 0;
+  int nf = 0;
+  if (p < end && *p == '.') {
+    ++p;
+    for (; p < end && nf < 3 && *p >= '0' && *p <= '9'; ++nf) frac = frac * 10 + static_cast<uint64_t>(*p++ - '0');
+    if (nf == 0 || (p < end && *p >= '0' && *p <= '9')) return false;  // no digit, or > 3 decimals (rounding)
+  }
+  if (p >= end || *p == 'e' || *p == 'E') return false;
+  for (int i = nf; i < 3; ++i) frac *= 10;
+  uint64_t v = ip * 1000 + frac;
+  *ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+  *text = std::string_view(q, static_cast<size_t>(p - q));
+  q = p;
+  return true;
+}
+
 scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has, std::string_view* text,
                bool* bad, event_view& ev) {
+  if (fast_micros(q, ctx.end, ns, text)) {  // exact, |ns| < 1e18 < 2^63; below 2^53 one division rounds correctly
+    *has = true;
+    constexpr int64_t k_2p53 = int64_t{1} << 53;
+    *us = (*ns < k_2p53 && *ns > -k_2p53) ? static_cast<double>(*ns) / 1000.0 : detail::number_to_double(*text);
+    return scan::ok;
+  }
   if (*q == '-' || (*q >= '0' && *q <= '9')) {
     SCAN_TRY(detail::skip_number(q, ctx, text));
     bool exact = false;
@@ -99,6 +147,10 @@ scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has
 }
 
 scan read_int(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view& ev) {
+  if (fast_int(q, ctx.end, out)) {
+    *has = true;
+    return scan::ok;
+  }
   if (*q == '-' || (*q >= '0' && *q <= '9')) {
     std::string_view t;
     SCAN_TRY(detail::skip_number(q, ctx, &t));

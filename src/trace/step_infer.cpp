@@ -153,11 +153,11 @@ step_shapes shapes_of(const trace_model& m, const step_info& s) {
       const trace_event& e = m.events[p];
       const std::string& n = m.name(e);
       if (is_gemm_op(n)) {
-        auto elems = json_array_elements(m.text(e.dims));
+        auto elems = json_array_elements(m.text(m.args(e).dims));
         size_t ia = n == "aten::addmm" ? 1 : 0;
         if (ia < elems.size())
           if (auto a = json_int_list(elems[ia]); a && a->size() == 2) ++sh.gemm_m[(*a)[0]];
-      } else if (auto d = attention_dims_of(n, m.text(e.dims))) {
+      } else if (auto d = attention_dims_of(n, m.text(m.args(e).dims))) {
         if (!sh.attention || d->batch * d->n_q > sh.attn_batch * sh.attn_nq) sh.attn_batch = d->batch, sh.attn_nq = d->n_q;
         sh.attention = true;
       }

@@ -63,7 +63,32 @@ std::vector<dinterval> subtract_intervals_us(const std::vector<dinterval>& a, co
 int64_t total_length(const std::vector<interval>& merged) { return length_impl(merged); }
 double total_length_us(const std::vector<dinterval>& merged) { return length_impl(merged); }
 
-int64_t busy_time(std::vector<interval> v) { return total_length(merge_intervals(std::move(v))); }
+int64_t busy_time(const interval* b, const interval* e, std::vector<interval>& scratch) {
+  if (e - b == 1) return b->end - b->begin;
+  scratch.assign(b, e);
+  std::sort(scratch.begin(), scratch.end(), [](const interval& x, const interval& y) { return x.begin < y.begin; });
+  int64_t total = 0, cur_b = 0, cur_e = 0;
+  bool open = false;
+  for (const auto& i : scratch) {
+    if (open && i.begin <= cur_e) {
+      cur_e = std::max(cur_e, i.end);
+    } else {
+      if (open) total += cur_e - cur_b;
+      cur_b = i.begin, cur_e = i.end, open = true;
+    }
+  }
+  return open ? total + cur_e - cur_b : 0;
+}
+
+double busy_time_us(const dinterval* b, const dinterval* e, std::vector<dinterval>& scratch) {
+  scratch.assign(b, e);
+  return total_length_us(merge_intervals_us(scratch));
+}
+
+int64_t busy_time(std::vector<interval> v) {
+  if (v.size() == 1) return v[0].end - v[0].begin;  // the common op: one kernel
+  return total_length(merge_intervals(std::move(v)));
+}
 
 gpu_class classify_gpu_event(const trace_model& m, const trace_event& e) {
   if (e.kind == ev_kind::memcpy) return gpu_class::memcpy;
@@ -215,7 +240,7 @@ timeline_breakdown gpu_timeline(const trace_model& m, const std::vector<uint32_t
   if (tracelens_doubles) {
     classify_into<double>(m, gpu_events, t, micro_idle_threshold_ns, 1000.0, [](const trace_event& e) {
       double ts = static_cast<double>(e.ts) / 1000.0;  // the double Python parses from the µs text
-      return dinterval{ts, ts + static_cast<double>(e.dur) / 1000.0};
+      return dinterval{ts, ts + static_cast<double>(e.dur()) / 1000.0};
     });
   } else {
     classify_into<int64_t>(m, gpu_events, t, micro_idle_threshold_ns, 1.0,

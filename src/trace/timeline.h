@@ -37,6 +37,31 @@ int64_t total_length(const std::vector<interval>& merged);
 double total_length_us(const std::vector<dinterval>& merged);
 /// Length of the union of arbitrary intervals (TraceLens's "busy time").
 int64_t busy_time(std::vector<interval> v);
+/// The same over [b, e) without allocating for one interval; `scratch` is reused.
+int64_t busy_time(const interval* b, const interval* e, std::vector<interval>& scratch);
+double busy_time_us(const dinterval* b, const dinterval* e, std::vector<dinterval>& scratch);
+
+/// Values grouped by a dense key 0..n-1 in O(n) (counting sort, stable): group k is
+/// values[offsets[k] .. offsets[k + 1]).
+template <typename V>
+struct grouped {
+  std::vector<uint32_t> offsets;
+  std::vector<V> values;
+  size_t size() const { return offsets.empty() ? 0 : offsets.size() - 1; }
+  const V* begin(size_t k) const { return values.data() + offsets[k]; }
+  const V* end(size_t k) const { return values.data() + offsets[k + 1]; }
+};
+template <typename V>
+grouped<V> group_by_key(const std::vector<std::pair<uint32_t, V>>& pairs, size_t n_keys) {
+  grouped<V> g;
+  g.offsets.assign(n_keys + 1, 0);
+  for (const auto& [k, v] : pairs) ++g.offsets[k + 1];
+  for (size_t k = 0; k < n_keys; ++k) g.offsets[k + 1] += g.offsets[k];
+  g.values.resize(pairs.size());
+  std::vector<uint32_t> fill(g.offsets.begin(), g.offsets.end() - 1);
+  for (const auto& [k, v] : pairs) g.values[fill[k]++] = v;
+  return g;
+}
 
 enum class gpu_class { computation, communication, memcpy };
 gpu_class classify_gpu_event(const trace_model& m, const trace_event& e);

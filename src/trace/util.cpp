@@ -9,6 +9,26 @@
 
 namespace magpie::trace {
 
+size_t interner::hash::operator()(std::string_view s) const {
+  constexpr uint64_t k_mul = 0x9E3779B97F4A7C15ull;
+  uint64_t h = s.size() * k_mul;
+  const char* p = s.data();
+  size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * k_mul;
+    h ^= h >> 29;
+  }
+  if (n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * k_mul;
+  }
+  h ^= h >> 32;
+  return static_cast<size_t>(h * k_mul);
+}
+
 uint32_t interner::intern(std::string_view s) {
   auto it = m_ids.find(s);
   if (it != m_ids.end()) return it->second;

@@ -23,9 +23,10 @@ class interner {
   size_t size() const { return m_strings.size(); }
 
  private:
+  /// 8 bytes at a time (names and argument texts are long; std::hash goes byte-wise).
   struct hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const;
   };
   std::deque<std::string> m_strings;  // stable addresses: the map keys view into them
   std::unordered_map<std::string_view, uint32_t, hash, std::equal_to<>> m_ids;

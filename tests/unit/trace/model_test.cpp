@@ -112,12 +112,12 @@ TEST(TraceModel, StreamOverrunsAreClipped) {
   auto m = load_trace_model(k_fix / "overrun.json");
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->clipped_kernels, 1u);
-  EXPECT_EQ(m->events[m->gpu[0]].dur, 40000);  // long_k ends where next_k starts
+  EXPECT_EQ(m->events[m->gpu[0]].dur(), 40000);  // long_k ends where next_k starts
   model_options raw;
   raw.clip_stream_overruns = false;
   auto r = load_trace_model(k_fix / "overrun.json", raw);
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->events[r->gpu[0]].dur, 1000000);
+  EXPECT_EQ(r->events[r->gpu[0]].dur(), 1000000);
 }
 
 TEST(Stages, RealTraceAnnotationsAndPicks) {
