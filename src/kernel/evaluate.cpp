@@ -475,6 +475,8 @@ std::string kernel_eval_text(const kernel_eval& k) {
     out += strprintf(" (median %s, IQR %s, %zu samples, %s, %s)", format_duration_ns(k.timing->stats.median).c_str(),
                      format_duration_ns(k.timing->stats.iqr).c_str(), k.timing->stats.n, k.timing->source.c_str(),
                      k.timing->stop_reason.c_str());
+  else if (k.performance.state != "SUCCESS" && !k.performance.errors.empty())
+    out += " (" + k.performance.errors.front() + ")";  // why nothing was timed (no GPU, no profiler...)
   out += "\n";
   if (k.integrity.rejected()) out += "Integrity: REJECTED — " + k.integrity.reason() + "\n";
   else if (!k.integrity.checks.empty()) out += "Integrity: ok (" + k.integrity.summary() + ")\n";

@@ -180,6 +180,7 @@ verdict_input verdict_input_of(const kernel_eval& k) {
 std::string rejection_line(const kernel_eval& k) {
   std::string why = k.integrity.reason();
   if (why.empty() && k.correctness.state == "FAILED" && !k.correctness.errors.empty()) why = k.correctness.errors.front();
+  if (why.empty() && k.compiling.state == "FAILED" && !k.compiling.errors.empty()) why = k.compiling.errors.front();
   if (why.size() > 240) why = why.substr(0, 237) + "...";
   return why;
 }

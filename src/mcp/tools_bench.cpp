@@ -71,18 +71,6 @@ const json& benchmark_input_schema() {
 
 json warnings_schema() { return s_array(s_string("warning"), "Magpie arguments accepted but not acted on"); }
 
-/// A run handle's status (run_registry::to_json).
-json run_status_schema() {
-  json nullable_str = {{"type", {"string", "null"}}};
-  return closed({{"run_id", s_string("handle")}, {"tool", s_string("tool that started it")},
-                 {"state", s_enum("state", {"queued", "running", "succeeded", "failed", "cancelled", "timed_out"})},
-                 {"elapsed_s", s_number("seconds since start", 0)}, {"info", s_any_object("what was started")},
-                 {"log_tail", s_array(s_string("line"), "last log lines")},
-                 {"result", s_any_object("Magpie's BenchmarkResult keys + workspace, summary_text")},
-                 {"error", s_string("why it failed")}},
-                {"run_id", "tool", "state", "elapsed_s", "info", "log_tail"});
-}
-
 /// True when the argument is given and not null (Magpie's None).
 bool given(const json& a, const char* k) { return a.contains(k) && !a[k].is_null(); }
 
