@@ -218,6 +218,11 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
     for (const auto& e : k.verdict->errors) k.correctness.errors.push_back(e);
   }
   k.correctness.state = k.correctness.errors.empty() ? "SUCCESS" : "FAILED";
+  bool gpu_only = k.spec.type == kernel_type::hip || k.spec.type == kernel_type::cuda || k.spec.type == kernel_type::triton;
+  if (!k.run->exit_ok && gpu_only && ctx.gpu_arch.empty())  // the likely reason first (compare's one-line reason)
+    k.correctness.errors.insert(k.correctness.errors.begin(),
+                                std::string("no GPU detected (nvidia-smi / rocminfo found none): a ") +
+                                    kernel_type_name(k.spec.type) + " testcase cannot run on this machine");
   if (has_manifest) {
     size_t want = ctx.seeds.size() + (is_reference ? ctx.check_seeds.size() : 0), got = k.run->result->trials.size();
     bool outputs = std::all_of(k.run->result->trials.begin(), k.run->result->trials.end(),

@@ -195,7 +195,11 @@ std::string one_line_reason(const std::string& text) {
 // check, else the first correctness error.
 std::string rejection_line(const kernel_eval& k) {
   std::string why = k.integrity.reason();
-  if (why.empty() && k.correctness.state == "FAILED" && !k.correctness.errors.empty()) why = k.correctness.errors.front();
+  const auto& ce = k.correctness.errors;
+  if (why.empty() && k.correctness.state == "FAILED" && !ce.empty()) {
+    why = ce.front();
+    if (starts_with(why, "no GPU detected") && ce.size() > 1) return "no GPU detected; " + one_line_reason(ce[1]);
+  }
   if (why.empty() && k.compiling.state == "FAILED" && !k.compiling.errors.empty()) why = k.compiling.errors.front();
   return one_line_reason(why);
 }

@@ -93,6 +93,16 @@ run missing_module 0 compare examples/simple_py_test/kernel.py examples/simple_p
 grep -q "rejected: .*ModuleNotFoundError: No module named 'magpie_dropin_missing_module'" "$GOLDEN_TMP/missing_module.out" \
   || fail "reason not shown: $(cat "$GOLDEN_TMP/missing_module.out")"
 
+# 9b. a GPU kernel type on a machine without a GPU: the failure says so first
+if ! "$MAGPIE_BIN" --gpu-info | grep -q "No GPU detected"; then
+  echo "note: a GPU is present; the no-GPU reason is not checked"
+else
+  printf 'kernel:\n  id: needs_gpu\n  type: cuda\n  testcase_command: "false"\n' > needs_gpu.yaml
+  run no_gpu 1 analyze -k needs_gpu.yaml --no-perf
+  grep -q -- "- no GPU detected (nvidia-smi / rocminfo found none): a CUDA testcase cannot run" "$GOLDEN_TMP/no_gpu.out" \
+    || fail "no GPU reason: $(cat "$GOLDEN_TMP/no_gpu.out")"
+fi
+
 # 10. no --type, --reference takes the kernel's type (was: "hipcc not found")
 cd "$MAGPIE_SOURCE_DIR"
 run reference 0 analyze examples/host/vector_add_unrolled.cpp --reference examples/host/vector_add.cpp \
