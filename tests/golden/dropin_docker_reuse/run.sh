@@ -9,6 +9,12 @@ set -euo pipefail
 source "${MAGPIE_SOURCE_DIR:?set MAGPIE_SOURCE_DIR}/tests/golden/serve_common/common.sh"
 export MAGPIE_SIM_ARGS="--decode-step-ms 1"
 export PATH="$MAGPIE_SOURCE_DIR/tests/golden/dropin_docker_reuse/bin:$PATH" FAKE_DOCKER_STATE="$TMP/docker"
+# a failing step must not leave a detached stand-in container (a server process) behind
+remove_containers() {
+  for r in "$FAKE_DOCKER_STATE"/*.json; do [ -e "$r" ] && docker rm -f "$(basename "$r" .json)" > /dev/null 2>&1 || true; done
+  cleanup
+}
+trap remove_containers EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 name="magpie-server-sglang-$port"
 runs=0
