@@ -35,7 +35,7 @@ yaml vadd256k ", env: {MAGPIE_BENCH_SIZE: \"2\"}" ""
 pyaml gemm_bf16 "$SRC/tests/gpu/adversarial_torch/ref.py" matmul
 pyaml layernorm "$SRC/tests/gpu/aa/layernorm.py" ""
 for run in $(seq 1 "${AA_RUNS:-2}"); do  # the first run of every type before any second run
-  for p in vadd16m vadd256k gemm_bf16 layernorm; do
+  for p in ${AA_TYPES:-vadd16m vadd256k gemm_bf16 layernorm}; do  # AA_TYPES: a subset
     left=$(( ${AA_DEADLINE:-9999999999} - $(date +%s) ))  # AA_DEADLINE: epoch seconds; later compares skipped
     [ "$left" -ge 20 ] || { echo "=== $p run $run skipped: ${left}s left before AA_DEADLINE"; continue; }
     t0=$(date +%s%N)
