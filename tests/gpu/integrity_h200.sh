@@ -126,7 +126,7 @@ kernel:
   source_files: [vector_add.cu]
 $envl
 reference: {id: vector_add, type: cuda, source_files: [vector_add.cu]}
-correctness: {trials: 3}
+correctness: {trials: 5}
 performance:
   backend: ncu
   timing: {warmup: 10, min_samples: 10, max_time_s: 2, cold: true$extra}
