@@ -276,7 +276,9 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   }
   auto one = [&](int i) {
     auto& k = ks[static_cast<size_t>(i)];
-    if (!ref_m && ref_eval->correctness_method != "exit_code") {
+    // A reference that failed (whatever its method) fails every candidate: a candidate that
+    // writes no manifest must not pass on its exit code because the reference could not run.
+    if (!ref_m && (!ref_eval->correctness.success() || ref_eval->correctness_method != "exit_code")) {
       k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
       fail_for_reference(k, *ref_eval);
     } else {
