@@ -6,6 +6,7 @@
 #include "core/progress.h"
 #include "core/stats.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "kernel/evaluate.h"
 #include "kernel/verdict.h"
 #include "magpie_generated/version.h"
@@ -183,11 +184,11 @@ std::string one_line_reason(const std::string& text) {
   for (const auto& l : split(text, '\n'))
     if (!trim(l).empty()) lines.emplace_back(trim(l));
   if (lines.empty()) return "";
-  std::string last = lines.back().size() > 200 ? lines.back().substr(0, 197) + "..." : lines.back();
+  std::string last = lines.back().size() > 200 ? utf8_prefix(lines.back(), 197) + "..." : lines.back();
   if (lines.size() == 1) return last;
   std::string head = lines.front();
   size_t room = last.size() + 5 < 240 ? 240 - last.size() - 5 : 0;
-  if (head.size() > room) head = head.substr(0, room > 3 ? room - 3 : 0) + "...";
+  if (head.size() > room) head = utf8_prefix(head, room > 3 ? room - 3 : 0) + "...";
   return head + " ... " + last;
 }
 
