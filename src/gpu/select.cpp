@@ -19,7 +19,7 @@ json selection::to_json() const {
   for (const auto& g : observed)
     obs.push_back({{"index", g.index}, {"uuid", g.uuid}, {"memory_used_mib", g.memory_used_mib},
                    {"memory_total_mib", g.memory_total_mib}, {"processes", g.processes},
-                    {"utilization_pct", g.utilization_pct < 0 ? json(nullptr) : json(g.utilization_pct)}});
+                   {"utilization_pct", g.utilization_pct < 0 ? json(nullptr) : json(g.utilization_pct)}});
   j["observed"] = obs;
   j["busy"] = busy;
   return j;

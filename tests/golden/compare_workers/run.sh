@@ -51,7 +51,7 @@ for d in devs:
     sp = {k["kernel_id"]: k["speedup_vs_baseline"] for k in d["kernels"]}
     assert sp["base"] == 1.0 and sp["fast"] > 1.5 and sp["slow"] < 0.75, (d["device"], sp)
 kr = {k["extra"]["kernel_id"]: k for k in two["kernel_results"]}
-assert [p["index"] for p in kr["fast"]["timing"]["processes"]] == [0, 1], kr["fast"]["timing"]["processes"]
+assert [p["process"] for p in kr["fast"]["timing"]["processes"]] == [0, 1], kr["fast"]["timing"]["processes"]
 # Wall time of the timing stage (sleep-dominated): the two GPU groups sample in parallel.
 t1 = max(k["timing"]["wall_seconds"] for k in one["kernel_results"] if k["timing"])
 t2 = max(k["timing"]["wall_seconds"] for k in two["kernel_results"] if k["timing"])

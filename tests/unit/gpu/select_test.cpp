@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,7 +11,7 @@ namespace magpie::gpu {
 namespace {
 
 std::string fixture(const std::string& name) {
-  std::ifstream f(std::string(MAGPIE_TEST_SOURCE_DIR) + "/tests/fixtures/gpu/" + name);
+  std::ifstream f(std::filesystem::path(MAGPIE_TEST_SOURCE_DIR) / "tests/fixtures/gpu" / name);
   EXPECT_TRUE(f.good()) << name;
   std::stringstream ss;
   ss << f.rdbuf();
