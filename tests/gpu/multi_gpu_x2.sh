@@ -84,7 +84,7 @@ sample_apps() {  # sample_apps FILE: pid of a background sampler of the GPUs' co
   SMI_PID=$!
 }
 stop_sampler() { kill "$SMI_PID" 2>/dev/null; wait "$SMI_PID" 2>/dev/null; SMI_PID=; }
-gpus_seen() { awk -F', *' 'NF>=2 {print $1}' "$1" | sort -u | while read -r u; do grep -n "$u" "$W/smi_L.txt" | sed -E 's/.*GPU ([0-9]+):.*/\1/'; done | paste -sd, ; }
+gpus_seen() { awk -F', *' 'NF>=2 {print $1}' "$1" | sort -u | while read -r u; do grep -n "$u" "$W/smi_L.txt" | sed -E 's/.*GPU ([0-9]+):.*/\1/'; done | sort -n | paste -sd, ; }
 compare_run() {  # compare_run NAME VISIBLE WORKERS
   local t0 rc
   sample_apps "$W/apps_$1.txt"
@@ -99,33 +99,9 @@ compare_run() {  # compare_run NAME VISIBLE WORKERS
 if want workers; then
   compare_run one_gpu 0 1; rc1=$?
   compare_run two_gpus 0,1 2; rc2=$?
-  python3 - "$W" "$(gpus_seen "$W/apps_one_gpu.txt")" "$(gpus_seen "$W/apps_two_gpus.txt")" > "$W/workers_check.txt" 2>&1 <<'PY'
-import glob, json, sys
-w = sys.argv[1]
-def report(name):
-    return json.load(open(sorted(glob.glob(f"{w}/{name}/compare_*/compare_report.json"))[-1]))["results"]
-one, two = report("one_gpu"), report("two_gpus")
-v1 = {v["kernel_id"]: v["verdict"] for v in one["verdicts"]}
-v2 = {v["kernel_id"]: v["verdict"] for v in two["verdicts"]}
-ms1, ms2 = (int(open(f"{w}/{n}.ms").read()) for n in ("one_gpu", "two_gpus"))
-def timing(r):  # the timing stage's wall time and the fewest samples any timed process got
-    ts = [k["timing"] for k in r["kernel_results"] if k.get("timing")]
-    return max(t["wall_seconds"] for t in ts), min(p["samples"] for t in ts for p in t["processes"])
-(t1, n1), (t2, n2) = timing(one), timing(two)
-print(f"verdicts: 1 GPU {v1} | 2 GPUs {v2}")
-print(f"wall: compare 1 GPU {ms1} ms, 2 GPUs {ms2} ms ({ms2 / ms1:.2f}x); timing stage {t1:.2f} s vs {t2:.2f} s "
-      f"({t2 / t1:.2f}x); fewest samples per process {n1} vs {n2}")
-print(f"workers: {two['workers']['workers']} on {two['workers']['devices']}; nvidia-smi saw GPU(s) [{sys.argv[2]}] then [{sys.argv[3]}]")
-for d in two["timing_order"].get("devices", []):
-    print(f"GPU {d['device']}: processes {d['processes']}, speedups " +
-          ", ".join(f"{k['kernel_id']} {k['speedup_vs_baseline']:.3f}" for k in d["kernels"] if k["speedup_vs_baseline"]))
-# nvidia-smi lists no process of ours inside some containers: its evidence counts only when it saw any.
-smi_ok = (sys.argv[2], sys.argv[3]) in (("", ""), ("0", "0,1"))
-# The budget (8 s, noise target out of reach) is split over the GPUs: the timing stage halves by
-# design; what the GPUs prove is that each process still gets its samples (no contention).
-ok = v1 == v2 and two["workers"]["devices"] == ["0", "1"] and smi_ok and t2 < 0.75 * t1 and n2 >= 0.7 * n1 and ms2 < ms1
-print("workers check: " + ("ok" if ok else "FAIL"))
-PY
+  last() { ls -d "$W/$1"/compare_*/compare_report.json 2>/dev/null | tail -1; }
+  python3 "$MG/check_workers.py" "$(last one_gpu)" "$(last two_gpus)" "$W/one_gpu.ms" "$W/two_gpus.ms" \
+    --smi-one "$(gpus_seen "$W/apps_one_gpu.txt")" --smi-two "$(gpus_seen "$W/apps_two_gpus.txt")" > "$W/workers_check.txt" 2>&1
   cat "$W/workers_check.txt"
   res=$(grep -q "^workers check: ok" "$W/workers_check.txt" && [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && echo ok || echo FAIL)
   row "compare -w 2 vs one GPU" "$res" "rc=$rc1/$rc2; $(grep '^wall' "$W/workers_check.txt")"

@@ -19,5 +19,6 @@ kernels:
 correctness:
   trials: 5
 performance:
-  timing: {warmup: 2, min_samples: 10, max_noise: 1.0, min_time_s: 0.1, max_time_s: 6, cold: false, processes: 2}
+  # The noise target (0.001%) is out of reach: timing runs to the budget, as on the GPU run.
+  timing: {warmup: 2, min_samples: 10, max_noise: 0.00001, min_time_s: 0.1, max_time_s: 3, cold: false, processes: 2}
 YAML
