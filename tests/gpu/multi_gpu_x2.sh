@@ -12,14 +12,24 @@
 # Usage (repo root): bash tests/gpu/multi_gpu_x2.sh [BUILD_DIR]   (BUILD_DIR/magpie and
 # BUILD_DIR/lib/libmagpie_cupti.so; or MAGPIE_BIN)
 # MULTI_ONLY="tp workers select" runs a subset. Prints a table; logs in $OUT/multi_gpu_x2_logs.tar.gz.
-# Exit: 0 all checks passed, 1 a check failed, 77 fewer than two NVIDIA GPUs (or no torch).
+# Exit: 0 all checks passed, 1 a check failed, 77 fewer than two NVIDIA GPUs (or no torch for
+# the tp / select stages).
+# For the CPU run of the workers stage (tests/golden/compare_workers: stand-in nvidia-smi, host
+# kernels) only: MULTI_COMPARE_YAML, MULTI_COMPARE_ARGS and MULTI_CHECK_ARGS replace the compare
+# file, its timing flags and extra check_workers.py flags.
 set -uo pipefail
+want() { [ -z "${MULTI_ONLY:-}" ] || [[ " $MULTI_ONLY " == *" $1 "* ]]; }
 command -v nvidia-smi >/dev/null || { echo "skip: no nvidia-smi (no NVIDIA GPU)"; exit 77; }
 ngpu=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c .)
 [ "${ngpu:-0}" -ge 2 ] || { echo "skip: $ngpu NVIDIA GPU(s), this test needs 2"; exit 77; }
-python3 -c "import torch; assert torch.cuda.device_count() >= 2" 2>/dev/null \
-  || { echo "skip: python3 torch with 2 CUDA devices not available"; exit 77; }
+if want tp || want select; then
+  python3 -c "import torch; assert torch.cuda.device_count() >= 2" 2>/dev/null \
+    || { echo "skip: python3 torch with 2 CUDA devices not available"; exit 77; }
+fi
 SRC=${MAGPIE_SOURCE_DIR:-$(pwd)}
+COMPARE_YAML=${MULTI_COMPARE_YAML:-$SRC/examples/cuda/compare.yaml}
+read -r -a COMPARE_ARGS <<< "${MULTI_COMPARE_ARGS:---profiler cupti --max-time 8 --max-noise 0.05}"
+read -r -a CHECK_ARGS <<< "${MULTI_CHECK_ARGS:-}"
 BIN=${MAGPIE_BIN:-$(cd "${1:-build}" && pwd)/magpie}
 MG="$SRC/tests/gpu/multi_gpu"
 OUT=${OUT:-$(mktemp -d)}
@@ -27,7 +37,6 @@ W=$(mktemp -d)
 export MAGPIE_NO_PROGRESS=1 PYTHONUNBUFFERED=1 MAGPIE_BIN="$BIN" MAGPIE_HOME="${MAGPIE_HOME:-$SRC}" \
   MAGPIE_DATA_DIR="${MAGPIE_DATA_DIR:-$SRC/data}"
 unset CUDA_VISIBLE_DEVICES
-want() { [ -z "${MULTI_ONLY:-}" ] || [[ " $MULTI_ONLY " == *" $1 "* ]]; }
 declare -a ROWS
 FAILED=0
 row() {  # row CHECK RESULT DETAIL
@@ -89,8 +98,8 @@ compare_run() {  # compare_run NAME VISIBLE WORKERS
   local t0 rc
   sample_apps "$W/apps_$1.txt"
   t0=$(date +%s%N)
-  CUDA_VISIBLE_DEVICES=$2 timeout 120 "$BIN" -w "$3" compare -k "$SRC/examples/cuda/compare.yaml" --profiler cupti \
-    --max-time 8 --max-noise 0.05 --seed 5 -o "$W/$1" > "$W/$1.txt" 2> "$W/$1.err"
+  CUDA_VISIBLE_DEVICES=$2 timeout 120 "$BIN" -w "$3" compare -k "$COMPARE_YAML" "${COMPARE_ARGS[@]}" --seed 5 \
+    -o "$W/$1" > "$W/$1.txt" 2> "$W/$1.err"
   rc=$?
   echo "$(ms_since "$t0")" > "$W/$1.ms"
   stop_sampler
@@ -101,7 +110,7 @@ if want workers; then
   compare_run two_gpus 0,1 2; rc2=$?
   last() { ls -d "$W/$1"/compare_*/compare_report.json 2>/dev/null | tail -1; }
   python3 "$MG/check_workers.py" "$(last one_gpu)" "$(last two_gpus)" "$W/one_gpu.ms" "$W/two_gpus.ms" \
-    --smi-one "$(gpus_seen "$W/apps_one_gpu.txt")" --smi-two "$(gpus_seen "$W/apps_two_gpus.txt")" > "$W/workers_check.txt" 2>&1
+    --smi-one "$(gpus_seen "$W/apps_one_gpu.txt")" --smi-two "$(gpus_seen "$W/apps_two_gpus.txt")" "${CHECK_ARGS[@]}" > "$W/workers_check.txt" 2>&1
   cat "$W/workers_check.txt"
   res=$(grep -q "^workers check: ok" "$W/workers_check.txt" && [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && echo ok || echo FAIL)
   row "compare -w 2 vs one GPU" "$res" "rc=$rc1/$rc2; $(grep '^wall' "$W/workers_check.txt")"
@@ -134,7 +143,7 @@ PY
   "$BIN" gpu-info --select 2 > /dev/null 2> "$W/select2.err"; rc=$?
   row "gpu-info --select 2 refused" "$([ $rc -eq 1 ] && echo ok || echo FAIL)" "rc=$rc $(head -c 150 "$W/select2.err")"
   sample_apps "$W/apps_busy.txt"
-  timeout 100 "$BIN" -w 2 compare -k "$SRC/examples/cuda/compare.yaml" --profiler cupti --max-time 4 -o "$W/busy" \
+  timeout 100 "$BIN" -w 2 compare -k "$COMPARE_YAML" --profiler cupti --max-time 4 -o "$W/busy" \
     > "$W/busy.txt" 2> "$W/busy.err"; rc=$?
   stop_sampler
   devs=$(python3 -c "import glob,json,sys; print(json.load(open(sorted(glob.glob(sys.argv[1]+'/compare_*/compare_report.json'))[-1]))['results']['workers']['devices'])" "$W/busy" 2>/dev/null)
