@@ -14,15 +14,16 @@
 # MULTI_ONLY="tp workers select" runs a subset. Prints a table; logs in $OUT/multi_gpu_x2_logs.tar.gz.
 # Exit: 0 all checks passed, 1 a check failed, 77 fewer than two NVIDIA GPUs (or no torch for
 # the tp / select stages).
-# For the CPU run of the workers stage (tests/golden/compare_workers: stand-in nvidia-smi, host
-# kernels) only: MULTI_COMPARE_YAML, MULTI_COMPARE_ARGS and MULTI_CHECK_ARGS replace the compare
-# file, its timing flags and extra check_workers.py flags.
+# For the CPU runs of the workers and select stages (tests/golden/{compare_workers,gpu_select_busy}:
+# stand-in nvidia-smi, host kernels) only: MULTI_COMPARE_YAML, MULTI_COMPARE_ARGS, MULTI_CHECK_ARGS
+# and MULTI_LOAD_CMD replace the compare file, its profiler and timing flags, extra
+# check_workers.py flags, and the load process (a shell command that prints "load ready").
 set -uo pipefail
 want() { [ -z "${MULTI_ONLY:-}" ] || [[ " $MULTI_ONLY " == *" $1 "* ]]; }
 command -v nvidia-smi >/dev/null || { echo "skip: no nvidia-smi (no NVIDIA GPU)"; exit 77; }
 ngpu=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c .)
 [ "${ngpu:-0}" -ge 2 ] || { echo "skip: $ngpu NVIDIA GPU(s), this test needs 2"; exit 77; }
-if want tp || want select; then
+if want tp || { want select && [ -z "${MULTI_LOAD_CMD:-}" ]; }; then
   python3 -c "import torch; assert torch.cuda.device_count() >= 2" 2>/dev/null \
     || { echo "skip: python3 torch with 2 CUDA devices not available"; exit 77; }
 fi
@@ -120,7 +121,7 @@ fi
 
 # --- select: GPU 0 busy -------------------------------------------------------------------
 if want select; then
-  CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0 python3 - > "$W/load.txt" 2>&1 <<'PY' &
+  cat > "$W/load.py" <<'PY'
 import time, torch
 x = torch.empty(20 * 2**30, dtype=torch.uint8, device="cuda")  # 20 GiB held
 a = torch.randn(8192, 8192, device="cuda")
@@ -130,8 +131,10 @@ while time.time() - t < 150:
     a = (a @ a).clamp_(-1, 1)
     torch.cuda.synchronize()
 PY
+  CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0 bash -c "${MULTI_LOAD_CMD:-exec python3 $W/load.py}" > "$W/load.txt" 2>&1 &
   LOAD_PID=$!
   for _ in $(seq 45); do grep -q "load ready" "$W/load.txt" && break; sleep 1; done
+  row "load process on GPU 0" "$(grep -q "load ready" "$W/load.txt" && echo ok || echo FAIL)" "$(tail -c 120 "$W/load.txt" | tr '\n' ' ')"
   sleep 2
   nvidia-smi --query-gpu=index,uuid,memory.used,memory.total,utilization.gpu --format=csv,noheader,nounits > "$W/smi_query_gpu_busy.txt"
   nvidia-smi --query-compute-apps=gpu_uuid,pid --format=csv,noheader > "$W/smi_compute_apps_busy.txt"
@@ -143,7 +146,7 @@ PY
   "$BIN" gpu-info --select 2 > /dev/null 2> "$W/select2.err"; rc=$?
   row "gpu-info --select 2 refused" "$([ $rc -eq 1 ] && echo ok || echo FAIL)" "rc=$rc $(head -c 150 "$W/select2.err")"
   sample_apps "$W/apps_busy.txt"
-  timeout 100 "$BIN" -w 2 compare -k "$COMPARE_YAML" --profiler cupti --max-time 4 -o "$W/busy" \
+  timeout 100 "$BIN" -w 2 compare -k "$COMPARE_YAML" "${COMPARE_ARGS[@]}" -o "$W/busy" \
     > "$W/busy.txt" 2> "$W/busy.err"; rc=$?
   stop_sampler
   devs=$(python3 -c "import glob,json,sys; print(json.load(open(sorted(glob.glob(sys.argv[1]+'/compare_*/compare_report.json'))[-1]))['results']['workers']['devices'])" "$W/busy" 2>/dev/null)

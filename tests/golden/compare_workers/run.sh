@@ -12,17 +12,10 @@ source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 cd "$GOLDEN_TMP"
 bash "$MAGPIE_SOURCE_DIR/tests/golden/compare_workers/make_kernels.sh" k
 FX="$MAGPIE_SOURCE_DIR/tests/fixtures/gpu"
-# A magpie that gives each compare's kernels their own device log, next to its -o directory.
-cat > magpie-logged <<EOF
-#!/usr/bin/env bash
-prev=
-for a in "\$@"; do [ "\$prev" = -o ] && export MAGPIE_TEST_DEVICE_LOG="\$a.devlog"; prev="\$a"; done
-exec "$MAGPIE_BIN" "\$@"
-EOF
-chmod +x magpie-logged
+LOGGED="$MAGPIE_SOURCE_DIR/tests/golden/compare_workers/magpie_logged.sh"  # one device log per compare
 mkdir out
 set +e
-PATH="$FX:$PATH" MAGPIE_FAKE_SMI_DIR="$FX/h200x2_idle" MAGPIE_BIN="$PWD/magpie-logged" OUT="$PWD/out" MULTI_ONLY=workers \
+PATH="$FX:$PATH" MAGPIE_FAKE_SMI_DIR="$FX/h200x2_idle" MAGPIE_REAL_BIN="$MAGPIE_BIN" MAGPIE_BIN="$LOGGED" OUT="$PWD/out" MULTI_ONLY=workers \
   MULTI_COMPARE_YAML="$PWD/k/compare.yaml" MULTI_COMPARE_ARGS="--max-time 3" MULTI_CHECK_ARGS="--max-compare-ratio 100" \
   bash "$MAGPIE_SOURCE_DIR/tests/gpu/multi_gpu_x2.sh" > script.txt 2>&1
 rc=$?
