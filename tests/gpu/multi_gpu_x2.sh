@@ -14,16 +14,18 @@
 # MULTI_ONLY="tp workers select" runs a subset. Prints a table; logs in $OUT/multi_gpu_x2_logs.tar.gz.
 # Exit: 0 all checks passed, 1 a check failed, 77 fewer than two NVIDIA GPUs (or no torch for
 # the tp / select stages).
-# For the CPU runs of the workers and select stages (tests/golden/{compare_workers,gpu_select_busy}:
-# stand-in nvidia-smi, host kernels) only: MULTI_COMPARE_YAML, MULTI_COMPARE_ARGS, MULTI_CHECK_ARGS
-# and MULTI_LOAD_CMD replace the compare file, its profiler and timing flags, extra
-# check_workers.py flags, and the load process (a shell command that prints "load ready").
+# For the CPU runs of the stages (tests/golden/{multi_rank_comm,compare_workers,gpu_select_busy}:
+# stand-in nvidia-smi, generated traces, host kernels) only: MULTI_TP_CMD (a command given the
+# trace directory, instead of tp_mlp.py), MULTI_COMPARE_YAML, MULTI_COMPARE_ARGS, MULTI_CHECK_ARGS
+# and MULTI_LOAD_CMD replace the two-rank program, the compare file, its profiler and timing
+# flags, extra check_workers.py flags, and the load process (a shell command that prints
+# "load ready").
 set -uo pipefail
 want() { [ -z "${MULTI_ONLY:-}" ] || [[ " $MULTI_ONLY " == *" $1 "* ]]; }
 command -v nvidia-smi >/dev/null || { echo "skip: no nvidia-smi (no NVIDIA GPU)"; exit 77; }
 ngpu=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | grep -c .)
 [ "${ngpu:-0}" -ge 2 ] || { echo "skip: $ngpu NVIDIA GPU(s), this test needs 2"; exit 77; }
-if want tp || { want select && [ -z "${MULTI_LOAD_CMD:-}" ]; }; then
+if { want tp && [ -z "${MULTI_TP_CMD:-}" ]; } || { want select && [ -z "${MULTI_LOAD_CMD:-}" ]; }; then
   python3 -c "import torch; assert torch.cuda.device_count() >= 2" 2>/dev/null \
     || { echo "skip: python3 torch with 2 CUDA devices not available"; exit 77; }
 fi
@@ -62,7 +64,7 @@ row "gpus" info "$(sed 's/ (UUID.*//' "$W/smi_L.txt" | paste -sd';')"
 # --- tp: two ranks, NCCL, traces, analysis ------------------------------------------------
 if want tp; then
   t0=$(date +%s%N)
-  timeout 180 python3 "$MG/tp_mlp.py" "$W/traces" --steps 5 > "$W/tp_mlp.txt" 2>&1
+  timeout 180 bash -c "${MULTI_TP_CMD:-python3 \"$MG/tp_mlp.py\" --steps 5} \"\$1\"" _ "$W/traces" > "$W/tp_mlp.txt" 2>&1
   rc=$?
   row "tp_mlp two ranks (NCCL)" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" "rc=$rc $(ms_since "$t0") ms"
   if [ $rc -eq 0 ]; then

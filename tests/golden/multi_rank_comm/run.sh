@@ -51,4 +51,27 @@ set +e; python3 "$MG/check_comm.py" traces an --expected wrong.json > bad3.txt 2
 # Compressed rank traces go the same way.
 mkdir gz && for r in 0 1; do gzip -c "traces/tp_mlp-rank-$r.pt.trace.json" > "gz/tp_mlp-rank-$r.pt.trace.json.gz"; done
 bash "$MG/analyze.sh" gz an_gz --expected traces/expected_comm.json > gz.txt 2>&1 || { cat gz.txt; fail "gz traces"; }
+
+# The tp stage of the two-GPU script itself (tests/gpu/multi_gpu_x2.sh, MULTI_ONLY=tp) with the
+# generator instead of tp_mlp.py and a stand-in nvidia-smi of two idle H200s: its rows pass and
+# the per-rank line joins the "profiler" summary with the checker's numbers.
+FX="$MAGPIE_SOURCE_DIR/tests/fixtures/gpu"
+mkdir out
+set +e
+PATH="$FX:$PATH" MAGPIE_FAKE_SMI_DIR="$FX/h200x2_idle" OUT="$PWD/out" MULTI_ONLY=tp \
+  MULTI_TP_CMD="python3 $MG/gen_two_rank_trace.py --layers 16 --seed 7" \
+  bash "$MAGPIE_SOURCE_DIR/tests/gpu/multi_gpu_x2.sh" > script.txt 2>&1
+rc=$?
+set -e
+cat script.txt
+[ "$rc" -eq 0 ] || fail "multi_gpu_x2.sh (tp stage) exited $rc"
+for r in "tp_mlp two ranks (NCCL)" "comm: magpie vs NCCL event sums"; do
+  grep -Fq "$(printf '%-34s %-5s' "$r" ok)" script.txt || fail "no ok row '$r'"
+done
+for rank in 0 1; do
+  grep -Eq "^comm rank $rank +info +torch profiler NCCL self device time [0-9.]+ us, trace NCCL kernel sum [0-9.]+ us" script.txt \
+    || fail "no rank $rank comm row"
+done
+mkdir x && tar -xzf out/multi_gpu_x2_logs.tar.gz -C x
+test -s x/analysis/comm_check.json && test -s x/traces/tp_mlp-rank-1.pt.trace.json || fail "logs lack the analysis or traces"
 echo "ok: multi_rank_comm"

@@ -163,7 +163,7 @@ def main():
     ap.add_argument("--expected")
     ap.add_argument("--json")
     args = ap.parse_args()
-    traces = sorted(glob.glob(os.path.join(args.trace_dir, "*rank*.json*")), key=lambda p: rank_of(p) or 0)
+    traces = sorted(glob.glob(os.path.join(args.trace_dir, "*rank*.pt.trace.json*")), key=lambda p: rank_of(p) or 0)
     traces = [t for t in traces if rank_of(t) is not None and "clamped" not in t]
     expected = json.load(open(args.expected)) if args.expected else None
     problems, rows = [], []

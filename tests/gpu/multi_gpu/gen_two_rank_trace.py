@@ -12,8 +12,10 @@ PyTorch profiler does). A device-to-host copy ends each step (not communication)
 other durations than rank 0.
 
 Usage: python3 gen_two_rank_trace.py OUT_DIR [--layers N] [--seed S]
-Writes OUT_DIR/tp_mlp-rank-{0,1}.pt.trace.json and OUT_DIR/expected_comm.json:
+Writes OUT_DIR/tp_mlp-rank-{0,1}.pt.trace.json, OUT_DIR/expected_comm.json:
   {"ranks": {"0": {"nccl_kernels", "nccl_sum_ns", "exposed_ns", "overlapped_ns"}, ...}}
+and OUT_DIR/tp_mlp-rank-{0,1}.summary.json with the keys tp_mlp.py writes there (so the tp stage
+of tests/gpu/multi_gpu_x2.sh can run on these traces on the CPU; "profiler" time = the sum).
 """
 import argparse
 import json
@@ -99,6 +101,10 @@ def main():
         tr, exp = build_rank(rank, args.layers, random.Random(args.seed * 10 + rank))
         tr.write(os.path.join(args.out_dir, f"tp_mlp-rank-{rank}.pt.trace.json"))
         expected["ranks"][str(rank)] = exp
+        with open(os.path.join(args.out_dir, f"tp_mlp-rank-{rank}.summary.json"), "w") as f:
+            json.dump({"rank": rank, "world_size": 2, "steps": 1, "rel_max_err": 0.0,
+                       "profiler_nccl_self_device_us": exp["nccl_sum_ns"] / 1000.0,
+                       "device": "synthetic (gen_two_rank_trace.py)", "torch": None, "nccl": "synthetic"}, f, indent=1)
     with open(os.path.join(args.out_dir, "expected_comm.json"), "w") as f:
         json.dump(expected, f, indent=1)
 
