@@ -30,6 +30,11 @@ def free_port():
         return s.getsockname()[1]
 
 
+def nccl_version():
+    v = torch.cuda.nccl.version()  # a tuple (2, 21, 5) in torch 2.x, an int in older releases
+    return ".".join(map(str, v)) if isinstance(v, (tuple, list)) else str(v)
+
+
 def step(x_shard, w1, w2, world):
     """One TP MLP step; returns the full output (every rank holds it)."""
     x = torch.empty((x_shard.shape[0] * world, HIDDEN), device=x_shard.device, dtype=x_shard.dtype)
@@ -79,7 +84,7 @@ def worker(rank, world, out_dir, steps, port):
     with open(os.path.join(out_dir, f"tp_mlp-rank-{rank}.summary.json"), "w") as f:
         json.dump({"rank": rank, "world_size": world, "steps": steps, "rel_max_err": err,
                    "profiler_nccl_self_device_us": nccl_us, "device": torch.cuda.get_device_name(dev),
-                   "torch": torch.__version__, "nccl": ".".join(map(str, torch.cuda.nccl.version()))}, f, indent=1)
+                   "torch": torch.__version__, "nccl": nccl_version()}, f, indent=1)
     dist.destroy_process_group()
 
 
