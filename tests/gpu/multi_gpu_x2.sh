@@ -66,8 +66,13 @@ row "gpus" info "$(sed 's/ (UUID.*//' "$W/smi_L.txt" | paste -sd';')"
 # --- tp: two ranks, NCCL, traces, analysis ------------------------------------------------
 if want tp; then
   t0=$(date +%s%N)
-  timeout 180 bash -c "${MULTI_TP_CMD:-python3 \"$MG/tp_mlp.py\" --steps 5} \"\$1\"" _ "$W/traces" > "$W/tp_mlp.txt" 2>&1
+  # timeout leads its own process group, where the ranks run: at 150 s it signals them all, and
+  # ranks left behind after a normal exit are killed below (no GPU held in the later stages).
+  timeout -k 5 150 bash -c "${MULTI_TP_CMD:-python3 \"$MG/tp_mlp.py\" --steps 5} \"\$1\"" _ "$W/traces" > "$W/tp_mlp.txt" 2>&1 &
+  TP_PID=$!
+  wait "$TP_PID"
   rc=$?
+  kill -KILL -- "-$TP_PID" 2>/dev/null && echo "tp: killed processes left in its group" >> "$W/tp_mlp.txt"
   row "tp_mlp two ranks (NCCL)" "$([ $rc -eq 0 ] && echo ok || echo FAIL)" "rc=$rc $(ms_since "$t0") ms"
   if [ $rc -eq 0 ]; then
     bash "$MG/analyze.sh" "$W/traces" "$W/analysis" > "$W/comm_check.txt" 2>&1

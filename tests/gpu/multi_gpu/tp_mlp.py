@@ -12,6 +12,7 @@ OUT_DIR/tp_mlp-rank-<r>.summary.json (the profiler's own NCCL kernel total, a se
 Usage: python3 tp_mlp.py OUT_DIR [--steps N]   (needs 2 CUDA GPUs; spawns 2 processes)
 """
 import argparse
+import datetime
 import json
 import os
 import socket
@@ -52,7 +53,8 @@ def worker(rank, world, out_dir, steps, port):
     os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = "127.0.0.1", str(port)
     torch.cuda.set_device(rank)
     dev = torch.device("cuda", rank)
-    dist.init_process_group("nccl", rank=rank, world_size=world, device_id=dev)
+    # A collective that hangs (no P2P path, a lost peer) fails after 90 s instead of holding both GPUs.
+    dist.init_process_group("nccl", rank=rank, world_size=world, device_id=dev, timeout=datetime.timedelta(seconds=90))
     g = torch.Generator(device="cpu").manual_seed(1234)   # same full weights on every rank
     w1_full = (torch.randn(HIDDEN, FFN, generator=g) / HIDDEN ** 0.5).to(dev, torch.bfloat16)
     w2_full = (torch.randn(FFN, HIDDEN, generator=g) / FFN ** 0.5).to(dev, torch.bfloat16)
