@@ -42,8 +42,9 @@ int print_selection(const arg_parser& p) {
 int run_gpu_info(const std::vector<std::string>& args, const global_options&) {
   arg_parser p("magpie gpu-info", "Detect GPUs with rocminfo / nvidia-smi and print vendor, architecture, tools.");
   p.add_bool("--json", "", "print JSON on stdout instead of text");
-  p.add_value("--select", "", "N", "choose N idle GPUs as gpu_selection does (no compute process, enough free memory; "
-                                   "least used memory first) and print them; exit 1 when fewer are idle");
+  p.add_value("--select", "", "N", "choose N idle GPUs as gpu_selection does (no compute process, enough free memory, "
+                                   "utilization below 10%; least used memory first) and print them; exit 1 when fewer "
+                                   "are idle");
   p.add_value("--min-free-gb", "", "GIB", "with --select: free memory a GPU needs, in GiB (default 8)");
   if (auto st = p.parse(args); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.message().c_str());
