@@ -176,6 +176,14 @@ verdict_input verdict_input_of(const kernel_eval& k) {
   return v;
 }
 
+// The first n bytes of s or fewer, never ending inside a UTF-8 character (an em dash cut in two
+// made the line invalid UTF-8).
+std::string utf8_prefix(const std::string& s, size_t n) {
+  if (n >= s.size()) return s;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n);
+}
+
 // A multi-line error (a command's output, a Python traceback) as one line of at most 240
 // characters: its first line, then its last non-empty line (where a traceback names the
 // exception, e.g. "ModuleNotFoundError: No module named 'torch'"), which is never cut.
@@ -184,11 +192,11 @@ std::string one_line_reason(const std::string& text) {
   for (const auto& l : split(text, '\n'))
     if (!trim(l).empty()) lines.emplace_back(trim(l));
   if (lines.empty()) return "";
-  std::string last = lines.back().size() > 200 ? lines.back().substr(0, 197) + "..." : lines.back();
+  std::string last = lines.back().size() > 200 ? utf8_prefix(lines.back(), 197) + "..." : lines.back();
   if (lines.size() == 1) return last;
   std::string head = lines.front();
   size_t room = last.size() + 5 < 240 ? 240 - last.size() - 5 : 0;
-  if (head.size() > room) head = head.substr(0, room > 3 ? room - 3 : 0) + "...";
+  if (head.size() > room) head = utf8_prefix(head, room > 3 ? room - 3 : 0) + "...";
   return head + " ... " + last;
 }
 
