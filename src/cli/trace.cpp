@@ -139,6 +139,11 @@ int run_report(const std::vector<std::string>& args) {
                        strprintf("%.2f", r["percent"].get<double>()))
                    .c_str(),
                stdout);
+  const json& comm = (*j)["analysis"]["communication"];
+  if (comm["total_ns"].get<int64_t>() > 0)
+    std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
+                comm["total_ns"].get<double>() / 1e6, comm["exposed_ns"].get<double>() / 1e6,
+                comm["overlapped_ns"].get<double>() / 1e6, comm["overlapped_pct"].get<double>());
   std::printf("\nTop kernels:\n");
   int n = 0;
   for (const auto& k : (*j)["analysis"]["kernels"]) {
