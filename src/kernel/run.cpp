@@ -177,14 +177,6 @@ verdict_input verdict_input_of(const kernel_eval& k) {
   return v;
 }
 
-// The first n bytes of s or fewer, never ending inside a UTF-8 character (an em dash cut in two
-// made the line invalid UTF-8).
-std::string utf8_prefix(const std::string& s, size_t n) {
-  if (n >= s.size()) return s;
-  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-  return s.substr(0, n);
-}
-
 // A multi-line error (a command's output, a Python traceback) as one line of at most 240
 // characters: its first line, then its last non-empty line (where a traceback names the
 // exception, e.g. "ModuleNotFoundError: No module named 'torch'"), which is never cut.
