@@ -5,7 +5,7 @@
 # quoting), the regression corpus tests/regress/parsers/<t>, generated depth/size attacks
 # (nesting just past each bound and 100,000 deep, huge scalars, alias bombs) and the
 # repository's own YAML/JSON files; dictionaries bench/fuzz/<yaml|json|csv>.dict.
-# Usage: bench/fuzz/run.sh [seconds=600] [workdir=/tmp/magpie-fuzz] [targets="fuzz_config fuzz_json fuzz_csv"]
+# Usage: [JOBS=N] bench/fuzz/run.sh [seconds=600] [workdir=/tmp/magpie-fuzz] [targets="fuzz_config fuzz_json fuzz_csv"]
 # Prints libFuzzer's final stats per target (execs/s, cov, ft); exits non-zero on a finding
 # (the reproducer is left in workdir: add it to tests/regress/parsers/<t>/ before fixing).
 set -euo pipefail
@@ -16,7 +16,7 @@ san="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 mkdir -p "$work"
 cmake -S "$root" -B "$work/build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMAGPIE_FUZZ=ON -DMAGPIE_BUILD_TESTS=OFF -DMAGPIE_STATIC_RUNTIME=OFF -DCMAKE_CXX_FLAGS="$san" > "$work.cmake.log"
-ninja -C "$work/build" $targets
+ninja -C "$work/build" ${JOBS:+-j"$JOBS"} $targets
 for t in config json csv; do
   mkdir -p "$work/corpus_$t"
   cp -t "$work/corpus_$t" "$root"/bench/fuzz/seeds/$t/* "$root"/tests/regress/parsers/$t/*

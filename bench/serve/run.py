@@ -235,10 +235,10 @@ def main():
                 t = throughput(a, tmp, epw)
                 res["throughput"].append(t)
                 print(f"\n== throughput, {epw} SSE event(s) per write: {a.n} requests x {a.osl} tokens, concurrency {a.conc} ==")
-                print(f"{'run':>3} {'client':8} {'req/s':>9} {'tokens/s':>11} {'client CPU':>10} {'sims (cores)':>12} {'CPU us/req':>10}")
+                print(f"{'run':>3} {'client':8} {'req/s':>9} {'tokens/s':>11} {'client CPU':>10} {'sims (cores)':>12} {'proc CPU us/req':>16}")
                 for r in t["rows"]:
                     print(f"{r['run']:>3} {r['client']:8} {r['req_s']:9.0f} {r['tok_s']:11.0f} {r['client_cpu_pct']:9.0f}% "
-                          f"{r['servers_cpu_cores']:12.2f} {r['cpu_us_per_request']:10.0f}")
+                          f"{r['servers_cpu_cores']:12.2f} {r['cpu_us_per_request']:16.0f}")
                 print(f"median magpie {t['median_magpie_req_s']:.0f} req/s {t['median_magpie_tok_s']:.0f} tok/s | aiohttp "
                       f"{t['median_aiohttp_req_s']:.0f} req/s {t['median_aiohttp_tok_s']:.0f} tok/s | ratio per run "
                       f"{', '.join(f'{x:.1f}' for x in t['ratio_tok_s'])} (median {t['median_ratio']:.1f}x)")

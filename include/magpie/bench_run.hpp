@@ -17,7 +17,10 @@
 namespace magpie {
 namespace bench {
 
-constexpr const char* k_harness_version = "magpie-bench-cpp/0.1";
+constexpr const char* k_harness_version = "magpie-bench-cpp/0.2";
+/// Protocol versions this harness speaks (docs/harness-protocol.md); 2 adds ping, flush,
+/// inputs, checked samples and probe to timing mode.
+constexpr int k_protocol = 2;
 
 /// A named kernel with its problem sizes; run() implements the harness protocol.
 class harness {
@@ -62,8 +65,9 @@ class harness {
     const std::string mode = mode_env ? mode_env : "";
     try {
       const char* proto = detail::env_str("MAGPIE_BENCH_PROTOCOL");
-      if (proto && std::string(proto) != "1")
-        throw error(std::string("unsupported MAGPIE_BENCH_PROTOCOL=") + proto + " (this harness speaks 1)");
+      if (proto && std::string(proto) != "1" && std::string(proto) != "2")
+        throw error(std::string("unsupported MAGPIE_BENCH_PROTOCOL=") + proto + " (this harness speaks 1 and 2)");
+      m_protocol = proto ? std::atoi(proto) : k_protocol;
       if (m_sizes.empty()) throw error("harness '" + m_name + "' declares no sizes");
       if (mode != "" && mode != "correctness" && mode != "timing" && mode != "profile")
         throw error("unknown MAGPIE_BENCH_MODE '" + mode + "' (correctness|timing|profile)");
@@ -139,15 +143,19 @@ class harness {
     return rc;
   }
 
-  /// One correctness trial: launch once, check, save outputs and post inputs.
-  std::string correctness_trial(const setup_fn& setup, size_t index, uint64_t seed, const std::string& dir) {
-    const size_t size_index = index % m_sizes.size();
+  /// One correctness trial: set up, poison the outputs again (so work done in setup cannot
+  /// stand in for the launch), launch once, check, save outputs and post inputs.
+  std::string correctness_trial(const setup_fn& setup, size_t index, uint64_t seed, const std::string& dir,
+                                long size_override = -1) {
+    const size_t size_index = size_override >= 0 ? static_cast<size_t>(size_override) : index % m_sizes.size();
     std::unique_ptr<trial> t;
     bool ok = true;
     std::string err;
     try {
       t = make_trial(index, seed, size_index, true, dir);
+      t->m_check = size_override >= 0;
       launch_fn launch = setup(*t);
+      t->poison_outputs();
       launch();
       m_backend.check("launch");
       t->check_guards();
@@ -175,17 +183,20 @@ class harness {
     if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) throw error(detail::errno_text("cannot create", dir));
     const std::vector<uint64_t> seeds = detail::env_seeds("MAGPIE_BENCH_SEEDS");
     if (seeds.empty()) throw error("correctness mode needs MAGPIE_BENCH_SEEDS (comma-separated)");
+    const std::vector<uint64_t> checks = detail::env_seeds("MAGPIE_BENCH_CHECK_SEEDS");
     std::string trials;
     bool all_ok = true;
-    for (size_t i = 0; i < seeds.size(); ++i) {
-      std::string entry = correctness_trial(setup, i, seeds[i], dir);
+    for (size_t i = 0; i < seeds.size() + checks.size(); ++i) {
+      const bool check = i >= seeds.size();
+      std::string entry = correctness_trial(setup, i, check ? checks[i - seeds.size()] : seeds[i], dir,
+                                            check ? static_cast<long>(timed_from_env()) : -1);
       all_ok = all_ok && entry.find("\"ok\": true") != std::string::npos;
       trials += (i ? ",\n    " : "    ") + entry;
     }
     const std::string manifest =
-        "{\"protocol\": 1, \"harness\": " + detail::json_quote(k_harness_version) + ", \"kernel\": " +
+        "{\"protocol\": " + std::to_string(k_protocol) + ", \"harness\": " + detail::json_quote(k_harness_version) + ", \"kernel\": " +
         detail::json_quote(m_name) + ", \"backend\": " + detail::json_quote(detail::backend::platform) +
-        ", \"device\": " + detail::json_quote(m_backend.device_name()) +
+        ", \"device\": " + detail::json_quote(m_backend.device_name()) + ", \"poisoned\": true" +
         ", \"n_sizes\": " + std::to_string(m_sizes.size()) + ", \"timed_size\": " + std::to_string(timed_index()) +
         ",\n  \"trials\": [\n" + trials + "\n  ]}\n";
     detail::write_file_atomic(dir + "/manifest.json", manifest.data(), manifest.size());
@@ -255,46 +266,39 @@ class harness {
       m_backend.set_flush(cold ? flush_bytes_from_env() : 0);
       m_backend.attach_markers();
       send(out, "ready " + ready_json(size_index, seed, batch, cold));
-      return timing_loop(in, out, launch, batch, cold);
+      return timing_loop(in, out, *t, launch, batch, cold);
     } catch (const std::exception& e) {
       send(out, std::string("error ") + one_line(e.what()));
       return 1;
     }
   }
 
-  int timing_loop(FILE* in, FILE* out, const launch_fn& launch, uint64_t batch, bool cold) {
+  /// The timing conversation (docs/harness-protocol.md, "Timing mode"). Protocol 1 flushes
+  /// inside `sample`; protocol 2 leaves that to a separate `flush` command.
+  int timing_loop(FILE* in, FILE* out, trial& t, const launch_fn& launch, uint64_t batch, bool cold) {
     char* line = nullptr;
     size_t cap = 0;
     int rc = 3;  // control channel closed without "stop"
     while (::getline(&line, &cap, in) > 0) {
       std::string cmd = line;
       while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r')) cmd.pop_back();
-      const size_t sp = cmd.find(' ');
-      const std::string verb = cmd.substr(0, sp);
-      const std::string arg = sp == std::string::npos ? "" : cmd.substr(sp + 1);
-      if (verb == "stop") {
+      std::vector<std::string> w = words(cmd);
+      if (w.size() == 1 && w[0] == "stop") {
         rc = 0;
         break;
       }
-      uint64_t value = 0;
-      if ((verb != "warmup" && verb != "sample") || !parse_u64(arg, &value)) {
-        send(out, "error unknown command '" + one_line(cmd) + "'");
-        rc = 2;
-        break;
-      }
-      if (verb == "warmup") {
-        const uint64_t ns = m_backend.warmup(launch, value);
-        m_backend.check("warm-up launch");
-        send(out, "ok " + std::to_string(ns));
-      } else {
-        std::string warning;
-        const uint64_t ns = m_backend.sample(launch, batch, value, cold, &warning);
-        std::string reply = "sample " + arg + " " + std::to_string(ns);
-        if (!warning.empty()) {
-          std::fprintf(stderr, "magpie-bench: warning: sample %s: %s\n", arg.c_str(), warning.c_str());
-          reply += " {\"warning\": " + detail::json_quote(warning) + "}";
+      try {
+        std::string reply = timing_command(w, t, launch, batch, cold);
+        if (reply.empty()) {
+          send(out, "error unknown command '" + one_line(cmd) + "'");
+          rc = 2;
+          break;
         }
         send(out, reply);
+      } catch (const std::exception& e) {
+        send(out, std::string("error ") + one_line(e.what()));
+        rc = 1;
+        break;
       }
     }
     std::free(line);
@@ -302,9 +306,65 @@ class harness {
     return rc;
   }
 
+  /// One timing command's reply; "" for an unknown command.
+  std::string timing_command(const std::vector<std::string>& w, trial& t, const launch_fn& launch, uint64_t batch,
+                             bool cold) {
+    uint64_t a = 0, b = 0;
+    if (w.size() == 1 && w[0] == "ping") return "pong";
+    if (w.size() == 1 && w[0] == "flush") {
+      const uint64_t t0 = detail::monotonic_ns();
+      if (cold) m_backend.flush();
+      return "ok " + std::to_string(detail::monotonic_ns() - t0);
+    }
+    if (w.size() == 2 && w[0] == "warmup" && parse_u64(w[1], &a)) {
+      const uint64_t ns = m_backend.warmup(launch, a);
+      m_backend.check("warm-up launch");
+      return "ok " + std::to_string(ns);
+    }
+    if (w.size() == 2 && w[0] == "inputs" && parse_u64(w[1], &a)) {
+      const uint64_t t0 = detail::monotonic_ns();
+      t.refresh_inputs(a);
+      t.poison_outputs();  // before the cold flush, which then evicts the poison's dirty lines
+      m_poisoned = true;
+      return "ok " + std::to_string(detail::monotonic_ns() - t0);
+    }
+    if (w.size() == 3 && w[0] == "probe" && parse_u64(w[1], &a) && parse_u64(w[2], &b)) return "values " + t.probe_held(a, b);
+    const bool check = w.size() == 3 && w[2] == "check";
+    if ((w.size() == 2 || check) && w[0] == "sample" && parse_u64(w[1], &a)) {
+      if (check && !m_poisoned) t.poison_outputs();
+      m_poisoned = false;
+      std::string warning;
+      const uint64_t ns = m_backend.sample(launch, batch, a, cold && m_protocol < 2, &warning);
+      std::string extra;
+      if (!warning.empty()) {
+        std::fprintf(stderr, "magpie-bench: warning: sample %s: %s\n", w[1].c_str(), warning.c_str());
+        extra = "\"warning\": " + detail::json_quote(warning);
+      }
+      if (check) {
+        m_backend.check("checked launch");
+        extra += std::string(extra.empty() ? "" : ", ") + "\"outputs\": " + t.hold_outputs();
+      }
+      return "sample " + w[1] + " " + std::to_string(ns) + (extra.empty() ? "" : " {" + extra + "}");
+    }
+    return "";
+  }
+
+  static std::vector<std::string> words(const std::string& s) {
+    std::vector<std::string> w;
+    size_t i = 0;
+    while (i < s.size()) {
+      while (i < s.size() && s[i] == ' ') ++i;
+      size_t j = i;
+      while (j < s.size() && s[j] != ' ') ++j;
+      if (j > i) w.push_back(s.substr(i, j - i));
+      i = j;
+    }
+    return w;
+  }
+
   std::string ready_json(size_t size_index, uint64_t seed, uint64_t batch, bool cold) const {
     using detail::json_quote;
-    return "{\"protocol\": 1, \"harness\": " + json_quote(k_harness_version) + ", \"kernel\": " + json_quote(m_name) +
+    return "{\"protocol\": " + std::to_string(m_protocol) + ", \"harness\": " + json_quote(k_harness_version) + ", \"kernel\": " + json_quote(m_name) +
            ", \"backend\": " + json_quote(detail::backend::platform) + ", \"device\": " +
            json_quote(m_backend.device_name()) + ", \"timer\": " + json_quote(detail::backend::timer) +
            ", \"l2_bytes\": " + std::to_string(m_backend.cache_bytes()) + ", \"flush_bytes\": " +
@@ -312,7 +372,8 @@ class harness {
            ", \"size\": " + json_quote(m_sizes[size_index].label) + ", \"size_index\": " +
            std::to_string(size_index) + ", \"seed\": " + std::to_string(seed) + ", \"batch\": " +
            std::to_string(batch) + ", \"blocking_kernel\": " + (m_backend.blocking_kernel() ? "true" : "false") +
-           ", \"cupti_markers\": " + (m_backend.has_markers() ? "true" : "false") + "}";
+           ", \"cupti_markers\": " + (m_backend.has_markers() ? "true" : "false") +
+           ", \"repoison\": true, \"inputs_in_place\": true}";
   }
 
   static bool parse_u64(const std::string& s, uint64_t* out) {
@@ -336,6 +397,8 @@ class harness {
   std::string m_name;
   std::vector<size_spec> m_sizes;
   long m_timed = -1;
+  int m_protocol = k_protocol;
+  bool m_poisoned = false;  ///< outputs poisoned since the last launch (by `inputs`)
   detail::backend m_backend;
 };
 

@@ -2,6 +2,7 @@
 // backend's memory. Included by <magpie/bench.hpp>.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,12 +47,14 @@ class trial {
     buffer& b = add(name, info::dt, sizeof(S), shape, role::input);
     d = detail::resolve(d, info::dt);
     b.init = detail::describe(d);
+    b.fill_input = [d](const detail::generator& gen, size_t numel, unsigned char* host) {
+      for (size_t i = 0; i < numel; ++i) {
+        const S v = info::convert(gen.value(d, i));
+        std::memcpy(host + i * sizeof(S), &v, sizeof(S));
+      }
+    };
     std::vector<unsigned char> host(b.bytes);
-    const detail::generator gen(m_seed, name);
-    for (size_t i = 0; i < b.numel; ++i) {
-      const S v = info::convert(gen.value(d, i));
-      std::memcpy(host.data() + i * sizeof(S), &v, sizeof(S));
-    }
+    b.fill_input(detail::generator(m_seed, name), b.numel, host.data());
     if (m_save) {
       b.pre = prefix() + "in_" + detail::file_safe(name) + ".npy";
       detail::write_npy(m_dir + "/" + b.pre, b.dt, b.shape, host.data(), b.bytes);
@@ -99,6 +102,9 @@ class trial {
     unsigned char* base = nullptr;  ///< backend allocation: guard | data | guard
     void* user = nullptr;           ///< base + k_guard
     std::string init, pre, post, file;
+    /// Regenerates an input's elements from a generator (refresh_inputs).
+    std::function<void(const detail::generator&, size_t, unsigned char*)> fill_input;
+    std::vector<unsigned char> held;  ///< host copy of an output after a checked launch
   };
 
   trial(detail::backend& be, size_t index, uint64_t seed, size_t size_index, const size_spec& size,
@@ -148,6 +154,62 @@ class trial {
     }
   }
 
+  /// Fills every output with the poison pattern again (0xFF bytes), right before a checked
+  /// launch: whatever setup or an earlier launch left there must be overwritten by this one.
+  void poison_outputs() {
+    for (auto& b : m_buffers)
+      if (b.kind == role::output) m_backend.fill(b.user, 0xFF, b.bytes);
+  }
+
+  /// Regenerates every input in place (same buffers, so pointers stay valid) from `seed`.
+  void refresh_inputs(uint64_t seed) {
+    m_seed = seed;
+    std::vector<unsigned char> host;
+    for (auto& b : m_buffers) {
+      if (b.kind != role::input || !b.fill_input) continue;
+      host.resize(b.bytes);
+      b.fill_input(detail::generator(seed, b.name), b.numel, host.data());
+      m_backend.upload(b.user, host.data(), b.bytes);
+    }
+  }
+
+  /// Copies every output to host memory (after a checked launch) and describes them as JSON.
+  std::string hold_outputs() {
+    std::string list;
+    for (auto& b : m_buffers) {
+      if (b.kind != role::output) continue;
+      b.held.resize(b.bytes);
+      m_backend.download(b.held.data(), b.user, b.bytes);
+      list += (list.empty() ? "" : ", ") + std::string("{\"name\": ") + detail::json_quote(b.name) +
+              ", \"dtype\": " + detail::json_quote(detail::dtype_name(b.dt)) + ", \"shape\": " +
+              detail::json_shape(b.shape) + "}";
+    }
+    return "[" + list + "]";
+  }
+
+  /// The held outputs' elements at the probe indices (docs/harness-protocol.md), as JSON with
+  /// the raw little-endian bytes in hex.
+  std::string probe_held(uint64_t seed, uint64_t count) const {
+    static const char* hex = "0123456789abcdef";
+    std::string list;
+    for (const auto& b : m_buffers) {
+      if (b.kind != role::output) continue;
+      if (b.held.size() != b.bytes) throw error("probe: output '" + b.name + "' was not held by a checked sample");
+      const size_t es = b.numel ? b.bytes / b.numel : 0;
+      std::string h;
+      for (uint64_t j = 0; j < (b.numel <= count ? b.numel : count); ++j) {
+        const uint64_t i = b.numel <= count ? j : detail::mix64(seed + (j + 1) * detail::k_golden) % b.numel;
+        for (size_t k = 0; k < es; ++k) {
+          const unsigned char c = b.held[i * es + k];
+          h += hex[c >> 4];
+          h += hex[c & 15];
+        }
+      }
+      list += (list.empty() ? "" : ", ") + std::string("{\"name\": ") + detail::json_quote(b.name) + ", \"hex\": \"" + h + "\"}";
+    }
+    return "{\"outputs\": [" + list + "]}";
+  }
+
   /// Downloads every output (and every input again, as the "post" copy) into .npy files.
   void save_results() {
     std::vector<unsigned char> host;
@@ -185,7 +247,8 @@ class trial {
     auto file_or_null = [](const std::string& f) { return f.empty() ? std::string("null") : json_quote(f); };
     std::string s = "{\"index\": " + std::to_string(m_index) + ", \"seed\": " + std::to_string(m_seed) +
                     ", \"size_index\": " + std::to_string(m_size_index) + ", \"size\": " +
-                    json_quote(m_size.label) + ", \"ok\": " + (ok ? "true" : "false") +
+                    json_quote(m_size.label) + ", \"check\": " + (m_check ? "true" : "false") +
+                    ", \"ok\": " + (ok ? "true" : "false") +
                     ", \"error\": " + (ok ? std::string("null") : json_quote(err));
     std::string ins, outs;
     for (const auto& b : m_buffers) {
@@ -213,6 +276,7 @@ class trial {
 
   detail::backend& m_backend;
   size_t m_index;
+  bool m_check = false;  ///< a timed-size trial for a timing check seed
   uint64_t m_seed;
   size_t m_size_index;
   size_spec m_size;

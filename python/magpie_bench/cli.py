@@ -3,6 +3,7 @@
 Exit status: 0 success; 1 a kernel failure (a failed trial, launch or `error` line);
 2 usage or setup error (bad flags, module import failure, entry not found, bad environment)."""
 import argparse
+import ctypes
 import os
 import sys
 import traceback
@@ -69,16 +70,29 @@ def _environment():
     if mode not in MODES:
         raise BenchError("MAGPIE_BENCH_MODE=%r (expected correctness, timing, profile or unset)"
                          % mode)
-    protocol = os.environ.get("MAGPIE_BENCH_PROTOCOL", "1")
-    if protocol != "1":
-        raise BenchError("MAGPIE_BENCH_PROTOCOL=%s: this harness speaks protocol 1" % protocol)
+    protocol = os.environ.get("MAGPIE_BENCH_PROTOCOL", "2")
+    if protocol not in ("1", "2"):
+        raise BenchError("MAGPIE_BENCH_PROTOCOL=%s: this harness speaks protocols 1 and 2" % protocol)
     init_seed = env_int("MAGPIE_BENCH_INIT_SEED", 0)
     if not 0 <= init_seed < 1 << 64:
         raise BenchError("MAGPIE_BENCH_INIT_SEED=%d is not an unsigned 64-bit integer" % init_seed)
     return mode, init_seed
 
 
+def _start_cupti():
+    """Initialises the CUDA driver before any user code runs when the supervisor injected its
+    CUPTI library: the library takes its record channel at that moment, before the kernel's
+    module is imported (docs/harness-protocol.md, "CUPTI records")."""
+    if not (os.environ.get("CUDA_INJECTION64_PATH") and os.environ.get("MAGPIE_CUPTI_BOOT")):
+        return
+    try:
+        ctypes.CDLL("libcuda.so.1").cuInit(0)
+    except OSError:
+        pass  # no CUDA driver here: nothing to record
+
+
 def _setup(opts, init_seed):
+    _start_cupti()
     program = Program(opts)
     device = resolve_device(opts.device)
     program.build(device, init_seed)

@@ -8,8 +8,9 @@ import traceback
 
 from magpie_bench import HARNESS, PROTOCOL, BenchError
 from magpie_bench.device import CudaFlush, HostFlush, env_int
-from magpie_bench.program import flatten_outputs, one_line
-from magpie_bench.tensors import dtype_name, host_copy, safe_name, write_json_atomic
+from magpie_bench.program import Program, flatten_outputs, one_line
+from magpie_bench.tensors import (dtype_name, host_copy, is_tensor, poison, safe_name,
+                                  write_json_atomic)
 
 
 def log(fmt, *args):
@@ -40,7 +41,7 @@ def base_manifest(opts, program=None, device=None, init_seed=0):
          "inputs_from": os.path.abspath(opts.inputs_from) if opts.inputs_from else None,
          "entry": None, "device": None, "framework": None, "init_seed": init_seed,
          "n_sizes": 0, "timed_size": 0, "sizes": [],
-         "poisoned": False, "error": None, "trials": []}
+         "poisoned": False, "repoison": True, "error": None, "trials": []}
     if program is not None:
         m.update({"entry": program.entry_name, "framework": program.framework(),
                   "n_sizes": len(program.sizes), "timed_size": program.timed_size,
@@ -66,15 +67,36 @@ def _save(h, out_dir, name):
     return name
 
 
-def run_trial(program, device, out_dir, index, seed):
+# Bound at import, before the kernel's module runs (see magpie_bench.timing).
+_make_inputs = Program.make_inputs
+_call = Program.call
+_poison = poison
+
+
+def tensors_in(value):
+    """Every tensor inside a result (tensor, list/tuple/dict of them, nested)."""
+    if is_tensor(value):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in tensors_in(v)]
+    return []
+
+
+def run_trial(program, device, out_dir, index, seed, previous, size_index=None):
     """One correctness trial → its manifest entry. Outputs are freshly allocated by the
-    framework, so they cannot be poisoned beforehand ("poisoned": false)."""
-    size_index = index % len(program.sizes)
-    trial = {"index": index, "seed": seed, "size_index": size_index,
+    framework, so they cannot be poisoned beforehand ("poisoned": false); what the previous
+    trial returned is poisoned right before this launch ("repoison"), so a kernel that returns
+    a buffer it does not write again fails. `previous` is a one-element list holding the last
+    result; `size_index` overrides the trial's size (check trials: the timed size)."""
+    check = size_index is not None
+    size_index = index % len(program.sizes) if size_index is None else size_index
+    trial = {"index": index, "seed": seed, "size_index": size_index, "check": check,
              "size": program.size_label(size_index), "ok": False, "error": None,
              "inputs": [], "outputs": [], "scalars": {}}
     try:
-        inputs = program.make_inputs(size_index, seed, device)
+        inputs = _make_inputs(program, size_index, seed, device)
         if trial["size"] is None:
             trial["size"] = inputs.shapes_label()
         trial["scalars"] = inputs.scalars
@@ -83,7 +105,10 @@ def run_trial(program, device, out_dir, index, seed):
             pre = _save(h, out_dir, "t%d_in_%s.npy" % (index, safe_name(name)))
             trial["inputs"].append({"name": name, "dtype": h.dtype, "shape": h.shape,
                                     "pre": pre, "post": None})
-        result = program.call(inputs)
+        _poison(tensors_in(previous[0]), [t for _, t in inputs.tensors])
+        device.synchronize()
+        result = _call(program, inputs)
+        previous[0] = result
         device.synchronize()
         for name, t in flatten_outputs(result):
             h = host_copy(t)
@@ -107,10 +132,18 @@ def run_correctness(opts, program, device, init_seed):
     if not out_dir:
         raise BenchError("MAGPIE_BENCH_OUT_DIR is required in correctness mode")
     seeds = parse_seeds(os.environ.get("MAGPIE_BENCH_SEEDS", ""))
+    checks = parse_seeds(os.environ["MAGPIE_BENCH_CHECK_SEEDS"]) \
+        if os.environ.get("MAGPIE_BENCH_CHECK_SEEDS") else []
     os.makedirs(out_dir, exist_ok=True)
     manifest = base_manifest(opts, program, device, init_seed)
+    previous = [None]
     for i, seed in enumerate(seeds):
-        manifest["trials"].append(run_trial(program, device, out_dir, i, seed))
+        manifest["trials"].append(run_trial(program, device, out_dir, i, seed, previous))
+    timed = timed_size_index(program) if checks else None
+    for j, seed in enumerate(checks):
+        manifest["trials"].append(run_trial(program, device, out_dir, len(seeds) + j, seed,
+                                            previous, timed))
+    seeds = seeds + checks
     write_json_atomic(os.path.join(out_dir, "manifest.json"), manifest)
     failed = sum(1 for t in manifest["trials"] if not t["ok"])
     log("correctness: %d/%d trial(s) ran, manifest %s", len(seeds) - failed, len(seeds),

@@ -8,6 +8,10 @@ Contract (docs/python-harness.md):
   with MAGPIE_BENCH_INIT_SEED, then `.eval().to(device)` if it is a torch.nn.Module;
 - get_inputs (from --inputs-from, default the module) is called right after seeding with the
   trial's seed; its torch tensors are moved to the device; forward runs with autograd off.
+- the supervisor overrides the inputs module with MAGPIE_BENCH_INPUTS_FROM (and the function
+  names with MAGPIE_BENCH_GET_INPUTS / MAGPIE_BENCH_GET_INIT_INPUTS) when a reference exists:
+  inputs, sizes and constructor arguments then come from the reference's module, which is
+  loaded before the kernel's module and whose functions are bound before the kernel's code runs.
 - optional problem sizes: `get_sizes()` (or a list `get_sizes` / `SIZES`) gives one value per size;
   get_inputs then receives it (a dict as keyword arguments, anything else as one argument).
   `TIMED_SIZE` (an index) picks the timed size; default the last one.
@@ -171,17 +175,22 @@ class Program:
     get_inputs, get_init_inputs and get_sizes (see magpie_bench.cli)."""
 
     def __init__(self, opts):
+        inputs_from = os.environ.get("MAGPIE_BENCH_INPUTS_FROM") or opts.inputs_from
+        get_inputs = os.environ.get("MAGPIE_BENCH_GET_INPUTS") or opts.get_inputs
+        get_init = os.environ.get("MAGPIE_BENCH_GET_INIT_INPUTS") or opts.get_init_inputs
         self.module_path = opts.module
+        self.inputs_path = inputs_from or opts.module
+        # The inputs module first, its functions and sizes bound before the kernel's module
+        # runs any code: the kernel cannot replace the generator it is measured with.
+        self.inputs_module = load_module(self.inputs_path)
+        self.get_inputs = self._function(get_inputs, required=True)
+        self.get_init_inputs = self._function(get_init, required=False)
+        self.sizes = self._sizes(opts.get_sizes)
+        self.timed_size = self._timed_size()
         self.module = load_module(opts.module)
-        self.inputs_path = opts.inputs_from or opts.module
-        self.inputs_module = load_module(opts.inputs_from) if opts.inputs_from else self.module
         self.kernel = os.path.splitext(os.path.basename(opts.module))[0]
         self.entry_name, self.entry = resolve_entry(self.module, opts.module, opts.entry,
                                                     opts.callable)
-        self.get_inputs = self._function(opts.get_inputs, required=True)
-        self.get_init_inputs = self._function(opts.get_init_inputs, required=False)
-        self.sizes = self._sizes(opts.get_sizes)
-        self.timed_size = self._timed_size()
         self.fn = None
         self.names = []
         self._pass_seed = "seed" in _parameters(self.get_inputs)
@@ -275,6 +284,48 @@ class Program:
 
     def call(self, inputs):
         return self.fn(*inputs.args, **inputs.kwargs)
+
+    def refresh_inputs(self, inputs, size_index, seed, device):
+        """Regenerates `inputs` in place from `seed`: new values copied into the same tensors
+        (pointers unchanged), scalars replaced. BenchError when the new inputs do not have the
+        same structure, shapes and dtypes."""
+        fresh = _MAKE_INPUTS(self, size_index, seed, device)
+        if len(fresh.tensors) != len(inputs.tensors):
+            raise BenchError("inputs for seed %d have %d tensors, the first ones had %d"
+                             % (seed, len(fresh.tensors), len(inputs.tensors)))
+        for (name, old), (_, new) in zip(inputs.tensors, fresh.tensors):
+            copy_into(old, new, name)
+        inputs.scalars = fresh.scalars
+        inputs.args = _merge(inputs.args, fresh.args)
+        inputs.kwargs = {k: _merge(inputs.kwargs.get(k), v) for k, v in fresh.kwargs.items()}
+        return inputs
+
+
+_MAKE_INPUTS = Program.make_inputs  # bound at import, before any kernel module runs
+
+
+def copy_into(old, new, name):
+    """old[...] = new for two tensors of one kind, shape and dtype."""
+    if is_tensor(old) != is_tensor(new) or list(old.shape) != list(new.shape) or \
+            str(old.dtype) != str(new.dtype):
+        raise BenchError("input %s changed shape or dtype between seeds (%s %s -> %s %s)"
+                         % (name, list(old.shape), old.dtype, list(new.shape), new.dtype))
+    if hasattr(old, "copy_"):
+        old.copy_(new)
+    else:
+        sys.modules["numpy"].copyto(old, new)
+
+
+def _merge(old, new):
+    """`new` with every tensor replaced by the matching (already refreshed) tensor of `old`."""
+    if is_tensor(new) and is_tensor(old):
+        return old
+    if isinstance(new, (list, tuple)) and isinstance(old, (list, tuple)) and len(old) == len(new):
+        merged = [_merge(o, n) for o, n in zip(old, new)]
+        return tuple(merged) if isinstance(new, tuple) else merged
+    if isinstance(new, dict) and isinstance(old, dict):
+        return {k: _merge(old.get(k), v) for k, v in new.items()}
+    return new
 
 
 def _parameters(fn):

@@ -158,3 +158,51 @@ def write_json_atomic(path, value):
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _shares_memory(a, b):
+    if is_torch_tensor(a) and is_torch_tensor(b):
+        try:
+            return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+        except (RuntimeError, AttributeError):
+            return a.data_ptr() == b.data_ptr()
+    if is_numpy_array(a) and is_numpy_array(b):
+        return bool(_numpy().may_share_memory(a, b))
+    return False
+
+
+def poison(outputs, protected):
+    """Fills every tensor of `outputs` with the poison pattern (NaN for floats, all bits set
+    for integers) unless it shares memory with a tensor of `protected` (the inputs) or cannot
+    be written. Returns how many tensors were poisoned. Called right before a checked launch,
+    so an output that the launch does not write again shows up as wrong."""
+    count = 0
+    for t in outputs:
+        if not is_tensor(t) or any(_shares_memory(t, p) for p in protected):
+            continue
+        try:
+            if is_torch_tensor(t):
+                if t.is_floating_point():
+                    t.fill_(float("nan"))
+                elif t.dtype != _torch().bool:
+                    t.fill_(-1 if t.dtype.is_signed else _max_of(t))
+                else:
+                    t.fill_(True)
+            else:
+                np = _numpy()
+                if not t.flags.writeable:
+                    continue
+                if np.issubdtype(t.dtype, np.floating):
+                    t.fill(np.nan)
+                elif t.dtype == np.bool_:
+                    t.fill(True)
+                else:
+                    t.fill(np.iinfo(t.dtype).max if t.dtype.kind == "u" else -1)
+            count += 1
+        except (RuntimeError, ValueError, TypeError):
+            continue
+    return count
+
+
+def _max_of(t):
+    return _torch().iinfo(t.dtype).max

@@ -18,8 +18,23 @@ import traceback
 
 from magpie_bench import HARNESS, PROTOCOL, BenchError
 from magpie_bench.device import env_int
-from magpie_bench.modes import log, make_flush, timed_size_index
-from magpie_bench.program import one_line
+from magpie_bench.modes import log, make_flush, tensors_in, timed_size_index
+from magpie_bench.program import Program, flatten_outputs, one_line
+from magpie_bench.tensors import host_copy, poison
+
+# The harness's own functions, bound before the kernel's module is imported: a kernel that
+# replaces Program.refresh_inputs (to compute while inputs are generated, untimed) or the
+# poison / copy helpers changes nothing here.
+_make_inputs = Program.make_inputs
+_refresh_inputs = Program.refresh_inputs
+_call = Program.call
+_poison = poison
+_host_copy = host_copy
+_flatten_outputs = flatten_outputs
+
+# Bound at import, before the kernel's module is loaded: replacing time.perf_counter_ns later
+# does not change the harness's clock.
+_now_ns = time.perf_counter_ns
 
 SLEEP_MIN_NS = 20_000        # shortest blocking delay queued before a sample
 SLEEP_MAX_NS = 50_000_000    # longest one (a kernel whose enqueue blocks the host)
@@ -54,16 +69,16 @@ class HostTimer:
         self.launch, self.batch, self.flush = launch, batch, flush
 
     def _run(self, n):
-        t0 = time.perf_counter_ns()
+        t0 = _now_ns()
         for _ in range(n):
             self.launch()
-        return time.perf_counter_ns() - t0
+        return _now_ns() - t0
 
     def warmup(self, n):
         return self._run(n) if n > 0 else 0
 
-    def sample(self, sample_id):
-        if self.flush is not None:
+    def sample(self, sample_id, flush_inline):
+        if flush_inline and self.flush is not None:
             self.flush()
         return self._run(self.batch)
 
@@ -114,9 +129,9 @@ class CudaTimer:
         self.stop.record()
         self.device.synchronize()
         cycles_per_ns = cycles / max(self.start.elapsed_time(self.stop) * 1e6, 1.0)
-        t0 = time.perf_counter_ns()
+        t0 = _now_ns()
         self._launch_batch()
-        enqueue_ns = time.perf_counter_ns() - t0
+        enqueue_ns = _now_ns() - t0
         self.device.synchronize()
         delay = min(max(2 * enqueue_ns + SLEEP_MIN_NS, SLEEP_MIN_NS), SLEEP_MAX_NS)
         return max(1, int(delay * cycles_per_ns))
@@ -146,8 +161,8 @@ class CudaTimer:
         self.device.synchronize()
         return self._elapsed_ns()
 
-    def sample(self, sample_id):
-        if self.flush is not None:
+    def sample(self, sample_id, flush_inline):
+        if flush_inline and self.flush is not None:
             self.flush()
         if self.sleep_cycles is not None:
             self.torch.cuda._sleep(self.sleep_cycles)
@@ -208,37 +223,131 @@ def send_error(channel, message):
             pass
 
 
+class Session:
+    """What one timing conversation holds: the timed size's inputs (refreshed in place by
+    `inputs`), the last result (poisoned before a checked sample), the host copies of a checked
+    sample's outputs (read by `probe`)."""
+
+    def __init__(self, program, device):
+        self.program, self.device = program, device
+        self.protocol = env_int("MAGPIE_BENCH_PROTOCOL", 2)
+        self.size_index = timed_size_index(program)
+        self.inputs = _make_inputs(program, self.size_index, env_int("MAGPIE_BENCH_SEED", 0), device)
+        self.batch = env_int("MAGPIE_BENCH_BATCH", 1)
+        if self.batch < 1:
+            raise BenchError("MAGPIE_BENCH_BATCH=%d must be at least 1" % self.batch)
+        self.last = [None]
+        self.held = []
+        self.poisoned = False  # outputs poisoned since the last launch (by `inputs`)
+
+    def launch(self):
+        self.last[0] = _call(self.program, self.inputs)
+
+    def hold_outputs(self):
+        """Host copies of the last result's outputs; their descriptions for the reply."""
+        self.device.synchronize()
+        self.held = [(name, _host_copy(t)) for name, t in _flatten_outputs(self.last[0])]
+        return [{"name": n, "dtype": h.dtype, "shape": h.shape} for n, h in self.held]
+
+    def probe(self, seed, count):
+        """The held outputs' elements at the probe indices, raw little-endian bytes in hex."""
+        if not self.held:
+            raise BenchError("probe before any checked sample")
+        out = []
+        for name, h in self.held:
+            raw = h.array.tobytes() if h.array is not None else h.raw
+            numel = 1
+            for d in h.shape:
+                numel *= int(d)
+            es = len(raw) // numel if numel else 0
+            out.append({"name": name, "hex": "".join(
+                raw[i * es:(i + 1) * es].hex() for i in probe_indices(seed, count, numel))})
+        return {"outputs": out}
+
+
+def probe_indices(seed, count, numel):
+    """All indices when numel <= count, else mix64(seed + (j+1)·golden) mod numel, j < count
+    (the generator of docs/bench-harness.md; the supervisor computes the same indices)."""
+    if numel <= count:
+        return range(numel)
+    mask = (1 << 64) - 1
+    idx = []
+    for j in range(count):
+        z = (seed + (j + 1) * 0x9E3779B97F4A7C15) & mask
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        idx.append((z ^ (z >> 31)) % numel)
+    return idx
+
+
 def _prepare(program, device):
     """Inputs of the timed size, one untimed launch (JIT compilation), the timer."""
-    size_index = timed_size_index(program)
-    inputs = program.make_inputs(size_index, env_int("MAGPIE_BENCH_SEED", 0), device)
-    batch = env_int("MAGPIE_BENCH_BATCH", 1)
-    if batch < 1:
-        raise BenchError("MAGPIE_BENCH_BATCH=%d must be at least 1" % batch)
-    launch = lambda: program.call(inputs)  # noqa: E731
-    launch()  # Triton JIT / cuBLAS heuristics / lazy init: never inside a sample
+    session = Session(program, device)
+    session.launch()  # Triton JIT / cuBLAS heuristics / lazy init: never inside a sample
     device.synchronize()
     flush = make_flush(device, os.environ.get("MAGPIE_BENCH_COLD") == "1")
     use_graph = os.environ.get("MAGPIE_BENCH_GRAPH") == "1"
     if device.is_cuda:
-        timer = CudaTimer(device, launch, batch, flush, use_graph)
+        timer = CudaTimer(device, session.launch, session.batch, flush, use_graph)
         if os.environ.get("MAGPIE_CUPTI_LIB"):
             timer.cupti = CuptiMarks(os.environ["MAGPIE_CUPTI_LIB"])
     else:
         if use_graph:
             log("MAGPIE_BENCH_GRAPH=1 ignored: CUDA graphs need a CUDA device")
-        timer = HostTimer(launch, batch, flush)
-    label = program.size_label(size_index) or inputs.shapes_label()
-    ready = {"harness": HARNESS, "protocol": PROTOCOL, "kernel": program.kernel,
+        timer = HostTimer(session.launch, session.batch, flush)
+    label = program.size_label(session.size_index) or session.inputs.shapes_label()
+    ready = {"harness": HARNESS, "protocol": session.protocol, "kernel": program.kernel,
              "entry": program.entry_name, "device": device.description(), "timer": timer.name,
              "l2_bytes": device.cache_bytes(), "flush_bytes": flush.nbytes if flush else 0,
-             "size": label, "size_index": size_index, "batch": batch,
+             "size": label, "size_index": session.size_index, "batch": session.batch,
              "blocking_kernel": bool(timer.blocking), "graph": timer.graph is not None,
-             "cupti": bool(getattr(timer, "cupti", None)), "framework": program.framework()}
-    return timer, ready
+             "cupti": bool(getattr(timer, "cupti", None)), "framework": program.framework(),
+             "repoison": True, "inputs_in_place": True,
+             "inputs_from": os.path.abspath(program.inputs_path)}
+    return timer, ready, session
 
 
-def _serve(channel, timer, device):
+def _command(cmd, timer, session):
+    """The reply to one command other than stop; BenchError for a malformed one."""
+    nums = [int(x) for x in cmd[1:] if x.isdigit()]
+    if cmd == ["ping"]:
+        return "pong"
+    if cmd == ["flush"]:
+        t0 = _now_ns()
+        if timer.flush is not None:
+            timer.flush()
+        return "ok %d" % (_now_ns() - t0)
+    if cmd[0] == "warmup" and len(cmd) == 2 and len(nums) == 1:
+        return "ok %d" % timer.warmup(nums[0])
+    if cmd[0] == "inputs" and len(cmd) == 2 and len(nums) == 1:
+        t0 = _now_ns()
+        _refresh_inputs(session.program, session.inputs, session.size_index, nums[0], session.device)
+        # Poisoned here, before the cold flush: the next (checked) launch must write them again.
+        _poison(tensors_in(session.last[0]), [t for _, t in session.inputs.tensors])
+        session.poisoned = True
+        session.device.synchronize()
+        return "ok %d" % (_now_ns() - t0)
+    if cmd[0] == "probe" and len(cmd) == 3 and len(nums) == 2:
+        return "values " + json.dumps(session.probe(nums[0], nums[1]), separators=(",", ":"))
+    check = len(cmd) == 3 and cmd[2] == "check"
+    if cmd[0] == "sample" and (len(cmd) == 2 or check) and cmd[1].isdigit():
+        if nums[0] >= 1 << 64:
+            raise BenchError("sample id %d does not fit in 64 bits" % nums[0])
+        if check and not session.poisoned:
+            _poison(tensors_in(session.last[0]), [t for _, t in session.inputs.tensors])
+            session.device.synchronize()
+        session.poisoned = False
+        ns = timer.sample(nums[0], session.protocol < 2)
+        if not check:
+            return "sample %d %d" % (nums[0], ns)
+        outputs = session.hold_outputs()
+        return "sample %d %d %s" % (nums[0], ns, json.dumps({"outputs": outputs},
+                                                           separators=(",", ":")))
+    raise BenchError("bad command %r (expected: ping | flush | warmup <n> | inputs <seed> | "
+                     "sample <id> [check] | probe <seed> <count> | stop)" % " ".join(cmd))
+
+
+def _serve(channel, timer, device, session):
     while True:
         cmd = channel.receive()
         if cmd is None:
@@ -249,24 +358,15 @@ def _serve(channel, timer, device):
             if cupti is not None and cupti.flush is not None:
                 cupti.flush()
             return 0
-        if cmd[0] not in ("warmup", "sample") or len(cmd) != 2 or not cmd[1].isdigit():
-            raise BenchError("bad command %r (expected: warmup <n> | sample <id> | stop)"
-                             % " ".join(cmd))
-        value = int(cmd[1])
-        if cmd[0] == "warmup":
-            channel.send("ok %d" % timer.warmup(value))
-        else:
-            if value >= 1 << 64:
-                raise BenchError("sample id %d does not fit in 64 bits" % value)
-            channel.send("sample %d %d" % (value, timer.sample(value)))
+        channel.send(_command(cmd, timer, session))
 
 
 def run_timing(program, device, channel):
     """Serves one timing conversation on `channel`. 0 after `stop`; 1 after an `error` line."""
     try:
-        timer, ready = _prepare(program, device)
+        timer, ready, session = _prepare(program, device)
         channel.send("ready " + json.dumps(ready, separators=(",", ":")))
-        return _serve(channel, timer, device)
+        return _serve(channel, timer, device, session)
     except Exception as e:
         if not isinstance(e, BenchError):
             traceback.print_exc(file=sys.stderr)

@@ -38,6 +38,8 @@ void add_kernel_flags(arg_parser& p, bool compare) {
   p.add_value("--min-time", "", "S", "measured seconds required before the noise test may stop sampling (default 0.5)", {}, t);
   p.add_value("--max-time", "", "S", "sampling budget in wall-clock seconds (default 15)", {}, t);
   p.add_bool("--hot", "", "do not flush the L2 / last-level cache before each sample (default: cold)", t);
+  p.add_value("--processes", "", "N", "harness processes per implementation; the speedup interval includes the "
+              "variance between them (default 2)", {}, t);
   p.add_value("--profiler", "", "BACKEND", "profiler backend (default auto: ncu for CUDA when present)",
               {"auto", "ncu", "cupti", "none", "rocprof_compute"}, t);
   p.add_bool("--json", "", "print the report JSON on stdout instead of the text summary");
@@ -124,6 +126,11 @@ status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
   MAGPIE_ASSIGN_OR_RETURN(req->timing.min_time_s, p.number_in("--min-time", req->timing.min_time_s, 0, 86400));
   MAGPIE_ASSIGN_OR_RETURN(req->timing.max_time_s, p.number_in("--max-time", req->timing.max_time_s, 0, 86400, true));
   if (p.has("--hot")) req->timing.cold = false;
+  if (p.has("--processes")) {
+    MAGPIE_ASSIGN_OR_RETURN(int64_t n, p.integer("--processes", 2));
+    if (n < 1 || n > 16) return invalid_argument("--processes must be 1..16, got %lld", static_cast<long long>(n));
+    req->timing.processes = static_cast<int>(n);
+  }
   if (p.has("--profiler")) req->performance.backend = p.value("--profiler") == "auto" ? "" : p.value("--profiler");
   if (p.has("--no-perf")) req->performance.enabled = false;
   if (p.has("--output-dir")) {

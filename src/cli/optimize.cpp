@@ -40,6 +40,10 @@ arg_parser make_parser() {
       .add_value("--control", "", "MODE", "none | aa: A/A control, the candidate side runs the baseline variant", {"none", "aa"})
       .add_value("--pairs", "", "N", "runs per side at least (e2e.pairs; >= 2)")
       .add_value("--max-pairs", "", "N", "runs per side at most (e2e.max_pairs)")
+      .add_value("--target-mde-pct", "", "PCT", "add pairs (up to --max-pairs) until the smallest detectable change of the "
+                                                  "first decision metric is at most PCT percent (e2e.target_mde_pct; 0 = off)")
+      .add_value("--max-series-s", "", "S", "time budget of the series, seconds: a pair beyond --pairs starts only while "
+                                            "the seconds so far plus the longest pair fit (e2e.max_series_s; 0 = none)")
       .add_value("--order", "", "ORDER", "abba | abab (e2e.order)", {"abba", "abab"})
       .add_value("--servers", "", "MODE", "restart | concurrent (e2e.servers)", {"restart", "concurrent"})
       .add_value("--alpha", "", "A", "significance level of the end-to-end tests (decision.alpha, e.g. 0.01)")
@@ -64,6 +68,14 @@ status apply_overrides(const arg_parser& p, optimize::optimize_config& c) {
   }
   if (p.has("--max-pairs")) {
     MAGPIE_ASSIGN_OR_RETURN(c.e2e.max_pairs, p.integer("--max-pairs", 3));
+  }
+  if (p.has("--target-mde-pct")) {
+    MAGPIE_ASSIGN_OR_RETURN(c.e2e.target_mde_pct, p.number("--target-mde-pct", 0));
+    if (c.e2e.target_mde_pct < 0) return invalid_argument("--target-mde-pct must be >= 0");
+  }
+  if (p.has("--max-series-s")) {
+    MAGPIE_ASSIGN_OR_RETURN(c.e2e.max_series_s, p.number("--max-series-s", 0));
+    if (c.e2e.max_series_s < 0) return invalid_argument("--max-series-s must be >= 0");
   }
   if (c.e2e.max_pairs < c.e2e.pairs) return invalid_argument("--max-pairs must be >= the pairs (%lld)", static_cast<long long>(c.e2e.pairs));
   if (p.has("--alpha")) {

@@ -155,6 +155,12 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
     posix_spawn_file_actions_adddup2(&fa, c_out[1], 4);
     first_free = 5;
   }
+  // Move extra fds above every target first, so dup2 onto a target cannot clobber a source.
+  std::vector<int> lifted;
+  for (int fd : spec.extra_fds) lifted.push_back(::fcntl(fd, F_DUPFD_CLOEXEC, 256));
+  for (size_t i = 0; i < lifted.size(); ++i)
+    posix_spawn_file_actions_adddup2(&fa, lifted[i], first_free + static_cast<int>(i));
+  first_free += static_cast<int>(lifted.size());
   posix_spawn_file_actions_addclosefrom_np(&fa, first_free);
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
 
@@ -181,6 +187,8 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
   int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
+  for (int fd : lifted)
+    if (fd >= 0) ::close(fd);
   ::close(out_p[1]);
   ::close(err_p[1]);
   if (want_stdin) ::close(in_p[0]);

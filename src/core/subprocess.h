@@ -22,6 +22,8 @@ struct spawn_spec {
   env_list env;                   ///< applied to our environment with merge_env()
   std::vector<std::string> unset_env;
   bool control_channel = false;   ///< child fd 3 = commands in, fd 4 = replies out
+  /// Our fds handed to the child: extra_fds[i] becomes child fd (control_channel ? 5 : 3) + i.
+  std::vector<int> extra_fds;
   std::string stdin_data;         ///< written then closed; empty: stdin is /dev/null
   bool forward_output = false;    ///< also copy the child's stdout/stderr to our stderr live
   size_t capture_limit = 16u << 20;  ///< bytes kept per stream; the rest is counted, dropped

@@ -265,13 +265,17 @@ class tree_builder final : public YAML::EventHandler {
   /// accepts both mistakes, swallowing the rest of the file into the string.
   void check_quote(const YAML::Mark& m) const {
     const std::string& t = m_text;
-    if (m.pos < 0 || static_cast<size_t>(m.pos) >= t.size()) return;
-    const char q = t[static_cast<size_t>(m.pos)];
+    // yaml-cpp's positions do not count a UTF-8 byte-order mark.
+    const size_t start = static_cast<size_t>(m.pos) + (t.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0);
+    // UTF-16/32 input is transcoded by yaml-cpp: its positions are not offsets into `t`.
+    const bool wide = t.size() >= 2 && (t[0] == '\0' || t[1] == '\0' || static_cast<unsigned char>(t[0]) >= 0xFE);
+    if (m.pos < 0 || wide || start >= t.size()) return;
+    const char q = t[start];
     if (q != '"' && q != '\'') return;
     const int indent_floor = m_stack.empty() ? -1 : m_stack.back().block_indent;
     const char* kind = q == '"' ? "double" : "single";
     int line = m.line + 1;
-    for (size_t i = static_cast<size_t>(m.pos) + 1; i < t.size();) {
+    for (size_t i = start + 1; i < t.size();) {
       char c = t[i];
       if (c == q) {
         if (q == '\'' && i + 1 < t.size() && t[i + 1] == '\'') {

@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "core/yaml.h"
 #include "gpu/detect.h"
+#include "gpu/specs.h"
 #include "kernel/profile.h"
 
 namespace magpie::kernel {
@@ -50,7 +51,7 @@ void check_own_manifest(const manifest& m, size_t n_seeds, kernel_eval& k) {
   }
   std::vector<int> sizes;
   for (const auto& t : m.trials)
-    if (std::find(sizes.begin(), sizes.end(), t.size_index) == sizes.end()) sizes.push_back(t.size_index);
+    if (!t.check && std::find(sizes.begin(), sizes.end(), t.size_index) == sizes.end()) sizes.push_back(t.size_index);
   k.correctness_info["harness"] = m.harness;
   k.correctness_info["device"] = m.device;
   k.correctness_info["n_sizes"] = m.n_sizes;
@@ -75,6 +76,10 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
   splitmix64 rng(ctx.run_seed);
   for (int i = 0; i < req.correctness.trials; ++i) ctx.seeds.push_back(rng.next() >> 1);
   ctx.timing_seed = rng.next() >> 1;
+  splitmix64 secret(fresh_seed());
+  if (req.mode != "reference")  // a scale-out reference job: its files are shared, so no secrets in them
+    for (int i = 0; i < std::max(req.timing.checked_samples, 0); ++i) ctx.check_seeds.push_back(secret.next() >> 1);
+  ctx.order_seed = secret.next() >> 1;
   ctx.pctx.gpu_arch = ctx.gpu_arch;
   ctx.pctx.build_root = ctx.ws.dir / "build";
   ctx.pctx.enable_default_compile = req.enable_default_compile;
@@ -90,8 +95,68 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
   return ctx;
 }
 
-void evaluate_correctness(kernel_eval& k, eval_context& ctx, const manifest* reference, const std::string& reference_id,
-                          bool is_reference) {
+std::optional<reference_inputs> python_reference_inputs(const kernel_spec& ref) {
+  if (!is_python(ref.type)) return std::nullopt;
+  reference_inputs ri;
+  ri.reference_id = ref.id;
+  ri.module = !ref.inputs_from.empty() ? ref.inputs_from
+              : !ref.source_files.empty() ? ref.source_files[0]
+              : ref.target ? ref.target->module : "";
+  if (ri.module.empty()) return std::nullopt;
+  ri.get_inputs = ref.target && !ref.target->get_inputs.empty() ? ref.target->get_inputs : ref.get_inputs_func;
+  ri.get_init_inputs = ref.get_init_inputs_func;
+  return ri;
+}
+
+namespace {
+
+bool default_python_harness(const kernel_spec& s) {
+  if (!is_python(s.type)) return false;
+  if (s.testcase_command.empty()) return true;
+  for (const auto& argv : s.testcase_command)
+    for (const auto& a : argv)
+      if (a == "magpie_bench" || ends_with(a, "/magpie_bench")) return true;
+  return false;
+}
+
+// Python kernels take their inputs (and sizes, and constructor arguments) from the reference's
+// module: the harness reads MAGPIE_BENCH_INPUTS_FROM over its own --inputs-from.
+void use_reference_inputs(kernel_eval& k, const eval_context& ctx) {
+  if (!is_python(k.spec.type)) return;
+  if (!ctx.ref_inputs) {
+    k.integrity.set("reference_inputs", "skipped", "no python reference: inputs come from the kernel's own module");
+    return;
+  }
+  const auto& ri = *ctx.ref_inputs;
+  k.prepared.env.emplace_back("MAGPIE_BENCH_INPUTS_FROM", ri.module);
+  k.prepared.env.emplace_back("MAGPIE_BENCH_GET_INPUTS", ri.get_inputs);
+  k.prepared.env.emplace_back("MAGPIE_BENCH_GET_INIT_INPUTS", ri.get_init_inputs);
+  std::string own = k.spec.inputs_from.empty() ? (k.spec.source_files.empty() ? "" : k.spec.source_files[0]) : k.spec.inputs_from;
+  k.integrity.set("reference_inputs", "pass",
+                  "inputs, sizes and constructor arguments come from the reference's " + ri.get_inputs + "() in " + ri.module,
+                  {{"module", ri.module}, {"get_inputs", ri.get_inputs}, {"reference", ri.reference_id},
+                   {"kernel_own_inputs_ignored", own != ri.module && !own.empty()}});
+}
+
+// Decides the correctness method when the kernel wrote no manifest. Returns true when the
+// exit code may stand in (legacy testcase, nothing to compare against, user did not forbid it).
+bool judge_missing_manifest(kernel_eval& k, const correctness_policy& p, bool have_reference) {
+  bool python = default_python_harness(k.spec);
+  if (p.method == correctness_method::auto_select && !have_reference && !python) return true;
+  k.correctness_method = "outputs";
+  std::string why = p.method == correctness_method::outputs ? "correctness.method is outputs"
+                    : python ? "the magpie_bench harness always writes one"
+                             : "a reference is configured, so every kernel must write one";
+  k.correctness.errors.push_back("the testcase wrote no manifest.json (" + why +
+                                 "): an exit code alone proves nothing (pass --correctness-method exit_code to accept it)");
+  k.integrity.set("manifest", "fail", "the testcase exited without writing its manifest" +
+                                           (k.run->error.empty() ? std::string(" (exit code 0)") : " (" + k.run->error + ")"));
+  return false;
+}
+
+}  // namespace
+
+void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_reference* reference, bool is_reference) {
   k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
   if (k.compiling.state == "FAILED") {
     k.correctness.state = "SKIPPED";
@@ -102,8 +167,16 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const manifest* ref
     k.correctness.errors.push_back("no testcase_command (and no source_files to build a default one from)");
     return;
   }
-  fs::path dir = ctx.ws.dir / "correctness" / sanitize_label(k.spec.id);
-  auto run = run_correctness(k.prepared, ctx.seeds, dir, ctx.req.correctness.timeout_s);
+  if (!is_reference) use_reference_inputs(k, ctx);
+  auto dir = make_temp_dir(ctx.ws.dir / "correctness", sanitize_label(k.spec.id) + "-");
+  if (!dir.ok()) {
+    k.correctness.state = "FAILED";
+    k.correctness.errors.push_back(dir.get_status().message());
+    return;
+  }
+  const std::vector<uint64_t> no_checks;
+  auto run = run_correctness(k.prepared, ctx.seeds, is_reference ? ctx.check_seeds : no_checks, *dir,
+                             ctx.req.correctness.timeout_s);
   if (!run.ok()) {
     k.correctness.state = "FAILED";
     k.correctness.errors.push_back(run.get_status().message());
@@ -113,35 +186,64 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const manifest* ref
   k.timed_out = any_timed_out(*k.run);
   k.correctness_info["run_seed"] = ctx.run_seed;
   k.correctness_info["seeds"] = ctx.seeds;
-  k.correctness_info["output_dir"] = dir.string();
+  k.correctness_info["output_dir"] = dir->string();
   if (!k.run->exit_ok) k.correctness.errors.push_back(k.run->error);
-  correctness_method m = ctx.req.correctness.method;
+  const correctness_policy& pol = ctx.req.correctness;
   bool has_manifest = k.run->result.has_value();
-  if (m == correctness_method::exit_code || (m == correctness_method::auto_select && !has_manifest)) {
+  if (pol.method == correctness_method::exit_code) {
     k.correctness_method = "exit_code";
-    k.correctness_info["note"] = has_manifest ? "method exit_code: outputs were written but not compared"
-                                              : "the testcase does not speak the magpie harness protocol: only its exit "
-                                                "code was checked, numerical correctness is not proven";
+    k.correctness_info["note"] = "correctness.method exit_code (asked for): only the exit code was checked, "
+                                 "numerical correctness is not proven";
+    k.integrity.set("correctness_method", "warn", "exit code only, as asked (--correctness-method exit_code)");
   } else if (!has_manifest) {
-    k.correctness_method = "outputs";
-    k.correctness.errors.push_back("correctness.method is outputs but the testcase wrote no manifest.json "
-                                   "(build it with include/magpie/bench.hpp or run it through magpie_bench)");
+    if (judge_missing_manifest(k, pol, reference != nullptr)) {
+      k.correctness_method = "exit_code";
+      k.correctness_info["note"] = "the testcase does not speak the magpie harness protocol and no reference "
+                                   "manifest exists: only its exit code was checked, numerical correctness is not proven";
+      k.integrity.set("correctness_method", "warn", "exit code only: no manifest and nothing to compare against");
+    }
   } else if (is_reference) {
     k.correctness_method = "reference";
-    check_own_manifest(*k.run->result, ctx.seeds.size(), k);
+    check_own_manifest(*k.run->result, ctx.seeds.size() + ctx.check_seeds.size(), k);
   } else if (!reference) {
-    k.correctness_method = "exit_code";
+    k.correctness_method = "none";
     check_own_manifest(*k.run->result, ctx.seeds.size(), k);
     k.correctness_info["note"] = "no reference configured (add a 'reference:' entry): outputs were not compared, "
                                  "numerical correctness is not proven";
   } else {
     k.correctness_method = "outputs";
     check_own_manifest(*k.run->result, ctx.seeds.size(), k);
-    k.correctness_info["reference"] = reference_id;
-    k.verdict = compare_to_reference(*reference, *k.run->result, ctx.req.correctness);
+    k.correctness_info["reference"] = reference->id;
+    k.verdict = compare_to_reference(*reference, *k.run->result, pol, true);
     for (const auto& e : k.verdict->errors) k.correctness.errors.push_back(e);
   }
   k.correctness.state = k.correctness.errors.empty() ? "SUCCESS" : "FAILED";
+  if (has_manifest) {
+    size_t want = ctx.seeds.size() + (is_reference ? ctx.check_seeds.size() : 0), got = k.run->result->trials.size();
+    bool outputs = std::all_of(k.run->result->trials.begin(), k.run->result->trials.end(),
+                               [](const manifest_trial& t) { return !t.ok || !t.outputs.empty(); });
+    k.integrity.set("manifest", got == want && outputs ? "pass" : "fail",
+                    got == want && outputs ? "manifest complete: every requested trial is in it"
+                                           : strprintf("short manifest: %zu of %zu trials%s", got, want,
+                                                       outputs ? "" : ", some without outputs"),
+                    {{"trials", got}, {"requested", want}});
+  }
+  if (reference && !is_reference)
+    k.integrity.set("reference_outputs", reference->files_removed ? "pass" : "warn",
+                    reference->files_removed
+                        ? "the reference's outputs are held by the supervisor; its files were deleted before any "
+                          "candidate ran, and this kernel ran in its own fresh directory"
+                        : "the reference's files come from another job's shared directory and stay readable",
+                    {{"reference", reference->to_json()}, {"directory", dir->string()}});
+  if (is_reference && has_manifest && k.correctness.state == "SUCCESS") {
+    // A scale-out reference job leaves its files for the batch's candidate jobs (docs/slurm.md).
+    const bool shared = ctx.req.mode == "reference";
+    k.held = hold_reference(k.spec.id, *k.run->result, !shared);
+    std::error_code ec;
+    if (!shared) fs::remove(*dir / "manifest.json", ec);  // it names the secret check seeds
+  } else if (has_manifest && !k.verdict) {
+    remove_manifest_files(*k.run->result);
+  }
   if (k.verdict) k.correctness.detail["comparison"] = k.verdict->to_json();
   MAGPIE_LOG_INFO("[%s] correctness (%s): %s%s", k.spec.id.c_str(), k.correctness_method.c_str(), k.correctness.state.c_str(),
                   k.correctness.errors.empty() ? "" : (" — " + k.correctness.errors.front()).c_str());
@@ -193,9 +295,73 @@ void performance_without_protocol(kernel_eval& k, eval_context& ctx) {
 
 }  // namespace
 
-void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx) {
+namespace {
+
+// Bytes every correct implementation must read from device memory on the timed size (inputs
+// after a cold flush) ÷ the GPU's datasheet bandwidth: no kernel can be faster.
+double physical_floor_ns(const held_reference* ref, const timing_result& t, const timing_policy& p, json* info) {
+  if (!ref || t.source != "cupti" || !p.cold) return 0;
+  const held_trial* tr = !ref->checks.empty() ? &ref->checks.front() : nullptr;
+  for (const auto& x : ref->trials)
+    if (!tr && x.meta.size_index == ref->timed_size) tr = &x;
+  if (!tr) return 0;
+  double bytes = 0;
+  for (const auto& in : tr->meta.inputs) {
+    double n = 1;
+    for (int64_t d : in.shape) n *= static_cast<double>(d);
+    bytes += n * static_cast<double>(dtype_size(in.type));
+  }
+  auto table = gpu::load_default_spec_table();
+  if (!table.ok()) return 0;
+  const gpu::spec_entry* e = gpu::match_spec(*table, json_string(t.ready, "device"));
+  if (!e) return 0;
+  double bw = gpu::resolve_spec(*e, false).mem_bw_gbps;  // GB/s = bytes per ns
+  if (bw <= 0 || bytes <= 0) return 0;
+  *info = {{"input_bytes", bytes}, {"peak_bandwidth_gbps", bw}, {"gpu", e->name}, {"floor_ns", bytes / bw}};
+  return bytes / bw;
+}
+
+// Applies the timing stage's integrity findings: wrong outputs of a timed sample fail
+// correctness; other failures reject the timing; the floor marks the kernel implausible.
+void apply_timing_integrity(kernel_eval& k, const timing_result& t, double floor, const json& floor_info,
+                            double baseline_median) {
+  for (const auto& c : t.integrity.checks) k.integrity.set(c.name, c.status, c.detail, c.data);
+  if (floor > 0 && t.ok) {
+    json info = floor_info;
+    info["median_ns"] = t.stats.median;
+    if (baseline_median > 0 && baseline_median < floor * 0.97)
+      k.integrity.set("physical_floor", "skipped", "the baseline itself is below the input-bytes floor: this problem "
+                                                   "does not read all of its inputs", info);
+    else if (t.stats.median < floor * 0.97)
+      k.integrity.set("physical_floor", "fail",
+                      strprintf("implausible: median %.2f us is below the physical floor of %.2f us (%.0f input bytes / "
+                                "%.0f GB/s)", t.stats.median / 1e3, floor / 1e3, json_number(info, "input_bytes", 0),
+                                json_number(info, "peak_bandwidth_gbps", 0)), info);
+    else
+      k.integrity.set("physical_floor", "pass", "above the physical floor", info);
+  }
+  const integrity_check* out = k.integrity.find("timed_outputs");
+  if (out && out->status == "fail") {
+    k.correctness.state = "FAILED";
+    k.correctness.errors.push_back(out->detail);
+    k.performance.state = "FAILED";
+    k.performance.errors.push_back("rejected: " + out->detail);
+    return;
+  }
+  for (const auto& c : k.integrity.checks)
+    if (c.status == "fail" && c.name != "physical_floor") {
+      k.performance.state = "FAILED";
+      k.performance.errors.push_back("rejected: " + c.detail);
+      return;
+    }
+}
+
+}  // namespace
+
+void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx, const held_reference* reference) {
   std::vector<kernel_eval*> timed;
-  std::vector<const prepared_kernel*> prepared;
+  measure_request mr;
+  int base = -1;
   for (kernel_eval* k : ks) {
     if (!ctx.req.performance.enabled || k->correctness.state != "SUCCESS") continue;
     if (!k->spec.prof_command.empty()) {
@@ -206,29 +372,45 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
       performance_without_protocol(*k, ctx);
       continue;
     }
+    if (ctx.req.mode == "compare" && k == ks[static_cast<size_t>(ctx.req.baseline_index)])
+      base = static_cast<int>(timed.size());
     timed.push_back(k);
-    prepared.push_back(&k->prepared);
+    mr.kernels.push_back(&k->prepared);
   }
   if (timed.empty()) return;
-  MAGPIE_LOG_INFO("timing %zu kernel(s)%s: warm-up %d, ≥%d samples, noise < %.2f%%, budget %.1f s, %s", timed.size(),
-                  timed.size() > 1 ? " interleaved" : "", ctx.req.timing.warmup, ctx.req.timing.min_samples,
-                  ctx.req.timing.max_noise * 100, ctx.req.timing.max_time_s, ctx.req.timing.cold ? "cold (cache flushed)" : "hot");
-  auto results = measure_interleaved(prepared, ctx.req.timing, ctx.timing_seed, ctx.cupti, ctx.ws.dir / "timing");
+  const timing_policy& tp = ctx.req.timing;
+  MAGPIE_LOG_INFO("timing %zu kernel(s) in %d processes each%s: warm-up %d, ≥%d samples, noise < %.2f%%, budget %.1f s, %s",
+                  timed.size(), tp.processes, timed.size() * static_cast<size_t>(tp.processes) > 1 ? ", interleaved" : "",
+                  tp.warmup, tp.min_samples, tp.max_noise * 100, tp.max_time_s, tp.cold ? "cold (cache flushed)" : "hot");
+  mr.policy = tp;
+  mr.seed = ctx.timing_seed;
+  mr.order_seed = ctx.order_seed;
+  mr.check_seeds = ctx.check_seeds;
+  mr.reference = reference;
+  mr.tolerances = ctx.req.correctness;
+  mr.cupti = ctx.cupti;
+  measure_outcome mo = measure_interleaved(mr);
+  ctx.timing_order = mo.order;
+  check_timing_integrity(mo.results, base, tp);
+  double base_median = base >= 0 && mo.results[static_cast<size_t>(base)].ok ? mo.results[static_cast<size_t>(base)].stats.median : 0;
   for (size_t i = 0; i < timed.size(); ++i) {
     kernel_eval& k = *timed[i];
-    k.timing = results[i];
-    k.performance.state = results[i].ok ? "SUCCESS" : "FAILED";
-    if (!results[i].ok) k.performance.errors.push_back("timing failed: " + results[i].error);
-    k.performance.detail["backend"] = results[i].source;
-    k.performance.detail["summary"] = perf_summary(results[i]);
-    k.performance.detail["kernels"] = results[i].cupti_kernels.is_array() ? results[i].cupti_kernels : json::array();
-    k.performance.detail["workload_dir"] = (ctx.ws.dir / "timing" / k.spec.id).string();
-    if (results[i].ok && want_ncu(k, ctx)) {
-      stage_result n = run_ncu(k.prepared, ctx.req.performance, ctx.req.timing, ctx.timing_seed, true);
+    const timing_result& t = mo.results[i];
+    k.timing = t;
+    k.performance.state = t.ok ? "SUCCESS" : "FAILED";
+    if (!t.ok) k.performance.errors.push_back("timing failed: " + t.error);
+    json floor_info;
+    double floor = physical_floor_ns(reference, t, tp, &floor_info);
+    apply_timing_integrity(k, t, floor, floor_info, static_cast<int>(i) == base ? 0 : base_median);
+    k.performance.detail["backend"] = t.source;
+    k.performance.detail["summary"] = perf_summary(t);
+    k.performance.detail["kernels"] = t.cupti_kernels.is_array() ? t.cupti_kernels : json::array();
+    if (t.ok && want_ncu(k, ctx)) {
+      stage_result n = run_ncu(k.prepared, ctx.req.performance, tp, ctx.timing_seed, true);
       json nj = n.to_json();
       if (nj.is_null()) nj = json::object();
       nj["state"] = n.state;
-      if (n.success()) nj["cross_check"] = cross_check_ncu(results[i], n.detail["kernels"]);
+      if (n.success()) nj["cross_check"] = cross_check_ncu(t, n.detail["kernels"]);
       k.performance.detail["ncu"] = nj;
     }
   }
@@ -276,6 +458,7 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
   if (!k.correctness.errors.empty()) c["failures"] = k.correctness.errors;
   j["correctness"] = c;
   j["timing"] = k.timing ? k.timing->to_json(ctx.req.timing) : json(nullptr);
+  j["integrity"] = k.integrity.to_json();
   j["kernel_config"] = k.spec.to_json();
   return j;
 }
@@ -293,6 +476,8 @@ std::string kernel_eval_text(const kernel_eval& k) {
                      format_duration_ns(k.timing->stats.iqr).c_str(), k.timing->stats.n, k.timing->source.c_str(),
                      k.timing->stop_reason.c_str());
   out += "\n";
+  if (k.integrity.rejected()) out += "Integrity: REJECTED — " + k.integrity.reason() + "\n";
+  else if (!k.integrity.checks.empty()) out += "Integrity: ok (" + k.integrity.summary() + ")\n";
   out += strprintf("Score: %.2f\n", k.score);
   std::vector<std::string> errs;
   for (const auto* st : {&k.compiling, &k.correctness, &k.performance})

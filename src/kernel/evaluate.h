@@ -6,6 +6,7 @@
 
 #include "core/workspace.h"
 #include "kernel/correctness.h"
+#include "kernel/integrity.h"
 #include "kernel/prepare.h"
 #include "kernel/timing.h"
 
@@ -19,13 +20,24 @@ struct kernel_eval {
   std::string correctness_method = "none";  ///< outputs | exit_code | reference | none
   std::optional<correctness_run> run;
   std::optional<correctness_verdict> verdict;
+  std::optional<held_reference> held;       ///< set on the reference entry: its results in memory
   std::optional<timing_result> timing;
+  integrity_report integrity;
   json correctness_info = json::object();   ///< seeds, reference id, sizes checked, notes
   bool timed_out = false;
   double score = 0;
   /// passed | incorrect | failed | timeout | skipped
   std::string outcome() const;
   bool speaks_protocol() const { return run && run->result.has_value(); }
+};
+
+/// Where python candidates take their inputs from when a python reference exists: the
+/// reference's generator, never the candidate module's own get_inputs / sizes.
+struct reference_inputs {
+  std::string reference_id;
+  std::string module;           ///< file defining get_inputs (and get_sizes, get_init_inputs)
+  std::string get_inputs = "get_inputs";
+  std::string get_init_inputs = "get_init_inputs";
 };
 
 /// Per-run state shared by the stages.
@@ -37,18 +49,27 @@ struct eval_context {
   uint64_t run_seed = 0;
   std::vector<uint64_t> seeds;  ///< one per correctness trial
   uint64_t timing_seed = 0;
+  /// Secret seeds of the timed samples whose outputs are checked (fresh from /dev/urandom
+  /// every run, never derived from run_seed; given to the reference's correctness run only).
+  std::vector<uint64_t> check_seeds;
+  uint64_t order_seed = 0;      ///< shuffles the sampling order of each round (secret until the report)
+  std::optional<reference_inputs> ref_inputs;
+  json timing_order = nullptr;  ///< how the timing rounds were ordered (set by evaluate_performance)
   prepare_context pctx;
 };
 
 /// Fills seeds, GPU arch, CUPTI setup and the workspace; writes config.yaml.
 status_or<eval_context> make_context(const eval_request& req, const std::string& label);
 
-/// Compiles and runs the correctness stage. `reference` is the reference's manifest (nullptr:
-/// none); `is_reference` marks the entry that produces it.
-void evaluate_correctness(kernel_eval& k, eval_context& ctx, const manifest* reference, const std::string& reference_id,
-                          bool is_reference);
+/// Compiles and runs the correctness stage. `reference` is the reference's held results
+/// (nullptr: none); `is_reference` marks the entry that produces them (k.held is then set and
+/// the reference's files are removed before any candidate runs).
+void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_reference* reference, bool is_reference);
+/// The reference_inputs for a python reference spec (nullopt for other types).
+std::optional<reference_inputs> python_reference_inputs(const kernel_spec& ref);
 /// Timing (interleaved across `ks`) and profiler stages for kernels that passed correctness.
-void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx);
+/// `reference`: checks the outputs of timed samples against its check trials (may be null).
+void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx, const held_reference* reference);
 /// Magpie's score: compile failed → 0; +0.5 correctness, +0.5 performance; perf skipped → 1.0.
 void compute_score(kernel_eval& k);
 

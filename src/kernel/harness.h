@@ -34,6 +34,7 @@ struct manifest_trial {
   int size_index = 0;
   std::string size;
   bool ok = true;
+  bool check = false;  ///< a timed-size trial for a timing check seed (MAGPIE_BENCH_CHECK_SEEDS)
   std::string error;
   std::vector<manifest_tensor> inputs, outputs;
 };
@@ -55,9 +56,11 @@ struct correctness_run {
   std::string error;               ///< first failure, Magpie-style message
 };
 
-/// Runs every testcase argv with MAGPIE_BENCH_MODE=correctness and the given seeds.
+/// Runs every testcase argv with MAGPIE_BENCH_MODE=correctness and the given seeds; with
+/// `check_seeds` (the reference only), extra trials at the timed size for the timing checks.
 status_or<correctness_run> run_correctness(const prepared_kernel& k, const std::vector<uint64_t>& seeds,
-                                           const fs::path& out_dir, double timeout_s);
+                                           const std::vector<uint64_t>& check_seeds, const fs::path& out_dir,
+                                           double timeout_s);
 
 /// Where libmagpie_cupti.so and libcupti live (empty when not found).
 struct cupti_setup {
@@ -67,48 +70,83 @@ struct cupti_setup {
 /// Looks next to the magpie binary (lib/, ../lib/) and in MAGPIE_CUPTI_LIB.
 cupti_setup find_cupti();
 
+/// One sample as the supervisor saw it.
 struct sample_record {
   uint64_t id = 0;
-  double harness_ns = 0;                    ///< the harness's own time for one launch
-  double cupti_span_ns = std::nan("");     ///< first start → last end of the sample's kernels
-  double cupti_sum_ns = std::nan("");
-  int cupti_kernels = 0;
+  int round = 0;
+  double harness_ns = 0;          ///< the harness's own time per launch
+  double bracket_ns = 0;          ///< supervisor's clock around the `sample` command (whole batch)
+  uint64_t sent_mono = 0, recv_mono = 0;  ///< CLOCK_MONOTONIC ns
+  double cpu_ns = std::nan("");  ///< CPU time the harness process used during the command (all threads)
+  bool fresh = false;             ///< inputs regenerated (from a secret seed) right before it
+  bool checked = false;           ///< outputs re-poisoned before, probed after
+  bool has_gpu = false;           ///< CUPTI attributed GPU work to it
+  sample_gpu gpu;                 ///< whole batch
+  double gpu_ns = std::nan("");   ///< CUPTI span per launch (the statistic of record on CUDA)
 };
 
-/// One harness process in timing mode, alive from start() until finish().
+/// Record-channel findings of one harness process (docs/harness-protocol.md, "Integrity").
+struct channel_findings {
+  size_t samples_without_gpu = 0;
+  size_t marks_outside_bracket = 0;  ///< sample marks not between our send and the reply
+  size_t ops_outside_window = 0;     ///< attributed GPU work running before begin / after end
+  size_t unexpected_marks = 0;       ///< windows for ids we never issued, or marked twice
+  json to_json() const;
+};
+
+/// One harness process in timing mode (protocol 2), alive from spawn() until finish().
 class timing_session {
  public:
-  static status_or<std::unique_ptr<timing_session>> start(const prepared_kernel& k, const timing_policy& p,
-                                                          uint64_t seed, const cupti_setup& cupti,
-                                                          const fs::path& work_dir);
+  /// Starts the process; await_ready() reads its `ready` line (many can start in parallel).
+  static status_or<std::unique_ptr<timing_session>> spawn(const prepared_kernel& k, const timing_policy& p,
+                                                          uint64_t seed, const cupti_setup& cupti, int process);
+  status await_ready();
+  /// `n` ping round trips: the supervisor's clock for the channel alone.
+  status ping(int n);
   status warmup(int launches);
-  /// One sample; its CUPTI records are joined when the injection library is active.
-  status_or<sample_record> sample(uint64_t id);
-  /// Sends "stop", waits for exit; joins late CUPTI records into the samples.
+  /// Regenerates the inputs in place from `seed`; `bracket_ns`: our clock around it.
+  status inputs(uint64_t seed, double* bracket_ns);
+  status flush();
+  /// One sample; `check`: outputs re-poisoned before and held after (their descriptions in
+  /// `outputs`). CUPTI records are read and attributed when the injection library is active.
+  status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh, json* outputs);
+  /// The held outputs' elements at the probe indices (`values` reply).
+  status_or<json> probe(uint64_t seed, size_t count);
+  /// Sends "stop", waits for exit; reads late CUPTI records.
   run_result finish();
 
   const json& ready() const { return m_ready; }
   const std::vector<sample_record>& samples() const { return m_samples; }
+  const std::vector<double>& rtt_ns() const { return m_rtt; }
   const cupti_log& cupti() const { return m_cupti; }
-  bool cupti_active() const { return !m_cupti_path.empty(); }
-  const std::string& stderr_tail() const { return m_stderr; }
-  /// Distinct warnings the harness attached to its sample replies.
+  /// CUPTI is the timer of record: the channel exists and the harness times on a GPU.
+  bool cupti_active() const { return m_channel != nullptr && m_gpu_timer; }
+  /// GPU operations recorded although the harness said it times on the CPU.
+  size_t gpu_ops_under_host_timer() const { return m_channel && !m_gpu_timer ? m_cupti.ops().size() : 0; }
+  const channel_findings& findings() const { return m_findings; }
   const std::vector<std::string>& warnings() const { return m_warnings; }
   const kernel_spec& spec() const { return m_spec; }
+  int process() const { return m_process; }
+  uint64_t first_sample_ts() const { return m_first_sample_ts; }
+  uint64_t harness_tid() const { return m_harness_tid; }
 
  private:
-  status expect(const std::string& cmd, const std::string& want, double timeout, std::string* rest);
-  void join_cupti();
+  status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout);
+  void read_cupti(sample_record* r);
 
   kernel_spec m_spec;
   timing_policy m_policy;
+  int m_process = 0;
   std::unique_ptr<child_process> m_child;
+  std::unique_ptr<cupti_channel> m_channel;
   json m_ready;
   std::vector<sample_record> m_samples;
-  fs::path m_cupti_path;
+  std::vector<double> m_rtt;
   cupti_log m_cupti;
-  std::string m_stderr;
+  channel_findings m_findings;
   std::vector<std::string> m_warnings;
+  uint64_t m_first_sample_ts = 0, m_harness_tid = 0;
+  bool m_gpu_timer = true;  ///< the ready line's timer is not host_clock
 };
 
 }  // namespace magpie::kernel

@@ -177,10 +177,11 @@ stage_result run_cupti_summary(const prepared_kernel& k, const cupti_setup& c, c
   }
   cupti_log log;
   log.poll(rec);
-  st.state = log.kernels().empty() ? "FAILED" : "SUCCESS";
-  if (log.kernels().empty()) st.errors.push_back("CUPTI recorded no kernels (did the testcase launch any?)");
+  json kernels = log.summary(true);
+  st.state = kernels.empty() ? "FAILED" : "SUCCESS";
+  if (kernels.empty()) st.errors.push_back("CUPTI recorded no kernels (did the testcase launch any?)");
   st.detail["backend"] = "cupti";
-  st.detail["kernels"] = log.summary(true);
+  st.detail["kernels"] = kernels;
   st.detail["workload_dir"] = work_dir.string();
   return st;
 }

@@ -1,11 +1,13 @@
 // analyze and compare runs: workspaces, ordering of the stages, verdicts, reports.
 #include <algorithm>
+#include <thread>
 
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/stats.h"
 #include "core/strings.h"
 #include "kernel/evaluate.h"
+#include "kernel/verdict.h"
 #include "magpie_generated/version.h"
 
 namespace magpie::kernel {
@@ -40,7 +42,7 @@ json summary_row(const kernel_eval& k) {
 kernel_eval evaluate_reference(eval_context& ctx, const kernel_spec& spec) {
   kernel_eval ref;
   ref.spec = spec;
-  evaluate_correctness(ref, ctx, nullptr, "", true);
+  evaluate_correctness(ref, ctx, nullptr, true);
   compute_score(ref);
   return ref;
 }
@@ -52,8 +54,8 @@ void fail_for_reference(kernel_eval& k, const kernel_eval& ref) {
   k.correctness.errors.push_back("the reference '" + ref.spec.id + "' failed, so correctness cannot be judged: " + why);
 }
 
-const manifest* manifest_of(const kernel_eval& k) {
-  return k.correctness.success() && k.run && k.run->result ? &*k.run->result : nullptr;
+const held_reference* held_of(const kernel_eval& k) {
+  return k.correctness.success() && k.held ? &*k.held : nullptr;
 }
 
 // The reference of a scale-out batch, evaluated in another job: its manifest becomes the gate.
@@ -76,6 +78,9 @@ kernel_eval external_reference_eval(const external_reference& ext, const eval_re
       ref.run->dir = ext.manifest_dir;
       ref.run->exit_ok = true;
       ref.run->result = std::move(m).value();
+      // Another job's files on the shared directory: read, not removed (the batch's other
+      // candidate jobs compare against them too).
+      ref.held = hold_reference(ext.id, *ref.run->result, false);
     }
   }
   return ref;
@@ -108,6 +113,7 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
   req.mode = "analyze";
   if (req.kernels.empty()) return invalid_argument("no kernels to analyze");
   MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, req.kernels[0].id));
+  if (req.reference) ctx.ref_inputs = python_reference_inputs(*req.reference);
   std::optional<kernel_eval> ref;
   if (req.external_ref) ref = external_reference_eval(*req.external_ref, req);
   else if (req.reference) ref = evaluate_reference(ctx, *req.reference);
@@ -117,12 +123,12 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
     bar.set_note(spec.id);
     kernel_eval k;
     k.spec = spec;
-    if (ref && !manifest_of(*ref)) {
+    if (ref && !held_of(*ref)) {
       k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
       fail_for_reference(k, *ref);
     } else {
-      evaluate_correctness(k, ctx, ref ? manifest_of(*ref) : nullptr, ref ? ref->spec.id : "", false);
-      evaluate_performance({&k}, ctx);
+      evaluate_correctness(k, ctx, ref ? held_of(*ref) : nullptr, false);
+      evaluate_performance({&k}, ctx, ref ? held_of(*ref) : nullptr);
     }
     compute_score(k);
     evals.push_back(std::move(k));
@@ -148,61 +154,53 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
 
 namespace {
 
-struct verdict_row {
-  int index = 0;
-  std::string verdict;  ///< baseline | faster | slower | same | ambiguous | not_ranked
-  double speedup = 0, ci_low = 0, ci_high = 0;
-  std::string reason;
-};
-
-verdict_row judge(const kernel_eval& base, const kernel_eval& k, int index, bool is_base, const compare_policy& p,
-                  uint64_t seed) {
-  verdict_row v;
-  v.index = index;
-  if (k.correctness.state != "SUCCESS") {
-    v.verdict = "not_ranked";
-    v.reason = "incorrect or failed: incorrect candidates are never ranked";
-    return v;
-  }
-  if (!k.timing || !k.timing->ok || !base.timing || !base.timing->ok) {
-    v.verdict = is_base ? "baseline" : "not_ranked";
-    v.reason = is_base ? "baseline" : "no timing for this kernel or the baseline";
-    return v;
-  }
-  if (is_base) {
-    v.verdict = "baseline";
-    v.speedup = v.ci_low = v.ci_high = 1.0;
-    return v;
-  }
-  const auto& a = base.timing->samples_ns;
-  const auto& b = k.timing->samples_ns;
-  v.speedup = median(a) / median(b);
-  interval ci = bootstrap_ratio_of_medians(a, b, p.confidence, p.bootstrap_resamples, seed + static_cast<uint64_t>(index));
-  v.ci_low = ci.low;
-  v.ci_high = ci.high;
-  double lo = 1.0 - p.same_tolerance, hi = 1.0 + p.same_tolerance;
-  if (ci.low > hi) v.verdict = "faster";
-  else if (ci.high < lo) v.verdict = "slower";
-  else if (ci.low >= lo && ci.high <= hi) v.verdict = "same";
-  else v.verdict = "ambiguous";
-  v.reason = strprintf("speedup %.4fx, %.0f%% CI [%.4f, %.4f], 'same' band ±%.1f%%", v.speedup, p.confidence * 100,
-                       ci.low, ci.high, p.same_tolerance * 100);
+// The typed inputs of the verdict builder (kernel/verdict.h) for one evaluated kernel.
+verdict_input verdict_input_of(const kernel_eval& k) {
+  verdict_input v;
+  v.id = k.spec.id;
+  v.correct = k.correctness.state == "SUCCESS";
+  const bool timing_ok = k.timing && k.timing->ok;
+  bool rejected = false;
+  for (const auto& c : k.integrity.checks)
+    if (c.status == "fail" && c.name != "physical_floor") rejected = true;
+  v.timed = timing_ok && !rejected;
+  v.not_timed_reason = !timing_ok ? "no timing for this kernel" : "rejected: " + k.integrity.reason();
+  const integrity_check* fl = k.integrity.find("physical_floor");
+  v.implausible = fl && fl->status == "fail";
+  v.floor_ns = fl ? json_number(fl->data, "floor_ns", 0) : 0;
+  const integrity_check* tm = k.integrity.find("timer");
+  v.trusted_timer = !(tm && tm->status == "warn");
+  if (timing_ok)
+    for (const auto& p : k.timing->processes) v.samples.processes.push_back(p.samples_ns);
   return v;
 }
 
-std::string compare_summary(const std::vector<kernel_eval>& ks, const std::vector<verdict_row>& vs, int winner, int base) {
+// One line saying why a kernel was rejected ("" when it was not): the first failed integrity
+// check, else the first correctness error.
+std::string rejection_line(const kernel_eval& k) {
+  std::string why = k.integrity.reason();
+  if (why.empty() && k.correctness.state == "FAILED" && !k.correctness.errors.empty()) why = k.correctness.errors.front();
+  if (why.size() > 240) why = why.substr(0, 237) + "...";
+  return why;
+}
+
+std::string compare_summary(const std::vector<kernel_eval>& ks, const std::vector<verdict>& vs, int winner, int base) {
   int correct = 0;
   for (const auto& k : ks) correct += k.correctness.state == "SUCCESS";
   std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed\n\nResults:\n", ks.size(),
                             correct, ks.size());
   for (size_t i = 0; i < ks.size(); ++i) {
     bool ok = ks[i].correctness.state == "SUCCESS";
-    s += strprintf("  %s Kernel %zu: %s", ok ? "\u2713" : "\u2717", i, ks[i].spec.id.c_str());
+    s += strprintf("  %s Kernel %zu: %s", ok && !ks[i].integrity.rejected() ? "\u2713" : "\u2717", i, ks[i].spec.id.c_str());
     const auto& v = vs[i];
     if (v.verdict == "baseline") s += " [baseline]";
-    else if (v.verdict == "not_ranked") s += " [not ranked: " + std::string(ok ? "not timed" : ks[i].outcome()) + "]";
+    else if (v.verdict == "not_ranked")
+      s += " [not ranked: " + std::string(!ok ? ks[i].outcome() : ks[i].integrity.rejected() ? "rejected" : "not timed") + "]";
+    else if (v.verdict == "implausible") s += strprintf(" [implausible: %.3fx, below the physical floor]", v.speedup);
     else s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", v.verdict.c_str(), v.speedup, v.ci_low, v.ci_high);
     s += "\n";
+    std::string why = rejection_line(ks[i]);
+    if (!why.empty()) s += "      rejected: " + why + "\n";
   }
   if (winner >= 0) s += strprintf("\nWinner: Kernel %d (%s)\n", winner, ks[static_cast<size_t>(winner)].spec.id.c_str());
   else s += "\nWinner: none (no correct kernel)\n";
@@ -224,54 +222,66 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   for (int i = 0; i < n; ++i) ks[static_cast<size_t>(i)].spec = req.kernels[static_cast<size_t>(i)];
   const int b = req.baseline_index;
   std::optional<kernel_eval> sep_ref;
-  const manifest* ref_m = nullptr;
+  const held_reference* ref_m = nullptr;
   std::string ref_id;
   const kernel_eval* ref_eval = nullptr;
   const bool baseline_is_reference = !req.reference && !req.external_ref;
+  ctx.ref_inputs = python_reference_inputs(req.reference ? *req.reference : req.kernels[static_cast<size_t>(b)]);
   if (req.external_ref) {
     sep_ref = external_reference_eval(*req.external_ref, req);
-    ref_m = manifest_of(*sep_ref);
+    ref_m = held_of(*sep_ref);
     ref_id = sep_ref->spec.id;
     ref_eval = &*sep_ref;
   } else if (req.reference) {
     sep_ref = evaluate_reference(ctx, *req.reference);
-    ref_m = manifest_of(*sep_ref);
+    ref_m = held_of(*sep_ref);
     ref_id = sep_ref->spec.id;
     ref_eval = &*sep_ref;
   } else {
-    evaluate_correctness(ks[static_cast<size_t>(b)], ctx, nullptr, "", true);
-    ref_m = manifest_of(ks[static_cast<size_t>(b)]);
+    evaluate_correctness(ks[static_cast<size_t>(b)], ctx, nullptr, true);
+    ref_m = held_of(ks[static_cast<size_t>(b)]);
     ref_id = ks[static_cast<size_t>(b)].spec.id;
     ref_eval = &ks[static_cast<size_t>(b)];
   }
+  // Candidates are independent once the reference is held: their correctness runs (compile
+  // included) go in parallel, up to half the cores (each writes only its own kernel_eval).
   progress_bar bar("correctness", static_cast<uint64_t>(n));
+  std::vector<int> todo;
   for (int i = 0; i < n; ++i) {
-    auto& k = ks[static_cast<size_t>(i)];
-    bar.set_note(k.spec.id);
     if (baseline_is_reference && i == b) {
       bar.advance();
       continue;
     }
+    todo.push_back(i);
+  }
+  auto one = [&](int i) {
+    auto& k = ks[static_cast<size_t>(i)];
     if (!ref_m && ref_eval->correctness_method != "exit_code") {
       k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
       fail_for_reference(k, *ref_eval);
     } else {
-      evaluate_correctness(k, ctx, ref_m, ref_id, false);
+      evaluate_correctness(k, ctx, ref_m, false);
     }
-    bar.advance();
+  };
+  const size_t width = std::max<size_t>(1, std::min<size_t>(8, std::thread::hardware_concurrency() / 2));
+  for (size_t start = 0; start < todo.size(); start += width) {
+    std::vector<std::thread> group;
+    for (size_t j = start; j < std::min(todo.size(), start + width); ++j) group.emplace_back(one, todo[j]);
+    for (auto& t : group) t.join();
+    for (size_t j = start; j < std::min(todo.size(), start + width); ++j) bar.advance();
   }
   bar.finish();
   std::vector<kernel_eval*> all;
   for (auto& k : ks) all.push_back(&k);
-  evaluate_performance(all, ctx);
+  evaluate_performance(all, ctx, ref_m);
   for (auto& k : ks) compute_score(k);
 
-  std::vector<verdict_row> vs;
-  for (int i = 0; i < n; ++i)
-    vs.push_back(judge(ks[static_cast<size_t>(b)], ks[static_cast<size_t>(i)], i, i == b, req.compare, ctx.run_seed));
+  std::vector<verdict_input> vin;
+  for (const auto& k : ks) vin.push_back(verdict_input_of(k));
+  std::vector<verdict> vs = build_verdicts(vin, b, req.compare, ctx.run_seed);
   std::vector<std::pair<int, double>> rankings;
   for (const auto& v : vs)
-    if (v.verdict != "not_ranked" && v.speedup > 0) rankings.emplace_back(v.index, v.speedup);
+    if (v.verdict != "not_ranked" && v.verdict != "implausible" && v.speedup > 0) rankings.emplace_back(v.index, v.speedup);
   std::sort(rankings.begin(), rankings.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   int winner = -1;
   std::string winner_reason;
@@ -308,11 +318,8 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
     all_correct = all_correct && ok;
     correctness.push_back(ok);
     const auto& v = vs[static_cast<size_t>(i)];
-    scores.push_back(v.verdict == "not_ranked" ? json(nullptr) : json(v.speedup));
-    verdicts.push_back({{"index", i}, {"kernel_id", k.spec.id}, {"verdict", v.verdict}, {"speedup_vs_baseline", v.speedup},
-                        {"ci_low", v.ci_low}, {"ci_high", v.ci_high}, {"confidence", req.compare.confidence},
-                        {"median_ns", k.timing && k.timing->ok ? json(k.timing->stats.median) : json(nullptr)},
-                        {"reason", v.reason}});
+    scores.push_back(v.verdict == "not_ranked" || v.verdict == "implausible" ? json(nullptr) : json(v.speedup));
+    verdicts.push_back(v.to_json(k.spec.id, req.compare.confidence, k.timing && k.timing->ok ? k.timing->stats.median : 0));
   }
   results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct}, {"perf_scores", scores},
                                    {"perf_score_definition", "speedup vs the baseline: median(baseline)/median(kernel)"}};
@@ -326,6 +333,7 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   results["verdicts"] = verdicts;
   results["compare_policy"] = req.compare.to_json();
   results["timing_policy"] = req.timing.to_json();
+  results["timing_order"] = ctx.timing_order;
   results["summary"] = compare_summary(ks, vs, winner, b);
   report["results"] = results;
   if (sep_ref) report["reference"] = reference_json(*sep_ref, ctx);
@@ -355,7 +363,7 @@ status_or<run_outcome> run_reference_only(const eval_request& req_in) {
   run_outcome out;
   json report = report_header(ctx);
   report["reference"] = kernel_eval_json(ref, ctx);
-  const manifest* m = manifest_of(ref);
+  const held_reference* m = held_of(ref);
   report["manifest_dir"] = m ? json(ref.run->dir.string()) : json(nullptr);
   report["seeds"] = ctx.seeds;
   report["timing_seed"] = ctx.timing_seed;

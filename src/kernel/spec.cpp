@@ -72,7 +72,8 @@ json correctness_policy::to_json() const {
 json timing_policy::to_json() const {
   return {{"warmup", warmup}, {"min_samples", min_samples}, {"max_noise", max_noise}, {"min_time_s", min_time_s},
           {"max_time_s", max_time_s}, {"cold", cold}, {"batch", batch}, {"max_samples", max_samples},
-          {"sample_timeout_s", sample_timeout_s}, {"setup_timeout_s", setup_timeout_s}, {"flush_bytes", flush_bytes}};
+          {"sample_timeout_s", sample_timeout_s}, {"setup_timeout_s", setup_timeout_s}, {"flush_bytes", flush_bytes},
+          {"processes", processes}, {"checked_samples", checked_samples}};
 }
 
 json compare_policy::to_json() const {
@@ -245,6 +246,16 @@ status parse_timing(const config_node& n, timing_policy* t) {
   int64_t fb = 0;
   MAGPIE_RETURN_IF_ERROR(r.read_int("flush_bytes", &fb));
   t->flush_bytes = static_cast<uint64_t>(fb);
+  v = t->processes;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("processes", &v));
+  if (v < 1 || v > 16) return config_error(*n.get("processes"), "performance.timing.processes", "expected 1..16");
+  t->processes = static_cast<int>(v);
+  v = t->checked_samples;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("checked_samples", &v));
+  if (v < 2 || v > 64)
+    return config_error(*n.get("checked_samples"), "performance.timing.checked_samples",
+                        "expected 2..64 (the first and the last sample of every process are always checked)");
+  t->checked_samples = static_cast<int>(v);
   // Each bad value names its own field (never a silent default or a harness error later).
   for (auto [key, bad, want] : {std::tuple{"warmup", t->warmup < 0, "an integer >= 0"},
                                 {"min_samples", t->min_samples < 1, "an integer >= 1"},
@@ -256,8 +267,8 @@ status parse_timing(const config_node& n, timing_policy* t) {
                                 {"sample_timeout_s", !(t->sample_timeout_s > 0), "seconds > 0"},
                                 {"setup_timeout_s", !(t->setup_timeout_s > 0), "seconds > 0"}})
     if (bad) {
-      const config_node* v = n.get(key);
-      return config_error(v ? *v : n, std::string("performance.timing.") + key, std::string("expected ") + want);
+      const config_node* at = n.get(key);
+      return config_error(at ? *at : n, std::string("performance.timing.") + key, std::string("expected ") + want);
     }
   return r.check_unknown();
 }

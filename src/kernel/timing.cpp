@@ -1,5 +1,6 @@
 #include "kernel/timing.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -47,140 +48,282 @@ bool stopping_criterion::finished(std::string* reason) const {
   return false;
 }
 
-json timing_result::to_json(const timing_policy& p) const {
-  json j;
-  j["success"] = ok;
-  j["error"] = error.empty() ? json(nullptr) : json(error);
-  j["policy"] = p.to_json();
-  j["source"] = source;
-  j["stop_reason"] = stop_reason;
-  j["samples"] = samples_ns.size();
-  j["wall_seconds"] = wall_s;
-  j["stats_ns"] = summary_to_json(stats);
-  j["harness_stats_ns"] = summary_to_json(harness_stats);
-  if (source == "cupti" && harness_stats.median > 0 && stats.median > 0)
-    j["cross_check"] = {{"harness_median_ns", harness_stats.median}, {"cupti_median_ns", stats.median},
-                        {"harness_over_cupti", harness_stats.median / stats.median}};
-  j["harness"] = ready;
-  j["cupti_kernels"] = cupti_kernels.is_null() ? json::array() : cupti_kernels;
-  j["warnings"] = warnings;
-  return j;
-}
-
 namespace {
 
+constexpr size_t k_probe_count = 2048;  // elements probed per output of a checked sample
+constexpr int k_pings = 16;
+
 struct live_session {
-  const prepared_kernel* k = nullptr;
+  size_t impl = 0;
   std::unique_ptr<timing_session> s;
   stopping_criterion crit;
-  timing_result result;
   bool active = false;
-  double first_sample_t = 0;
   explicit live_session(const timing_policy& p) : crit(p) {}
 };
 
-void finalize(live_session& ls, const timing_policy& p) {
-  timing_result& r = ls.result;
-  if (!ls.s) return;
-  run_result rr = ls.s->finish();
-  if (!rr.success() && r.error.empty())
-    r.warnings.push_back("the harness did not exit cleanly after 'stop': " + rr.describe() + " " + rr.output_tail(300));
-  r.ready = ls.s->ready();
-  for (const auto& w : ls.s->warnings()) r.warnings.push_back("harness: " + w);
-  std::vector<double> harness, cupti;
-  for (const auto& smp : ls.s->samples()) {
+struct impl_state {
+  timing_result result;
+  bool failed = false;
+};
+
+void fail_impl(impl_state& st, const std::string& why) {
+  if (!st.failed) {
+    st.failed = true;
+    st.result.error = why;
+    st.result.stop_reason = "error";
+  }
+}
+
+// Spawns every process first (they initialise in parallel), then waits for each to be ready
+// and warms it up.
+std::vector<std::unique_ptr<live_session>> start_all(const measure_request& req, std::vector<impl_state>& st) {
+  std::vector<std::unique_ptr<live_session>> live;
+  for (size_t k = 0; k < req.kernels.size(); ++k) {
+    for (int p = 0; p < req.policy.processes; ++p) {
+      auto ls = std::make_unique<live_session>(req.policy);
+      ls->impl = k;
+      auto s = timing_session::spawn(*req.kernels[k], req.policy, req.seed, req.cupti, p);
+      if (!s.ok()) fail_impl(st[k], s.get_status().message());
+      else ls->s = std::move(s).value();
+      live.push_back(std::move(ls));
+    }
+  }
+  for (auto& ls : live) {
+    if (!ls->s || st[ls->impl].failed) continue;
+    status r = ls->s->await_ready();
+    if (r.ok()) r = ls->s->ping(k_pings);
+    if (r.ok()) r = ls->s->warmup(req.policy.warmup);
+    if (!r.ok()) fail_impl(st[ls->impl], r.message());
+    else ls->active = true;
+  }
+  for (auto& ls : live)
+    if (st[ls->impl].failed) ls->active = false;
+  return live;
+}
+
+// One sample of one process; a checked one regenerates the inputs from `check_seed` first and
+// probes the outputs after. Returns false when the process failed.
+bool one_sample(live_session& ls, impl_state& st, const measure_request& req, uint64_t id, int round,
+                const uint64_t* check_seed, splitmix64& rng, double* overhead_s) {
+  timing_session& s = *ls.s;
+  status r = ok_status();
+  const double t_in = monotonic_seconds();
+  if (check_seed) {
+    double bracket = 0;
+    r = s.inputs(*check_seed, &bracket);
+    if (r.ok()) st.result.inputs_bracket_ns.push_back(bracket);
+  }
+  if (check_seed) *overhead_s += monotonic_seconds() - t_in;
+  if (r.ok() && req.policy.cold) r = s.flush();
+  json outputs;
+  status_or<sample_record> smp = r.ok() ? s.sample(id, round, check_seed != nullptr, check_seed != nullptr, &outputs)
+                                        : status_or<sample_record>(r);
+  if (!smp.ok()) {
+    fail_impl(st, smp.get_status().message());
+    return false;
+  }
+  if (check_seed) {
+    const double t_probe = monotonic_seconds();
+    uint64_t probe_seed = rng.next();
+    auto values = s.probe(probe_seed, k_probe_count);
+    if (!values.ok()) {
+      fail_impl(st, values.get_status().message());
+      return false;
+    }
+    check_outcome c = judge_probe(req.reference, *check_seed, outputs, *values, probe_seed, k_probe_count, req.tolerances);
+    c.sample_id = id;
+    c.process = s.process();
+    st.result.checks.push_back(c);
+    *overhead_s += monotonic_seconds() - t_probe;
+  }
+  double v = s.cupti_active() ? (smp->has_gpu ? smp->gpu_ns : smp->harness_ns) : smp->harness_ns;
+  ls.crit.add(v);
+  return true;
+}
+
+std::vector<int> checked_rounds(const measure_request& req, splitmix64& rng) {
+  std::vector<int> rounds;
+  const int middle = std::max(req.policy.checked_samples - 2, 0);
+  const int span = std::max(2 * req.policy.min_samples, middle + 1);
+  while (static_cast<int>(rounds.size()) < middle) {
+    int r = 1 + static_cast<int>(rng.below(static_cast<uint64_t>(span)));
+    if (std::find(rounds.begin(), rounds.end(), r) == rounds.end()) rounds.push_back(r);
+  }
+  std::sort(rounds.begin(), rounds.end());
+  return rounds;
+}
+
+std::string stop_or(const stopping_criterion& c) {
+  std::string why;
+  return c.finished(&why) ? why : "";
+}
+
+
+// GPU kernels launched between the previous sample's window and a checked sample's window:
+// the harness's own (flush, hold, input copies) plus whatever a kernel launched while its
+// inputs were generated. Mean per checked sample.
+double kernels_before_checks(const timing_session& s) {
+  const auto& w = s.cupti().windows();
+  double total = 0;
+  int n = 0;
+  uint64_t prev_end = 0;
+  for (const auto& r : s.samples()) {
+    auto it = w.find(r.id);
+    if (it == w.end()) continue;
+    if (r.checked && prev_end) {
+      for (const auto& o : s.cupti().ops())
+        if (o.op == "kernel" && o.sample == -1 && o.launch_ts > prev_end && o.launch_ts < it->second.begin_ts) total += 1;
+      ++n;
+    }
+    prev_end = it->second.end_ts;
+  }
+  return n ? total / n : 0;
+}
+
+process_result finalize_process(timing_session& s, timing_result& r, const timing_policy& p) {
+  process_result pr;
+  pr.index = s.process();
+  std::vector<double> harness, excess, observed;
+  for (const auto& smp : s.samples()) {
+    double v = s.cupti_active() ? smp.gpu_ns : smp.harness_ns;
     harness.push_back(smp.harness_ns);
-    if (!std::isnan(smp.cupti_span_ns)) cupti.push_back(smp.cupti_span_ns);
+    double ex = std::max(0.0, smp.bracket_ns - median(s.rtt_ns()));
+    excess.push_back(ex / p.batch);
+    // Scheduling delays inflate the wall-clock bracket but not the CPU time; several threads
+    // inflate the CPU time but not the bracket: the smaller one bounds the work from above.
+    observed.push_back((std::isnan(smp.cpu_ns) ? ex : std::min(ex, smp.cpu_ns)) / p.batch);
+    // The harness cannot have spent longer than passed between our send and its reply.
+    if (smp.harness_ns * p.batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
+    if (std::isnan(v)) continue;
+    pr.samples_ns.push_back(v);
+    (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
   }
-  r.harness_stats = summarize(harness);
-  std::string timer = json_string(r.ready, "timer", "harness");
-  if (ls.s->cupti_active()) {
-    r.cupti_kernels = ls.s->cupti().summary(true, true);
-    if (ls.s->cupti().dropped()) r.warnings.push_back(strprintf("CUPTI dropped %llu records",
-                                                              static_cast<unsigned long long>(ls.s->cupti().dropped())));
+  pr.median_ns = pr.samples_ns.empty() ? 0 : median(pr.samples_ns);
+  pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());
+  pr.bracket_excess_ns = excess.empty() ? 0 : median(excess);
+  pr.observed_ns = observed.empty() ? 0 : median(observed);
+  pr.harness_median_ns = harness.empty() ? 0 : median(harness);
+  pr.findings = s.findings();
+  r.gpu_ops_under_host_timer += s.gpu_ops_under_host_timer();
+  if (s.cupti_active()) {
+    const cupti_log& log = s.cupti();
+    double ns = 0;
+    r.stray_ops += log.stray_ops(s.first_sample_ts(), s.harness_tid(), &ns);
+    r.stray_gpu_ns += ns;
+    for (const auto& o : log.ops()) r.unmatched_ops += o.sample == -2 && o.start >= s.first_sample_ts();
+    r.cupti_bad_macs += log.bad_macs();
+    r.cupti_sequence_errors += log.sequence_errors();
+    r.cupti_records += log.records();
+    r.cupti_hello = r.cupti_hello && log.hello();
+    r.kernels_per_checked_gap = std::max(r.kernels_per_checked_gap, kernels_before_checks(s));
+    if (log.dropped()) r.warnings.push_back(strprintf("CUPTI dropped %llu records", static_cast<unsigned long long>(log.dropped())));
   }
-  if (!harness.empty() && cupti.size() * 10 >= harness.size() * 9) {
-    r.source = "cupti";
-    r.samples_ns = cupti;
-  } else {
-    if (ls.s->cupti_active())
-      r.warnings.push_back(strprintf("CUPTI timed %zu of %zu samples; using the harness timer (%s)", cupti.size(),
-                                     harness.size(), timer.c_str()));
-    r.source = timer;
-    r.samples_ns = harness;
+  return pr;
+}
+
+std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session>>& live, std::vector<impl_state>& st,
+                                        const measure_request& req, double wall) {
+  std::vector<std::vector<double>> harness(st.size());
+  for (auto& ls : live) {
+    if (!ls->s) continue;
+    timing_result& r = st[ls->impl].result;
+    run_result rr = ls->s->finish();
+    if (!rr.success() && !st[ls->impl].failed)
+      r.warnings.push_back(strprintf("process %d did not exit cleanly after 'stop': %s %s", ls->s->process(),
+                                     rr.describe().c_str(), rr.output_tail(300).c_str()));
+    if (r.ready.is_null()) {
+      r.ready = ls->s->ready();
+      r.source = ls->s->cupti_active() ? "cupti" : json_string(r.ready, "timer", "harness");
+      if (ls->s->cupti_active()) r.cupti_kernels = ls->s->cupti().summary(true, true);
+    }
+    for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
+    process_result pr = finalize_process(*ls->s, r, req.policy);
+    for (const auto& smp : ls->s->samples()) harness[ls->impl].push_back(smp.harness_ns);
+    r.samples_ns.insert(r.samples_ns.end(), pr.samples_ns.begin(), pr.samples_ns.end());
+    r.processes.push_back(std::move(pr));
   }
-  r.stats = summarize(r.samples_ns);
-  r.ok = r.error.empty() && !r.samples_ns.empty();
-  if (r.ok && static_cast<int>(r.samples_ns.size()) < p.min_samples)
-    r.warnings.push_back(strprintf("only %zu samples (min_samples %d) before the budget ended", r.samples_ns.size(), p.min_samples));
+  std::vector<timing_result> out;
+  for (size_t k = 0; k < st.size(); ++k) {
+    timing_result& r = st[k].result;
+    r.wall_s = wall;
+    r.stats = summarize(r.samples_ns);
+    r.harness_stats = summarize(harness[k]);
+    r.ok = !st[k].failed && !r.samples_ns.empty();
+    if (!st[k].failed && r.samples_ns.empty()) r.error = "no sample was timed";
+    if (r.ok && static_cast<int>(r.stats.n) < req.policy.min_samples * req.policy.processes)
+      r.warnings.push_back(strprintf("only %zu samples (min_samples %d per process) before the budget ended", r.stats.n,
+                                     req.policy.min_samples));
+    std::sort(r.warnings.begin(), r.warnings.end());
+    r.warnings.erase(std::unique(r.warnings.begin(), r.warnings.end()), r.warnings.end());
+    MAGPIE_LOG_INFO("[%s] timing: %zu samples in %zu processes, median %s (%s), stop: %s", req.kernels[k]->spec.id.c_str(),
+                    r.samples_ns.size(), r.processes.size(), format_duration_ns(r.stats.median).c_str(), r.source.c_str(),
+                    r.stop_reason.c_str());
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace
 
-std::vector<timing_result> measure_interleaved(const std::vector<const prepared_kernel*>& kernels,
-                                               const timing_policy& p, uint64_t seed, const cupti_setup& cupti,
-                                               const fs::path& work_dir) {
-  std::vector<std::unique_ptr<live_session>> live;
-  for (const auto* k : kernels) {
-    auto ls = std::make_unique<live_session>(p);
-    ls->k = k;
-    auto s = timing_session::start(*k, p, seed, cupti, work_dir / k->spec.id);
-    if (!s.ok()) {
-      ls->result.error = s.get_status().message();
-      ls->result.stop_reason = "error";
-    } else {
-      ls->s = std::move(s).value();
-      if (auto st = ls->s->warmup(p.warmup); !st.ok()) {
-        ls->result.error = st.message();
-        ls->result.stop_reason = "error";
-      } else {
-        ls->active = true;
-      }
-    }
-    live.push_back(std::move(ls));
-  }
-  progress_bar bar("timing", static_cast<uint64_t>(p.max_time_s * 10));
-  double t0 = monotonic_seconds();
+measure_outcome measure_interleaved(const measure_request& req) {
+  std::vector<impl_state> st(req.kernels.size());
+  auto live = start_all(req, st);
+  splitmix64 rng(req.order_seed);
+  std::vector<int> middle = checked_rounds(req, rng);
+  const auto& seeds = req.check_seeds;
+  measure_outcome out;
+  out.order = {{"policy", "seeded shuffle of every process each round"}, {"processes_per_kernel", req.policy.processes},
+               {"seed", req.order_seed}, {"checked_rounds", middle}, {"first_rounds", json::array()}};
+  progress_bar bar("timing", static_cast<uint64_t>(req.policy.max_time_s * 10));
+  double t0 = monotonic_seconds(), overhead_s = 0;  // input generation and probes do not use the budget
   uint64_t next_id = 1;
+  int round = 0;
+  bool closing = false;
   for (;;) {
-    bool any = false, all_done = true;
-    for (auto& ls : live) {
-      if (!ls->active) continue;
-      any = true;
-      auto smp = ls->s->sample(next_id++);
-      if (!smp.ok()) {
-        ls->result.error = smp.get_status().message();
-        ls->result.stop_reason = "error";
-        ls->active = false;
+    std::vector<size_t> order;
+    for (size_t i = 0; i < live.size(); ++i)
+      if (live[i]->active) order.push_back(i);
+    if (order.empty()) break;
+    for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+    if (round < 3) {
+      json names = json::array();
+      for (size_t i : order) names.push_back(strprintf("%s#%d", live[i]->s->spec().id.c_str(), live[i]->s->process()));
+      out.order["first_rounds"].push_back(names);
+    }
+    const uint64_t* check = nullptr;
+    if (!seeds.empty()) {
+      auto it = std::find(middle.begin(), middle.end(), round);
+      if (round == 0) check = &seeds.front();
+      else if (closing) check = &seeds.back();
+      else if (it != middle.end() && static_cast<size_t>(it - middle.begin()) + 1 < seeds.size() - 1)
+        check = &seeds[static_cast<size_t>(it - middle.begin()) + 1];
+    }
+    bool all_done = true;
+    for (size_t i : order) {
+      live_session& ls = *live[i];
+      if (!ls.active) continue;
+      if (!one_sample(ls, st[ls.impl], req, next_id++, round, check, rng, &overhead_s)) {
+        for (auto& other : live)
+          if (other->impl == ls.impl) other->active = false;
         continue;
       }
-      double v = std::isnan(smp->cupti_span_ns) ? smp->harness_ns : smp->cupti_span_ns;
-      ls->crit.add(v);
-      std::string why;
-      if (!ls->crit.finished(&why)) all_done = false;
-      else ls->result.stop_reason = why;
+      if (stop_or(ls.crit).empty()) all_done = false;
     }
-    double wall = monotonic_seconds() - t0;
+    double wall = monotonic_seconds() - t0 - overhead_s;
     bar.set(static_cast<uint64_t>(wall * 10));
-    if (!any) break;
-    if (all_done) break;  // every active session met its criterion: stop together
-    if (wall >= p.max_time_s) {
+    ++round;
+    if (closing) break;
+    if (all_done || wall >= req.policy.max_time_s) {
       for (auto& ls : live)
-        if (ls->active) ls->result.stop_reason = "time_budget";
-      break;
+        if (ls->active && st[ls->impl].result.stop_reason.empty())
+          st[ls->impl].result.stop_reason = all_done ? stop_or(ls->crit) : "time_budget";
+      closing = !seeds.empty();  // one closing round of checked samples
+      if (!closing) break;
     }
   }
   bar.finish();
   double wall = monotonic_seconds() - t0;
-  std::vector<timing_result> out;
-  for (auto& ls : live) {
-    ls->result.wall_s = wall;
-    finalize(*ls, p);
-    MAGPIE_LOG_INFO("[%s] timing: %zu samples, median %s (%s), stop: %s", ls->k->spec.id.c_str(),
-                    ls->result.samples_ns.size(), format_duration_ns(ls->result.stats.median).c_str(),
-                    ls->result.source.c_str(), ls->result.stop_reason.c_str());
-    out.push_back(std::move(ls->result));
-  }
+  out.results = finalize_all(live, st, req, wall);
   return out;
 }
 

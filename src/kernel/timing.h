@@ -1,5 +1,7 @@
 // Timing: nvbench's stopping policy applied by the supervisor to samples it requests from
-// harness processes, several of them interleaved (A B C A B C ...) for comparisons.
+// harness processes — several processes per implementation, interleaved in a seeded shuffled
+// order each round — with checked samples (fresh secret inputs, re-poisoned outputs, probed
+// against the reference) and the integrity checks of docs/harness-protocol.md.
 #pragma once
 
 #include <deque>
@@ -8,7 +10,9 @@
 #include <vector>
 
 #include "core/stats.h"
+#include "kernel/correctness.h"
 #include "kernel/harness.h"
+#include "kernel/integrity.h"
 
 namespace magpie::kernel {
 
@@ -31,26 +35,86 @@ class stopping_criterion {
   std::deque<double> m_noise;  ///< recent rel. stdev values (≤ 64 kept)
 };
 
+/// A checked sample: its outputs probed and compared with the reference's for the same seed.
+struct check_outcome {
+  uint64_t sample_id = 0;
+  int process = 0;
+  bool passed = true;
+  bool compared = false;  ///< against the reference's outputs (else: only "was it written")
+  size_t probed = 0;      ///< elements compared over all outputs
+  std::string failure;
+  json to_json() const;
+};
+
+/// One harness process of an implementation.
+struct process_result {
+  int index = 0;
+  std::vector<double> samples_ns;  ///< time of record per launch
+  double median_ns = 0;
+  double rtt_median_ns = 0;        ///< supervisor's ping round trip
+  double bracket_excess_ns = 0;    ///< median(sample bracket − rtt) per launch
+  double observed_ns = 0;          ///< median per launch of min(CPU time, bracket − rtt): what the supervisor saw
+  double harness_median_ns = 0;
+  size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
+  channel_findings findings;
+  json to_json() const;
+};
+
 struct timing_result {
   bool ok = false;
   std::string error;
   std::string source;        ///< cupti | cuda_events | torch_events | host_clock
   std::string stop_reason;   ///< noise_target_met | noise_converged | max_samples | time_budget | error
-  std::vector<double> samples_ns;  ///< per-launch times of record
+  std::vector<double> samples_ns;  ///< per-launch times of record, all processes
   sample_summary stats;            ///< of samples_ns (ns)
   sample_summary harness_stats;    ///< the harness's own times (ns)
   double wall_s = 0;
-  json ready;                ///< the harness's ready line
+  json ready;                ///< the first process's ready line
   json cupti_kernels;        ///< per kernel name summary (CUPTI)
   std::vector<std::string> warnings;
+  std::vector<process_result> processes;
+  std::vector<check_outcome> checks;
+  std::vector<double> fresh_ns, reused_ns;  ///< time of record of samples after / without fresh inputs
+  std::vector<double> inputs_bracket_ns;    ///< supervisor's clock around each `inputs`
+  double kernels_per_checked_gap = 0;  ///< GPU kernels launched between samples, before a checked one
+  size_t stray_ops = 0;                ///< launched outside windows by threads other than the harness's
+  double stray_gpu_ns = 0;
+  size_t unmatched_ops = 0;            ///< GPU work whose launch was not recorded
+  size_t gpu_ops_under_host_timer = 0; ///< GPU work of a harness that times on the CPU
+  size_t cupti_bad_macs = 0, cupti_sequence_errors = 0, cupti_records = 0;
+  bool cupti_hello = true;
+  integrity_report integrity;          ///< the timing stage's checks (see check_timing_integrity)
   json to_json(const timing_policy& p) const;
 };
 
-/// Starts one timing session per kernel (same seed and policy for all), warms each up, then
-/// samples them round-robin until every criterion is finished or the budget is spent.
-/// A session that fails is reported in its own result; the others continue.
-std::vector<timing_result> measure_interleaved(const std::vector<const prepared_kernel*>& kernels,
-                                               const timing_policy& p, uint64_t seed, const cupti_setup& cupti,
-                                               const fs::path& work_dir);
+struct measure_request {
+  std::vector<const prepared_kernel*> kernels;
+  timing_policy policy;
+  uint64_t seed = 0;                  ///< warm-up inputs (not secret)
+  uint64_t order_seed = 0;            ///< round order, checked rounds, probe indices (secret)
+  std::vector<uint64_t> check_seeds;  ///< inputs of checked samples (secret)
+  const held_reference* reference = nullptr;
+  correctness_policy tolerances;
+  cupti_setup cupti;
+};
+
+struct measure_outcome {
+  std::vector<timing_result> results;  ///< one per kernel, in order
+  json order;                          ///< {policy, seed, first_rounds, checked_rounds}
+};
+
+/// Starts `policy.processes` timing sessions per kernel (same seeds and policy for all), warms
+/// them up, then samples them in a shuffled order each round until every criterion is finished
+/// or the budget is spent, with checked samples at the first round, at random rounds and at a
+/// closing round. A kernel whose process fails is reported in its own result.
+measure_outcome measure_interleaved(const measure_request& req);
+
+/// Elements of a checked sample's outputs compared with the reference's for `seed`.
+check_outcome judge_probe(const held_reference* ref, uint64_t seed, const json& outputs, const json& values,
+                          uint64_t probe_seed, size_t count, const correctness_policy& p);
+
+/// The timing stage's integrity checks of every result (`baseline`: index of the result the
+/// others are compared with for input-generation work, -1 none); sets result.integrity.
+void check_timing_integrity(std::vector<timing_result>& results, int baseline, const timing_policy& p);
 
 }  // namespace magpie::kernel

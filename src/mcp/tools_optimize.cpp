@@ -53,6 +53,8 @@ tool_result optimize_tool(const json& a, tool_context& ctx) {
     }
   for (const char* k : {"pairs", "max_pairs", "num_prompts", "concurrency"})
     if (a.contains(k)) spec.argv.insert(spec.argv.end(), {"--" + replace_all(k, "_", "-"), std::to_string(static_cast<long long>(arg_num(a, k, 0)))});
+  for (const char* k : {"target_mde_pct", "max_series_s"})
+    if (a.contains(k)) spec.argv.insert(spec.argv.end(), {"--" + replace_all(k, "_", "-"), strprintf("%.17g", arg_num(a, k, 0))});
   spec.env.emplace_back("MAGPIE_NO_PROGRESS", "1");
   finish_fn finish = [ws](const run_result& r, std::string* err) -> json {
     json p = loop_progress(ws);
@@ -116,6 +118,8 @@ void add_optimize_tools(std::vector<tool_def>* out) {
                {"servers", s_enum("a fresh server per run, or one per side", {"restart", "concurrent"})},
                {"pairs", s_integer("runs per side at least", 2)},
                {"max_pairs", s_integer("runs per side at most", 2)},
+               {"target_mde_pct", s_number("add pairs until the smallest detectable change is at most this, %", 0)},
+               {"max_series_s", s_number("time budget of the series, s: no pair beyond pairs starts unless it fits", 0)},
                {"num_prompts", s_integer("prompts per measured run (skips calibration)", 1)},
                {"concurrency", s_integer("requests in flight", 1)},
                {"python", s_string("value of {python} in the server command")},

@@ -142,11 +142,13 @@ status read_e2e(const config_node& n, e2e_config& e) {
   MAGPIE_RETURN_IF_ERROR(r.read_int("max_pairs", &e.max_pairs));
   MAGPIE_RETURN_IF_ERROR(r.read_double("target_mde_pct", &e.target_mde_pct));
   MAGPIE_RETURN_IF_ERROR(r.read_double("power", &e.power));
+  MAGPIE_RETURN_IF_ERROR(r.read_double("max_series_s", &e.max_series_s));
   MAGPIE_RETURN_IF_ERROR(read_choice(r, "control", {"none", "aa"}, &e.control));
   MAGPIE_RETURN_IF_ERROR(r.check_unknown());
   if (e.pairs < 2) return config_error(n, "optimize.e2e.pairs", "must be >= 2 (the noise test needs repeated runs)");
   if (e.max_pairs < e.pairs) return config_error(n, "optimize.e2e.max_pairs", "must be >= pairs");
   if (e.power <= 0 || e.power >= 1) return config_error(n, "optimize.e2e.power", "must be in (0, 1)");
+  MAGPIE_RETURN_IF_ERROR(require_positive(n, "optimize.e2e.max_series_s", e.max_series_s, true));
   return require_positive(n, "optimize.e2e.target_mde_pct", e.target_mde_pct, true);
 }
 
@@ -259,7 +261,8 @@ json optimize_config::to_json() const {
           {"compare", {{"max_time_s", compare_max_time_s}}},
           {"ops", ops_j},
           {"e2e", {{"order", e2e.order}, {"servers", e2e.servers}, {"pairs", e2e.pairs}, {"max_pairs", e2e.max_pairs},
-                   {"target_mde_pct", e2e.target_mde_pct}, {"power", e2e.power}, {"control", e2e.control}}},
+                   {"target_mde_pct", e2e.target_mde_pct}, {"power", e2e.power}, {"max_series_s", e2e.max_series_s},
+                   {"control", e2e.control}}},
           {"decision", {{"alpha", decision.alpha}, {"min_confidence", decision.min_confidence}, {"metrics", decision.metrics}}}};
 }
 

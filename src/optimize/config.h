@@ -58,6 +58,8 @@ struct e2e_config {
   int64_t pairs = 3, max_pairs = 3; ///< runs per side: at least pairs, at most max_pairs
   double target_mde_pct = 0;        ///< add pairs until the smallest detectable change ≤ this (0: off)
   double power = 0.8;               ///< for the smallest detectable change
+  double max_series_s = 0;          ///< a pair beyond `pairs` starts only while the series' seconds so far
+                                    ///< plus its longest pair fit in this (0: no limit)
   std::string control = "none";     ///< none | aa (the candidate server runs the baseline variant)
 };
 

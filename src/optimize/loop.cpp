@@ -63,7 +63,7 @@ loop_run::loop_run(const optimize_config& cfg, const loop_options& opts) : m_cfg
   json bench = w.bench.to_json()["client"];
   bench["concurrency"] = w.concurrency();
   bench["target_s"] = w.target_s;
-  bench["warmup_prompts"] = w.warmup_prompts < 0 ? 3 * w.concurrency() : w.warmup_prompts;
+  bench["warmup_prompts"] = w.warmup_prompts;  // -1: the measured runs' prompts
   bench["profile_prompts"] = w.profile_prompts;
   m_report = {{"schema", "magpie-optimize-1"}, {"started_at", iso_time_now()}, {"name", cfg.name},
               {"magpie", opts.self_exe.string()}, {"workspace", opts.workspace.string()}, {"config", cfg.to_json()},
@@ -107,6 +107,12 @@ status loop_run::load_resume() {
   }
   m_cmds.prepend(m_resumed.value("commands", json::array()));
   m_report["resumed"] = {{"from", src.string()}, {"from_step", k_steps[idx]}, {"kept", kept}};
+  // An explicit prompt count (config or --num-prompts) applies to the runs this invocation makes.
+  int64_t n = m_cfg.workload.num_prompts;
+  if (n > 0 && m_report.contains("num_prompts") && m_report["num_prompts"] != n) {
+    m_report["resumed"]["num_prompts_was"] = m_report["num_prompts"];
+    m_report["num_prompts"] = n;
+  }
   m_first = idx;
   return ok_status();
 }
@@ -196,8 +202,11 @@ status_or<std::unique_ptr<variant_server>> loop_run::start_warm(const std::strin
 }
 
 status loop_run::warm_up(const variant_server& s) {
+  // Default: the measured runs' own requests (same seed and count), so every prompt length a run
+  // sends has been served once (per-shape plans and compilations happen here, not in a run).
   const auto& w = m_cfg.workload;
-  int64_t n = w.warmup_prompts < 0 ? 3 * w.concurrency() : w.warmup_prompts;
+  int64_t runs = m_report.contains("num_prompts") ? m_report["num_prompts"].get<int64_t>() : w.num_prompts;
+  int64_t n = w.warmup_prompts >= 0 ? w.warmup_prompts : runs > 0 ? runs : 3 * w.concurrency();
   if (n <= 0) return ok_status();
   MAGPIE_ASSIGN_OR_RETURN(bench_result r, bench("warmup_" + s.tag(), s, n, "bench/warmup_" + s.tag()));
   json m = metrics_json(r.metrics);

@@ -49,7 +49,11 @@ class loop_run {
   std::string candidate_variant() const;
   status check_identity(const variant_server& s, bool candidate);
   status run_side(const std::string& side, int pair, std::vector<bench_result>& runs);
-  bool need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power) const;
+  struct series_clock {
+    double elapsed_s = 0, longest_pair_s = 0;  ///< since the series' first run; the slowest pair so far
+  };
+  bool need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power,
+                       const series_clock& clock) const;
 
   const optimize_config& m_cfg;
   loop_options m_opts;

@@ -129,6 +129,7 @@ std::string report_markdown(const json& rep) {
                         f(obj(r, "metrics").value("output_throughput", json())).c_str(), f(obj(r, "metrics").value("tpot_mean_ms", json()), "%.3f").c_str(),
                         json_string(r, "workspace").c_str());
       }
+    if (d.contains("budget_stop")) md += "\nTime budget: " + json_string(d, "budget_stop") + "\n";
     md += "\n";
   }
   md += "## Steps\n\n| step | status | seconds |\n|---|---|---|\n";

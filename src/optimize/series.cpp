@@ -134,7 +134,8 @@ status loop_run::run_side(const std::string& side, int pair, std::vector<bench_r
   return ok_status();
 }
 
-bool loop_run::need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power) const {
+bool loop_run::need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power,
+                               const series_clock& clock) const {
   const std::string& primary = m_cfg.decision.metrics.front();
   std::vector<double> va, vb;
   for (const auto& r : a) va.push_back(r.metrics.count(primary) ? r.metrics.at(primary) : 0);
@@ -143,31 +144,53 @@ bool loop_run::need_more_pairs(const std::vector<bench_result>& a, const std::ve
   (*power)["history"].push_back({{"pairs", a.size()}, {"mde_pct", mde}});
   if (static_cast<int64_t>(a.size()) < m_cfg.e2e.pairs) return true;
   if (static_cast<int64_t>(a.size()) >= m_cfg.e2e.max_pairs || m_cfg.e2e.target_mde_pct <= 0) return false;
-  return mde > m_cfg.e2e.target_mde_pct;
+  if (mde <= m_cfg.e2e.target_mde_pct) return false;
+  double budget = m_cfg.e2e.max_series_s;
+  if (budget > 0 && clock.elapsed_s + clock.longest_pair_s > budget) {
+    (*power)["budget_stop"] = strprintf("no pair after %zu: %.1f s so far + %.1f s (longest pair) > max_series_s %g; "
+                                        "the smallest detectable change stays %.2f%% (target %g%%)",
+                                        a.size(), clock.elapsed_s, clock.longest_pair_s, budget, mde, m_cfg.e2e.target_mde_pct);
+    MAGPIE_LOG_WARN("%s", json_string(*power, "budget_stop").c_str());
+    return false;
+  }
+  return true;
 }
 
 status loop_run::step_after_benchmarks() {
   std::vector<bench_result> a, b;
   json order = json::array(), power = {{"history", json::array()}};
-  for (int pair = 0;; ++pair) {
+  series_clock clock;
+  const double t_series = monotonic_seconds();
+  // The runs done so far stay in the report, also when a later run fails or is interrupted.
+  auto record = [&] {
+    json ar = json::array(), br = json::array();
+    for (const auto& r : a) ar.push_back(r.to_json());
+    for (const auto& r : b) br.push_back(r.to_json());
+    m_report["baseline_runs"] = ar;
+    m_report["after_runs"] = br;
+    m_report["design"] = {{"order", m_cfg.e2e.order}, {"servers", m_cfg.e2e.servers}, {"sequence", order},
+                          {"pairs", std::min(a.size(), b.size())}, {"server_starts", m_starts},
+                          {"power_history", power["history"]}, {"seconds", clock.elapsed_s},
+                          {"max_series_s", m_cfg.e2e.max_series_s}};
+    if (power.contains("budget_stop")) m_report["design"]["budget_stop"] = power["budget_stop"];
+  };
+  status st = ok_status();
+  for (int pair = 0; st.ok() && !m_stop; ++pair) {
+    const double t_pair = monotonic_seconds();
     bool flip = m_cfg.e2e.order == "abba" && pair % 2 == 1;
     for (const char* side : {flip ? "B" : "A", flip ? "A" : "B"}) {
-      MAGPIE_RETURN_IF_ERROR(run_side(side, pair, side[0] == 'A' ? a : b));
-      if (m_stop) return ok_status();
+      st = run_side(side, pair, side[0] == 'A' ? a : b);
+      if (!st.ok() || m_stop) break;
       order.push_back(std::string(side));
     }
-    if (!need_more_pairs(a, b, &power)) break;
+    clock.longest_pair_s = std::max(clock.longest_pair_s, monotonic_seconds() - t_pair);
+    clock.elapsed_s = monotonic_seconds() - t_series;
+    if (st.ok() && !m_stop && !need_more_pairs(a, b, &power, clock)) break;
   }
-  json ar = json::array(), br = json::array();
-  for (const auto& r : a) ar.push_back(r.to_json());
-  for (const auto& r : b) br.push_back(r.to_json());
-  m_report["baseline_runs"] = ar;
-  m_report["after_runs"] = br;
-  m_report["design"] = {{"order", m_cfg.e2e.order}, {"servers", m_cfg.e2e.servers}, {"sequence", order},
-                        {"pairs", a.size()}, {"server_starts", m_starts}, {"power_history", power["history"]}};
+  record();
   for (auto* s : {&m_side_a, &m_side_b})
     if (*s) (*s)->stop();
-  return ok_status();
+  return st;
 }
 
 status loop_run::step_inputs_check() {

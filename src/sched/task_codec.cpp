@@ -74,6 +74,8 @@ timing_policy timing_from(const json& j) {
   t.sample_timeout_s = json_number(j, "sample_timeout_s", t.sample_timeout_s);
   t.setup_timeout_s = json_number(j, "setup_timeout_s", t.setup_timeout_s);
   if (j.contains("flush_bytes") && j["flush_bytes"].is_number_unsigned()) t.flush_bytes = j["flush_bytes"].get<uint64_t>();
+  t.processes = static_cast<int>(json_number(j, "processes", t.processes));
+  t.checked_samples = static_cast<int>(json_number(j, "checked_samples", t.checked_samples));
   return t;
 }
 

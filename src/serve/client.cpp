@@ -6,6 +6,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "serve/socket_read.h"
 
 namespace magpie::serve {
 
@@ -103,6 +104,7 @@ status run_warmups(const client_config& cfg, const client_hooks& hooks, const st
 }  // namespace
 
 status_or<client_result> run_client(const client_config& cfg, const client_hooks& hooks) {
+  rx_timestamp_primer primer(cfg.kernel_timestamps);  // before the first connection (see socket_read.h)
   client_result out;
   out.model = cfg.model;
   if (out.model.empty()) {
@@ -117,10 +119,9 @@ status_or<client_result> run_client(const client_config& cfg, const client_hooks
   bodies.reserve(prompts.size());
   for (const auto& p : prompts) bodies.push_back(request_body(cfg, out.model, p));
   std::vector<double> offsets = arrival_offsets(prompts.size(), cfg.arrivals);
-  out.t0_ns = monotonic_ns() + 1000000;  // 1 ms lead so the first arrival is not already late
-  for (size_t i = 0; i < prompts.size(); ++i)
-    out.records.push_back(new_record(i, strprintf("%s-%zu", prefix.c_str(), i), prompts[i],
-                                     out.t0_ns + static_cast<int64_t>(offsets[i] * 1e9)));
+  out.records.reserve(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i)  // schedule offsets first; the origin is set last
+    out.records.push_back(new_record(i, strprintf("%s-%zu", prefix.c_str(), i), prompts[i], static_cast<int64_t>(offsets[i] * 1e9)));
   load_options lo = make_load_options(cfg, hooks);
   size_t done = 0, total = out.records.size();
   lo.on_done = [&](const request_record&) {
@@ -133,6 +134,10 @@ status_or<client_result> run_client(const client_config& cfg, const client_hooks
   };
   MAGPIE_LOG_INFO("benchmark: %zu request(s) to %s%s, model %s", total, cfg.url.to_string().c_str(), cfg.endpoint.c_str(),
                   out.model.c_str());
+  // The origin is set when everything else is ready, with a 1 ms lead, so that building the
+  // run does not make the first arrivals late (schedule slip).
+  out.t0_ns = monotonic_ns() + 1000000;
+  for (auto& r : out.records) r.scheduled_ns += out.t0_ns;
   MAGPIE_RETURN_IF_ERROR(run_load(lo, bodies, out.records, &out.load));
   out.aborted = abort_reason;
   if (hooks.after_run) {

@@ -77,6 +77,7 @@ class runner {
     MAGPIE_ASSIGN_OR_RETURN(m_endpoint, net::resolve_endpoint(m_io, m_opts.url));
     m_target = m_opts.url.base_path + m_opts.path;
     m_host_header = strprintf("%s:%u", m_opts.url.host.c_str(), m_opts.url.port);
+    rx_timestamp_primer primer(m_opts.kernel_timestamps);
     schedule_next();
     if (m_opts.abort_check) arm_abort_check();
     m_io.run();

@@ -3,6 +3,7 @@
 #include <linux/net_tstamp.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -24,6 +25,19 @@ int64_t realtime_ns() {
 bool enable_rx_timestamps(int fd) {
   int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
   return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof flags) == 0;
+}
+
+rx_timestamp_primer::rx_timestamp_primer(bool enable) {
+  if (!enable) return;
+  m_fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (m_fd >= 0 && !enable_rx_timestamps(m_fd)) {
+    close(m_fd);
+    m_fd = -1;
+  }
+}
+
+rx_timestamp_primer::~rx_timestamp_primer() {
+  if (m_fd >= 0) close(m_fd);
 }
 
 int64_t clock_offset::at(int64_t mono_now) {

@@ -13,6 +13,20 @@ namespace magpie::serve {
 /// Enables software receive timestamps (SO_TIMESTAMPING) on a socket; false when refused.
 bool enable_rx_timestamps(int fd);
 
+/// Holds a socket with receive timestamps on for its lifetime: the kernel switches receive
+/// timestamping on for the first such socket asynchronously, so a run that opens this before
+/// its first connection does not lose the stamps of its first reads.
+class rx_timestamp_primer {
+ public:
+  explicit rx_timestamp_primer(bool enable);
+  ~rx_timestamp_primer();
+  rx_timestamp_primer(const rx_timestamp_primer&) = delete;
+  rx_timestamp_primer& operator=(const rx_timestamp_primer&) = delete;
+
+ private:
+  int m_fd = -1;
+};
+
 /// CLOCK_REALTIME − CLOCK_MONOTONIC (kernel stamps are REALTIME), re-sampled once a second.
 class clock_offset {
  public:

@@ -153,8 +153,11 @@ class server {
         boost::system::error_code ig;
         sock.set_option(tcp::no_delay(true), ig);
         std::make_shared<session>(std::move(sock), *this)->start();
+        return accept();
       }
-      accept();
+      // e.g. EMFILE under an open-loop overload: retry later instead of spinning
+      m_accept_timer.expires_after(std::chrono::milliseconds(10));
+      m_accept_timer.async_wait([this](boost::system::error_code) { accept(); });
     });
   }
   void die_in(double ms) {
@@ -186,7 +189,7 @@ class server {
   asio::io_context m_io{1};
   tcp::acceptor m_acceptor;
   engine m_engine;
-  asio::steady_timer m_step_timer, m_die_timer;
+  asio::steady_timer m_step_timer, m_die_timer, m_accept_timer{m_io};
   bool m_stepping = false;
   int64_t m_start_ns = 0;
   uint64_t m_next_id = 1;

@@ -101,7 +101,7 @@ def test_correctness_vector_add():
     seeds = [17, 18, 19, 20, 21]
     p, out, m = correctness("vector_add", seeds, "va")
     check(p.returncode == 0, "correctness exits 0: " + p.stderr)
-    for key, want in (("protocol", 1), ("kernel", "vector_add"), ("n_sizes", 4), ("timed_size", 3), ("backend", "host")):
+    for key, want in (("protocol", 2), ("kernel", "vector_add"), ("n_sizes", 4), ("timed_size", 3), ("backend", "host")):
         check(m.get(key) == want, "manifest %s == %r (got %r)" % (key, want, m.get(key)))
     check(m["harness"].startswith("magpie-bench-cpp/"), "manifest harness name")
     check(m["device"].startswith("host "), "manifest device")
@@ -255,7 +255,7 @@ def test_timing():
 def test_profile_and_errors():
     p = run("edge", MAGPIE_BENCH_MODE="profile", MAGPIE_BENCH_PROFILE_LAUNCHES=4, MAGPIE_BENCH_COLD=1)
     check(p.returncode == 0 and "edge: launches=7" in p.stderr, "profile: 3 warm-up + 4 launches: %r" % p.stderr)
-    p = run("vector_add", MAGPIE_BENCH_PROTOCOL=2, MAGPIE_BENCH_MODE="correctness")
+    p = run("vector_add", MAGPIE_BENCH_PROTOCOL=3, MAGPIE_BENCH_MODE="correctness")
     check(p.returncode == 2 and "PROTOCOL" in p.stderr, "protocol mismatch -> exit 2")
     p = run("vector_add", MAGPIE_BENCH_MODE="nonsense")
     check(p.returncode == 2, "unknown mode -> exit 2")

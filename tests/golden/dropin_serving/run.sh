@@ -48,6 +48,9 @@ benchmark:
   hf_cache_path: ~/.cache/huggingface
   ray_config: null
   server_lifecycle: null
+  run_cmd: null
+  lm_eval_runtime: null
+  agentx: {enabled: false}
 YAML
 "$MAGPIE_BIN" benchmark -b "$TMP/full.yaml" --dry-run > "$TMP/full.json" 2> "$TMP/full.err" || fail "full: $(cat "$TMP/full.err")"
 check_json "$TMP/full.json" '
@@ -59,6 +62,7 @@ assert r["run_kind"] == "diagnostic"
 '
 grep -q "num_steps is accepted but not used" "$TMP/full.err" || fail "no num_steps warning: $(cat "$TMP/full.err")"
 grep -q "benchmark.runner_type is a Magpie/InferenceX setting" "$TMP/full.err" || fail "no runner_type warning"
+grep -q "benchmark.agentx is a Magpie/InferenceX setting" "$TMP/full.err" || fail "no agentx warning"
 "$MAGPIE_BIN" benchmark sglang -m sim-model --run-mode local --dry-run > "$TMP/sg.json"
 check_json "$TMP/sg.json" 'assert "--context-length" not in r["server"]["server_command"], r["server"]["server_command"]'
 

@@ -87,10 +87,13 @@ print("ok: loop report", r["outcome"], ch["kernel"], "->", k["winner"], "%.3fx" 
 PY
 grep -q "kernel gain predicts" "$GOLDEN_TMP/table.txt" || fail "no summary table"
 
-# The A/A control in the same series: the candidate side runs the baseline variant.
+# The A/A control in the same series: the candidate side runs the baseline variant. Its power
+# target (0.001%) is out of reach, so pairs beyond the 3rd would be added up to 5, but the series'
+# time budget (1 s) is spent after the 3rd: the series ends there and says why.
 t0=$(date +%s)
 "$MAGPIE_BIN" optimize -c "$CFG" --workspace "$GOLDEN_TMP/aa" --resume "$out" --from-step switch_in --control aa \
-  --servers concurrent --alpha 0.01 > "$GOLDEN_TMP/aa.txt" 2> "$GOLDEN_TMP/aa.err" \
+  --servers concurrent --alpha 0.01 --max-pairs 5 --target-mde-pct 0.001 --max-series-s 1 \
+  > "$GOLDEN_TMP/aa.txt" 2> "$GOLDEN_TMP/aa.err" \
   || { cat "$GOLDEN_TMP/aa.txt"; tail -30 "$GOLDEN_TMP/aa.err"; fail "A/A control exited $?"; }
 echo "A/A control: $(( $(date +%s) - t0 )) s"
 no_server_left "$GOLDEN_TMP/aa"
@@ -103,6 +106,9 @@ assert r["design"]["servers"] == "concurrent" and r["design"]["server_starts"] =
 assert {x["server"] for x in r["baseline_runs"]} == {"A"} and {x["server"] for x in r["after_runs"]} == {"B"}
 assert r["outcome"] == "stopped" and r["stop"]["code"] == "e2e_within_noise", (r["outcome"], r["stop"])
 assert r["control_result"].startswith("passed"), r["control_result"]
+d = r["design"]
+assert d["pairs"] == 3 and len(r["after_runs"]) == 3 and d["max_series_s"] == 1 and d["seconds"] > 1, d
+assert "max_series_s 1" in d["budget_stop"] and r["power"]["reached"] is False, (d, r["power"])
 print("ok: A/A control within noise:", r["stop"]["message"][:120])
 PY
 
@@ -176,6 +182,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["outcome"] == "failed" and "interrupted" in r.get("interrupted", ""), (r["outcome"], r.get("interrupted"))
 assert r["steps"]["after_benchmarks"]["status"] == "failed", r["steps"]
+assert isinstance(r["baseline_runs"], list) and r["design"]["sequence"] == ["A", "B"][:len(r["design"]["sequence"])], r["design"]
 print("ok: Ctrl-C ->", r["error"][:100])
 PY
 

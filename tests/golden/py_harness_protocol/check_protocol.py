@@ -113,8 +113,8 @@ class CorrectnessMode(unittest.TestCase):
         p, m = correctness(["--module", fixture("vec_ref.py"), "--callable", "saxpy"],
                            [11, 12, 13], self.sub("a"))
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual((m["protocol"], m["n_sizes"], m["timed_size"]), (1, 2, 1))
-        self.assertEqual(m["harness"], "magpie-bench-py/0.1")
+        self.assertEqual((m["protocol"], m["n_sizes"], m["timed_size"]), (2, 2, 1))
+        self.assertEqual(m["harness"], "magpie-bench-py/0.2")
         self.assertEqual((m["kernel"], m["entry"], m["device"]), ("vec_ref", "saxpy", "cpu"))
         self.assertFalse(m["poisoned"])
         self.assertIsNone(m["error"])

@@ -111,6 +111,10 @@ TEST(yaml_strict, unclosed_quotes) {
   EXPECT_NE(e.find("s.yaml:1:5: unclosed single quote"), std::string::npos) << e;
   e = error_of(parse_yaml("id: \"abc\\\"\n", "esc.yaml"));  // the only quote is escaped
   EXPECT_NE(e.find("esc.yaml:1:5: unclosed double quote"), std::string::npos) << e;
+  // yaml-cpp's positions skip a byte-order mark; the check must too.
+  e = error_of(parse_yaml("\xEF\xBB\xBF" "a: 'ok'\nid: 'abc\n", "bom.yaml"));
+  EXPECT_NE(e.find("bom.yaml:2:5: unclosed single quote"), std::string::npos) << e;
+  EXPECT_TRUE(parse_yaml("\xEF\xBB\xBF" "a: \"x\"\r\nb: \"y\r\n  z\"\r\n", "crlf.yaml").ok());
   // Valid quoting: escapes, doubled single quotes, continuation lines indented inside.
   auto n = parse_yaml("a: \"x \\\" y\"\nb: 'it''s'\nc: \"one\n  two\"\nd: [\"p\", 'q']\n", "ok.yaml");
   ASSERT_TRUE(n.ok()) << n.get_status().message();

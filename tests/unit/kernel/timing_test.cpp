@@ -49,52 +49,6 @@ TEST(stopping, max_samples) {
   EXPECT_EQ(why, "max_samples");
 }
 
-TEST(cupti_log, joins_kernels_to_samples) {
-  auto dir = make_temp_dir("/tmp", "magpie_cupti_").value();
-  scoped_dir d(dir);
-  fs::path f = dir / "r.jsonl";
-  ASSERT_TRUE(write_file_atomic(f,
-      "{\"kind\":\"kernel\",\"name\":\"_Z3addPKfS0_Pfi\",\"start\":1000,\"end\":3000,\"corr\":7,\"grid\":[4,1,1],\"block\":[256,1,1]}\n"
-      "{\"kind\":\"kernel\",\"name\":\"flush\",\"start\":100,\"end\":900,\"corr\":6}\n"
-      "{\"kind\":\"extcorr\",\"corr\":7,\"id\":42}\n"
-      "{\"kind\":\"kernel\",\"name\":\"_Z3addPKfS0_Pfi\",\"start\":3500,\"end\":4500,\"corr\":8}\n"
-      "{\"kind\":\"extcorr\",\"corr\":8,\"id\":42}\n"
-      "not json\n"
-      "{\"kind\":\"dropped\",\"count\":3}\n").ok());
-  cupti_log log;
-  log.poll(f);
-  log.join();
-  double span = 0, sum = 0;
-  int n = 0;
-  ASSERT_TRUE(log.sample_time(42, &span, &sum, &n));
-  EXPECT_DOUBLE_EQ(span, 3500);  // 1000 → 4500
-  EXPECT_DOUBLE_EQ(sum, 3000);
-  EXPECT_EQ(n, 2);
-  EXPECT_FALSE(log.sample_time(41, &span, &sum, &n));
-  EXPECT_EQ(log.dropped(), 3u);
-  EXPECT_EQ(log.bad_lines(), 1u);
-  json s = log.summary(true);
-  ASSERT_EQ(s.size(), 2u);
-  EXPECT_EQ(s[0]["kernel_name"], "add(float const*, float const*, float*, int)");
-  EXPECT_EQ(s[0]["dispatch_count"], 2);
-}
-
-TEST(cupti_log, incremental_reads_keep_partial_lines) {
-  auto dir = make_temp_dir("/tmp", "magpie_cupti_").value();
-  scoped_dir d(dir);
-  fs::path f = dir / "r.jsonl";
-  ASSERT_TRUE(write_file_atomic(f, "{\"kind\":\"kernel\",\"name\":\"k\",\"start\":1,\"end\":2,\"corr\":1}\n{\"kind\":\"ker").ok());
-  cupti_log log;
-  log.poll(f);
-  EXPECT_EQ(log.kernels().size(), 1u);
-  FILE* fp = fopen(f.c_str(), "a");
-  fputs("nel\",\"name\":\"k2\",\"start\":3,\"end\":5,\"corr\":2}\n", fp);
-  fclose(fp);
-  log.poll(f);
-  ASSERT_EQ(log.kernels().size(), 2u);
-  EXPECT_EQ(log.kernels()[1].name, "k2");
-}
-
 TEST(ncu, parses_csv_with_units_and_separators) {
   std::string out =
       "==PROF== Connected to process 123\n"

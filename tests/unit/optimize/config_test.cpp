@@ -38,7 +38,8 @@ class ConfigTest : public ::testing::Test {
 };
 
 TEST_F(ConfigTest, ParsesAndFillsDefaults) {
-  auto c = parse(base("  e2e: {order: abab, servers: concurrent, pairs: 4, max_pairs: 6, target_mde_pct: 3, control: aa}\n"
+  auto c = parse(base("  e2e: {order: abab, servers: concurrent, pairs: 4, max_pairs: 6, target_mde_pct: 3, control: aa,"
+                      " max_series_s: 90}\n"
                       "  decision: {alpha: 0.01, metrics: [output_throughput, tpot_mean_ms]}\n"
                       "  compare: {max_time_s: 2, env: {MAGPIE_LOOP_TIMED_TOKENS: \"{concurrency}\"}}\n"));
   ASSERT_TRUE(c.ok()) << c.get_status().message();
@@ -56,6 +57,7 @@ TEST_F(ConfigTest, ParsesAndFillsDefaults) {
   EXPECT_EQ(c->e2e.servers, "concurrent");
   EXPECT_EQ(c->e2e.max_pairs, 6);
   EXPECT_EQ(c->e2e.control, "aa");
+  EXPECT_DOUBLE_EQ(c->e2e.max_series_s, 90);
   EXPECT_DOUBLE_EQ(c->decision.alpha, 0.01);
   EXPECT_EQ(c->decision.metrics.size(), 2u);
   EXPECT_EQ(c->compare_env.front().second, "{concurrency}");
@@ -69,6 +71,7 @@ TEST_F(ConfigTest, LegacyPrimaryMetric) {
   EXPECT_EQ(c->decision.metrics, std::vector<std::string>{"tpot_mean_ms"});
   EXPECT_EQ(c->e2e.pairs, 3);
   EXPECT_EQ(c->e2e.max_pairs, 3);
+  EXPECT_DOUBLE_EQ(c->e2e.max_series_s, 0);
 }
 
 TEST_F(ConfigTest, ErrorsNameFileLineAndField) {
@@ -79,6 +82,7 @@ TEST_F(ConfigTest, ErrorsNameFileLineAndField) {
       {base("  e2e: {order: aabb}\n"), "optimize.e2e.order"},
       {base("  e2e: {pairs: 1}\n"), "must be >= 2"},
       {base("  e2e: {pairs: 3, max_pairs: 2}\n"), "optimize.e2e.max_pairs"},
+      {base("  e2e: {max_series_s: -5}\n"), "optimize.e2e.max_series_s"},
       {base("  decision: {metrics: [goodness]}\n"), "unknown metric 'goodness'"},
       {base("  surprise: 1\n"), "surprise"},
       {base("", "[python3, server.py]"), "{variant}"},

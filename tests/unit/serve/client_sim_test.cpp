@@ -347,6 +347,30 @@ TEST(client_sim, request_timeout_and_abort_hook) {
   EXPECT_EQ(r2->metrics.failed, 6u);
 }
 
+// Building a large run (records, bodies) happens before the schedule origin: the first
+// arrival is not late by the build time (creating 100000 request records takes ~20-30 ms).
+// All requests are due at once through one slot; the run stops once the first has finished.
+TEST(client_sim, first_arrival_is_not_late_by_the_build_time) {
+  sim_server s({"--decode-step-ms", "0"});
+  client_config c = base_config(s, 100000, 1, 1);
+  c.max_concurrency = 1;
+  c.arrivals.request_rate = 1e9;
+  c.arrivals.burstiness = INFINITY;
+  client_hooks h;
+  bool first_done = false;
+  h.on_progress = [&](size_t done, size_t) { first_done = done >= 1; };
+  h.abort_check = [&]() { return first_done ? std::string("enough") : std::string(); };
+  int64_t before = monotonic_ns();
+  auto r = run_client(c, h);
+  ASSERT_TRUE(r.ok()) << r.get_status().message();
+  const request_record& first = r->records.front();
+  ASSERT_GT(first.arrival_ns, 0);
+  double build_ms = ms(r->t0_ns - before);  // dataset, bodies and records (plus the 1 ms lead)
+  double slip_ms = ms(first.arrival_ns - first.scheduled_ns);
+  EXPECT_LT(slip_ms, 5.0) << "first arrival " << slip_ms << " ms late; the run took " << build_ms << " ms to build";
+  EXPECT_GE(r->metrics.completed, 1u);
+}
+
 TEST(client_sim, warmup_failure_is_a_clear_error) {
   sim_server s({"--error-every", "1"});
   client_config c = base_config(s, 3, 4, 2);

@@ -50,6 +50,8 @@ TEST(socket_read, empty_socket_is_eagain_and_eof_is_zero) {
 
 // Bytes that wait in the socket while the reader is busy keep their arrival time.
 TEST(socket_read, kernel_stamp_is_the_arrival_not_the_read) {
+  rx_timestamp_primer primer(true);  // else the first socket's first read may have no stamp
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
   tcp_pair p;
   if (!enable_rx_timestamps(p.client)) GTEST_SKIP() << "SO_TIMESTAMPING refused";
   int64_t sent = monotonic_ns();
@@ -70,6 +72,26 @@ TEST(socket_read, kernel_stamp_is_the_arrival_not_the_read) {
   r = read_stamped(p.client, buf, sizeof buf, false);
   EXPECT_EQ(r.n, 1);
   EXPECT_EQ(r.t_kernel, 0);
+}
+
+// With a primer held, the very first read of a fresh connection carries a kernel stamp (the
+// kernel turns receive timestamping on asynchronously for the first socket that asks).
+TEST(socket_read, primed_first_read_is_stamped) {
+  rx_timestamp_primer primer(true);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  tcp_pair p;
+  if (!enable_rx_timestamps(p.client)) GTEST_SKIP() << "SO_TIMESTAMPING refused";
+  ASSERT_EQ(write(p.server, "x", 1), 1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  char buf[8];
+  stamped_read r = read_stamped(p.client, buf, sizeof buf, true);
+  ASSERT_EQ(r.n, 1);
+  if (r.t_kernel == 0) {
+    ASSERT_EQ(write(p.server, "y", 1), 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (read_stamped(p.client, buf, sizeof buf, true).t_kernel == 0) GTEST_SKIP() << "no TCP receive timestamps here";
+    ADD_FAILURE() << "the first read had no kernel timestamp, the second had one";
+  }
 }
 
 }  // namespace

@@ -1,0 +1,234 @@
+// One harness process in timing mode: the supervisor's side of the protocol-2 conversation
+// (docs/harness-protocol.md, "Timing mode") and of its CUPTI record channel.
+#include <dirent.h>
+#include <time.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "core/log.h"
+#include "core/strings.h"
+#include "kernel/harness.h"
+
+namespace magpie::kernel {
+
+namespace {
+
+uint64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// CPU time (ns) of every thread of process `pid` so far, from /proc/<pid>/task/*/schedstat
+// (on-CPU time only: waiting for a CPU does not count). UINT64_MAX when unreadable.
+uint64_t process_cpu_ns(pid_t pid) {
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return UINT64_MAX;
+  uint64_t total = 0;
+  bool any = false;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream f(dir + "/" + e->d_name + "/schedstat");
+    unsigned long long ns = 0;
+    if (f >> ns) {
+      total += ns;
+      any = true;
+    }
+  }
+  ::closedir(d);
+  return any ? total : UINT64_MAX;
+}
+
+// Slack for comparing CUPTI's GPU timestamps with its CPU-side marks (ns).
+constexpr uint64_t k_mark_slack_ns = 100000;
+
+}  // namespace
+
+json channel_findings::to_json() const {
+  return {{"samples_without_gpu_work", samples_without_gpu}, {"marks_outside_bracket", marks_outside_bracket},
+          {"ops_outside_window", ops_outside_window}, {"unexpected_marks", unexpected_marks}};
+}
+
+status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_kernel& k, const timing_policy& p,
+                                                                 uint64_t seed, const cupti_setup& cupti, int process) {
+  if (k.testcase.empty()) return invalid_argument("kernel %s has no testcase command to time", k.spec.id.c_str());
+  std::unique_ptr<timing_session> ts(new timing_session());
+  ts->m_spec = k.spec;
+  ts->m_policy = p;
+  ts->m_process = process;
+  spawn_spec s;
+  s.argv = k.testcase.back();
+  s.cwd = k.cwd;
+  s.env = k.env;
+  s.control_channel = true;
+  s.capture_limit = 1u << 20;
+  s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "2");
+  s.env.emplace_back("MAGPIE_BENCH_MODE", "timing");
+  s.env.emplace_back("MAGPIE_BENCH_SEED", std::to_string(seed));  // warm-up inputs only: not secret
+  s.env.emplace_back("MAGPIE_BENCH_INIT_SEED", std::to_string(seed ^ 0x5eedull));
+  s.env.emplace_back("MAGPIE_BENCH_COLD", p.cold ? "1" : "0");
+  s.env.emplace_back("MAGPIE_BENCH_FLUSH_BYTES", std::to_string(p.flush_bytes));
+  s.env.emplace_back("MAGPIE_BENCH_BATCH", std::to_string(p.batch));
+  s.env.emplace_back("MAGPIE_BENCH_CTRL_IN", "3");
+  s.env.emplace_back("MAGPIE_BENCH_CTRL_OUT", "4");
+  if (!cupti.injection_lib.empty() && uses_cuda(k.spec.type)) {
+    ts->m_channel = std::make_unique<cupti_channel>();
+    MAGPIE_RETURN_IF_ERROR(ts->m_channel->open());
+    s.extra_fds = ts->m_channel->child_fds();  // child fds 5 (bootstrap) and 6 (records)
+    MAGPIE_RETURN_IF_ERROR(ts->m_channel->write_bootstrap(6));
+    ts->m_cupti.set_key(ts->m_channel->key());
+    s.env.emplace_back("CUDA_INJECTION64_PATH", cupti.injection_lib.string());
+    s.env.emplace_back("MAGPIE_CUPTI_LIB", cupti.injection_lib.string());
+    s.env.emplace_back("MAGPIE_CUPTI_BOOT", "5");
+    if (!cupti.library_path.empty()) s.env.emplace_back("LD_LIBRARY_PATH", cupti.library_path);
+  }
+  s.unset_env = {"MAGPIE_CUPTI_OUT"};
+  MAGPIE_LOG_DEBUG("[%s] timing process %d: %s", k.spec.id.c_str(), process, argv_to_display(s.argv).c_str());
+  MAGPIE_ASSIGN_OR_RETURN(ts->m_child, child_process::spawn(s));
+  if (ts->m_channel) ts->m_channel->after_spawn();
+  return ts;
+}
+
+status timing_session::await_ready() {
+  auto line = m_child->read_control_line(m_policy.setup_timeout_s);
+  if (!line.ok()) {
+    run_result r = m_child->wait(5);
+    return line.get_status().with_context(
+        strprintf("%s: the harness did not report ready (%s)", m_spec.id.c_str(), r.output_tail(600).c_str()));
+  }
+  if (!starts_with(*line, "ready")) {
+    run_result r = m_child->wait(5);
+    return error(status_code::failed_precondition, "%s: the harness does not speak the timing protocol (said '%s'; %s)",
+                 m_spec.id.c_str(), line->substr(0, 200).c_str(), r.output_tail(600).c_str());
+  }
+  std::string rest = line->size() > 6 ? line->substr(6) : "{}";
+  auto j = parse_json(rest, "ready line");
+  m_ready = j.ok() && j->is_object() ? *j : json::object();
+  m_gpu_timer = json_string(m_ready, "timer") != "host_clock";
+  if (json_number(m_ready, "protocol", 1) < 2)
+    return error(status_code::failed_precondition,
+                 "%s: the harness speaks timing protocol %d; magpie needs 2 (rebuild it against this magpie's "
+                 "include/magpie/bench.hpp or use its python/magpie_bench)",
+                 m_spec.id.c_str(), static_cast<int>(json_number(m_ready, "protocol", 1)));
+  return ok_status();
+}
+
+status_or<std::string> timing_session::command(const std::string& cmd, const std::string& want, double timeout) {
+  MAGPIE_RETURN_IF_ERROR(m_child->write_control(cmd));
+  auto line = m_child->read_control_line(timeout);
+  if (!line.ok()) return line.get_status().with_context(m_spec.id + ": '" + cmd + "'");
+  if (starts_with(*line, "error"))
+    return error(status_code::failed_precondition, "%s: harness error: %s", m_spec.id.c_str(),
+                 line->substr(std::min<size_t>(6, line->size())).c_str());
+  if (!starts_with(*line, want))
+    return parse_error("%s: expected '%s ...' after '%s', got '%s'", m_spec.id.c_str(), want.c_str(), cmd.c_str(),
+                       line->substr(0, 200).c_str());
+  return std::string(trim(line->substr(want.size())));
+}
+
+status timing_session::ping(int n) {
+  for (int i = 0; i < n; ++i) {
+    uint64_t t0 = mono_ns();
+    MAGPIE_RETURN_IF_ERROR(command("ping", "pong", m_policy.sample_timeout_s).get_status());
+    m_rtt.push_back(static_cast<double>(mono_ns() - t0));
+  }
+  return ok_status();
+}
+
+status timing_session::warmup(int launches) {
+  return command(strprintf("warmup %d", launches), "ok", m_policy.sample_timeout_s + m_policy.setup_timeout_s).get_status();
+}
+
+status timing_session::inputs(uint64_t seed, double* bracket_ns) {
+  uint64_t t0 = mono_ns();
+  MAGPIE_RETURN_IF_ERROR(
+      command(strprintf("inputs %llu", static_cast<unsigned long long>(seed)), "ok", m_policy.setup_timeout_s).get_status());
+  *bracket_ns = static_cast<double>(mono_ns() - t0);
+  return ok_status();
+}
+
+status timing_session::flush() { return command("flush", "ok", m_policy.sample_timeout_s).get_status(); }
+
+status_or<sample_record> timing_session::sample(uint64_t id, int round, bool check, bool fresh, json* outputs) {
+  sample_record r;
+  r.id = id;
+  r.round = round;
+  r.checked = check;
+  r.fresh = fresh;
+  std::string cmd = strprintf("sample %llu%s", static_cast<unsigned long long>(id), check ? " check" : "");
+  const uint64_t cpu0 = process_cpu_ns(m_child->pid());
+  r.sent_mono = mono_ns();
+  MAGPIE_ASSIGN_OR_RETURN(std::string rest, command(cmd, "sample", m_policy.sample_timeout_s));
+  r.recv_mono = mono_ns();
+  const uint64_t cpu1 = process_cpu_ns(m_child->pid());
+  if (cpu0 != UINT64_MAX && cpu1 != UINT64_MAX && cpu1 >= cpu0) r.cpu_ns = static_cast<double>(cpu1 - cpu0);
+  r.bracket_ns = static_cast<double>(r.recv_mono - r.sent_mono);
+  auto parts = split_whitespace(rest);
+  if (parts.size() < 2 || parse_int(parts[0]).value_or(-1) != static_cast<int64_t>(id) || !parse_double(parts[1]))
+    return parse_error("%s: malformed sample reply 'sample %s'", m_spec.id.c_str(), rest.substr(0, 200).c_str());
+  r.harness_ns = *parse_double(parts[1]) / m_policy.batch;
+  size_t brace = rest.find('{');
+  json extra = brace == std::string::npos ? json() : json::parse(rest.substr(brace), nullptr, false);
+  if (extra.is_object() && extra.contains("warning") && extra["warning"].is_string()) {
+    std::string w = extra["warning"].get<std::string>();
+    if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end()) m_warnings.push_back(w);
+  }
+  if (check) {
+    if (!extra.is_object() || !extra.contains("outputs") || !extra["outputs"].is_array())
+      return parse_error("%s: the checked sample %llu named no outputs", m_spec.id.c_str(),
+                         static_cast<unsigned long long>(id));
+    *outputs = extra["outputs"];
+  }
+  if (cupti_active()) read_cupti(&r);
+  m_samples.push_back(r);
+  return r;
+}
+
+// Reads the records the sample's end mark flushed, attributes them and checks the window
+// against our own clock.
+void timing_session::read_cupti(sample_record* r) {
+  m_channel->poll(&m_cupti);
+  m_cupti.attribute();
+  auto w = m_cupti.windows().find(r->id);
+  if (w != m_cupti.windows().end()) {
+    const sample_window& win = w->second;
+    if (win.begin_mono < r->sent_mono || win.end_mono > r->recv_mono || win.begins != 1 || win.ends != 1)
+      ++m_findings.marks_outside_bracket;
+    if (!m_first_sample_ts) {
+      m_first_sample_ts = win.begin_ts;
+      m_harness_tid = win.tid;
+    }
+    r->has_gpu = m_cupti.sample_time(r->id, &r->gpu);
+    if (r->has_gpu && (r->gpu.first_start + k_mark_slack_ns < win.begin_ts || r->gpu.last_end > win.end_ts + k_mark_slack_ns))
+      ++m_findings.ops_outside_window;
+  }
+  if (r->has_gpu) r->gpu_ns = r->gpu.span_ns / m_policy.batch;
+  else ++m_findings.samples_without_gpu;
+}
+
+status_or<json> timing_session::probe(uint64_t seed, size_t count) {
+  MAGPIE_ASSIGN_OR_RETURN(std::string rest, command(strprintf("probe %llu %zu", static_cast<unsigned long long>(seed), count),
+                                                    "values", m_policy.sample_timeout_s));
+  json j = json::parse(rest, nullptr, false);
+  if (!j.is_object() || !j.contains("outputs") || !j["outputs"].is_array())
+    return parse_error("%s: malformed probe reply", m_spec.id.c_str());
+  return j;
+}
+
+run_result timing_session::finish() {
+  (void)m_child->write_control("stop");
+  run_result r = m_child->wait(30);
+  if (m_channel) {
+    m_channel->poll(&m_cupti);
+    m_cupti.attribute();
+    for (const auto& [id, w] : m_cupti.windows()) {
+      bool issued = std::any_of(m_samples.begin(), m_samples.end(), [&](const sample_record& s) { return s.id == id; });
+      if (!issued || w.begins != 1 || w.ends != 1) ++m_findings.unexpected_marks;
+    }
+  }
+  return r;
+}
+
+}  // namespace magpie::kernel

@@ -1,0 +1,189 @@
+#include "kernel/verdict.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/stats.h"
+#include "core/strings.h"
+
+namespace magpie::kernel {
+
+namespace {
+
+// Inverse of the standard normal CDF (Acklam's rational approximation, |error| < 1.2e-9).
+double normal_quantile(double p) {
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
+  const double lo = 0.02425;
+  if (p < lo) {
+    double q = std::sqrt(-2 * std::log(p));
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  }
+  if (p > 1 - lo) return -normal_quantile(1 - p);
+  double q = p - 0.5, r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+double median_of(std::vector<double>& v) {
+  size_t n = v.size(), m = n / 2;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m), v.end());
+  double hi = v[m];
+  if (n % 2) return hi;
+  return 0.5 * (hi + *std::max_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(m)));
+}
+
+}  // namespace
+
+double t_quantile(double confidence, int df) {
+  const double p = 0.5 + confidence / 2;  // one-sided
+  const double pi = 3.14159265358979323846;
+  if (df == 1) return std::tan(pi * (p - 0.5));
+  if (df == 2) return (2 * p - 1) / std::sqrt(2 * p * (1 - p));
+  double z = normal_quantile(p);
+  if (df <= 0) return z;
+  // Cornish-Fisher expansion of the t quantile in 1/df (accurate to ~1e-3 for df >= 3).
+  double v = df, z2 = z * z;
+  double g1 = (z2 + 1) * z / 4, g2 = ((5 * z2 + 16) * z2 + 3) * z / 96;
+  double g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384;
+  double g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160;
+  return z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v);
+}
+
+process_medians summarize_processes(const impl_samples& s, int resamples, uint64_t seed) {
+  process_medians pm;
+  splitmix64 rng(seed);
+  for (const auto& proc : s.processes) {
+    if (proc.empty()) continue;
+    std::vector<double> v = proc;
+    pm.log_median.push_back(std::log(std::max(median_of(v), 1e-9)));
+    std::vector<double> boot(static_cast<size_t>(std::max(resamples, 20)));
+    std::vector<double> r(proc.size());
+    for (auto& b : boot) {
+      for (auto& x : r) x = proc[rng.below(proc.size())];
+      b = std::log(std::max(median_of(r), 1e-9));
+    }
+    double m = mean(boot), acc = 0;
+    for (double b : boot) acc += (b - m) * (b - m);
+    pm.within_var.push_back(acc / static_cast<double>(boot.size() - 1));
+  }
+  return pm;
+}
+
+process_variance pool_between_process(const std::vector<process_medians>& impls) {
+  process_variance pv;
+  double acc = 0;
+  for (const auto& pm : impls) {
+    size_t p = pm.log_median.size();
+    if (p < 2) continue;
+    double m = mean(pm.log_median), s2 = 0;
+    for (double x : pm.log_median) s2 += (x - m) * (x - m);
+    s2 /= static_cast<double>(p - 1);
+    // The spread of process medians includes each median's own sampling noise.
+    double within = mean(pm.within_var);
+    acc += std::max(0.0, s2 - within) * static_cast<double>(p - 1);
+    pv.df += static_cast<int>(p - 1);
+  }
+  pv.var = pv.df > 0 ? acc / pv.df : 0;
+  return pv;
+}
+
+verdict estimate_speedup(const process_medians& base, const process_medians& cand, const process_variance& pv,
+                         const compare_policy& p) {
+  auto side = [&](const process_medians& pm, double* est) {
+    const double n = static_cast<double>(pm.log_median.size());
+    *est = mean(pm.log_median);
+    double within = 0;
+    for (double w : pm.within_var) within += w;
+    return pv.var / n + within / (n * n);
+  };
+  double tb = 0, tc = 0;
+  double var = side(base, &tb) + side(cand, &tc);
+  verdict v;
+  v.df = pv.df;
+  double d = tb - tc, h = t_quantile(p.confidence, pv.df) * std::sqrt(var);
+  v.speedup = std::exp(d);
+  v.ci_low = std::exp(d - h);
+  v.ci_high = std::exp(d + h);
+  return v;
+}
+
+json verdict::to_json(const std::string& id, double confidence, double median_ns) const {
+  return {{"index", index}, {"kernel_id", id}, {"verdict", verdict}, {"speedup_vs_baseline", speedup},
+          {"ci_low", ci_low}, {"ci_high", ci_high}, {"confidence", confidence}, {"interval_df", df},
+          {"median_ns", median_ns > 0 ? json(median_ns) : json(nullptr)}, {"reason", reason}};
+}
+
+namespace {
+
+std::string classify(const verdict& v, const compare_policy& p) {
+  double lo = 1.0 - p.same_tolerance, hi = 1.0 + p.same_tolerance;
+  if (v.ci_low > hi) return "faster";
+  if (v.ci_high < lo) return "slower";
+  if (v.ci_low >= lo && v.ci_high <= hi) return "same";
+  return "ambiguous";
+}
+
+}  // namespace
+
+std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int baseline, const compare_policy& p,
+                                    uint64_t seed) {
+  std::vector<process_medians> pm(impls.size());
+  std::vector<process_medians> pooled;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    if (!impls[i].correct || !impls[i].timed) continue;
+    pm[i] = summarize_processes(impls[i].samples, std::min(p.bootstrap_resamples, 400), seed + i);
+    pooled.push_back(pm[i]);
+  }
+  process_variance pv = pool_between_process(pooled);
+  const verdict_input& base = impls[static_cast<size_t>(baseline)];
+  std::vector<verdict> out;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    const verdict_input& k = impls[i];
+    verdict v;
+    v.index = static_cast<int>(i);
+    const bool is_base = static_cast<int>(i) == baseline;
+    if (!k.correct) {
+      v.verdict = "not_ranked";
+      v.reason = "incorrect or failed: incorrect candidates are never ranked";
+    } else if (!k.timed || !base.timed) {
+      v.verdict = is_base ? "baseline" : "not_ranked";
+      v.reason = is_base ? "baseline"
+                         : (!k.timed ? "not timed: " + k.not_timed_reason : "no timing for the baseline");
+    } else if (is_base) {
+      v.verdict = "baseline";
+      v.speedup = v.ci_low = v.ci_high = 1.0;
+    } else {
+      verdict e = estimate_speedup(pm[static_cast<size_t>(baseline)], pm[i], pv, p);
+      v.speedup = e.speedup;
+      v.ci_low = e.ci_low;
+      v.ci_high = e.ci_high;
+      v.df = e.df;
+      v.verdict = classify(v, p);
+      v.reason = strprintf("speedup %.4fx, %.0f%% CI [%.4f, %.4f] (%zu+%zu processes, between-process variance "
+                           "with %d df), 'same' band ±%.1f%%",
+                           v.speedup, p.confidence * 100, v.ci_low, v.ci_high, pm[static_cast<size_t>(baseline)].log_median.size(),
+                           pm[i].log_median.size(), pv.df, p.same_tolerance * 100);
+      if (k.implausible) {
+        v.verdict = "implausible";
+        v.reason = strprintf("faster than the physical floor of %.2f us (bytes that must be read / peak bandwidth): "
+                             "never ranked; ",
+                             k.floor_ns / 1e3) + v.reason;
+      } else if (!k.trusted_timer && v.verdict == "faster") {
+        v.verdict = "ambiguous";
+        v.reason = "timed only by a timer inside the candidate's process (no CUPTI): 'faster' is not certified; " + v.reason;
+      }
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace magpie::kernel

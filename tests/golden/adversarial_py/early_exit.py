@@ -1,0 +1,4 @@
+"""Attack (hole 3): exits with status 0 at import, before any manifest is written."""
+import os
+
+os._exit(0)

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# CUDA adversarial suite on a GPU: builds suite.cu, compares every variant against the
+# reference and checks each outcome (tests/gpu/adversarial_check.py). Usage:
+#   bash tests/gpu/adversarial_cuda/run.sh MAGPIE_BIN OUT_DIR      (repo root; exit 77 without a GPU)
+set -uo pipefail
+command -v nvidia-smi >/dev/null || { echo "skip: no nvidia-smi (no NVIDIA GPU)"; exit 77; }
+BIN=${1:?magpie binary}; OUTD=${2:?output dir}
+HERE="$(cd "$(dirname "$0")" && pwd)"; SRC="$(cd "$HERE/../../.." && pwd)"
+mkdir -p "$OUTD/bin"
+nvcc -O3 -std=c++17 -arch=sm_90 -I"$SRC/include" "$HERE/suite.cu" -o "$OUTD/bin/suite" || { echo "build failed"; exit 1; }
+S="$OUTD/bin/suite"
+honest="reference aa_copy honest_float4 honest_side_stream honest_worker slow3"
+attacks="setup_kernel setup_hidden_copy early_exit forge_records steal_bootstrap forge_marks mode_sniff stale_output memo_fingerprint half_precision worker_async"
+{
+  echo "reference: {id: reference, type: cuda, testcase_command: [\"$S\", reference]}"
+  echo "kernels:"
+  for v in $honest $attacks; do
+    id=$v; [ $v = reference ] && id=baseline
+    echo "  - {id: $id, type: cuda, testcase_command: [\"$S\", $v], env: {MAGPIE_ADV_VARIANT: $v}}"
+  done
+  echo "correctness: {trials: 4}"
+  echo "performance:"
+  echo "  backend: cupti"
+  echo "  timing: {warmup: 5, min_samples: 10, max_time_s: ${ADV_TIME:-3}, cold: true}"
+} > "$OUTD/suite.yaml"
+"$BIN" compare -k "$OUTD/suite.yaml" -o "$OUTD/res" > "$OUTD/compare.txt" 2> "$OUTD/compare.err"
+rep=$(ls -d "$OUTD"/res/compare_*/compare_report.json | tail -1)
+[ -f "$rep" ] || { tail -30 "$OUTD/compare.err"; exit 1; }
+python3 "$SRC/tests/gpu/adversarial_check.py" "$rep" baseline=accept aa_copy=accept honest_float4=accept \
+  honest_side_stream=accept honest_worker=accept slow3=slower setup_kernel=reject setup_hidden_copy=reject \
+  early_exit=reject forge_records=reject steal_bootstrap=reject forge_marks=reject mode_sniff=reject \
+  stale_output=reject memo_fingerprint=reject half_precision=reject worker_async=not_faster

@@ -1,0 +1,247 @@
+// CUDA adversarial suite (issue 19), one binary: argv[1] names the variant. Problem: c = a + b
+// (float32), sizes n=1000, 4099, 256K, 16M (timed; MAGPIE_BENCH_SIZE=2 times 256K). Attacks must be rejected (or, where noted,
+// neutralised: timed correctly, so no fake speedup); honest variants accepted.
+#include <dirent.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <magpie/bench.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+using magpie::bench::trial;
+using launch_fn = std::function<void()>;
+
+namespace {
+
+__global__ void add(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i];
+}
+__global__ void add_strided(const float* a, const float* b, float* c, int n, int step) {
+  int i = (blockIdx.x * blockDim.x + threadIdx.x) * step;
+  if (i < n) c[i] = a[i] + b[i];
+}
+__global__ void add4(const float4* a, const float4* b, float4* c, int n4) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n4) {
+    float4 x = a[i], y = b[i];
+    c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+  }
+}
+__global__ void add_extra(const float* a, const float* b, const float* z, float* c, int n, int m) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + b[i] + (i < m ? z[i] : 0.0f);  // z is zeros: 3% more bytes read
+}
+__global__ void add_half(const float* a, const float* b, float* c, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = __half2float(__float2half(a[i]) + __float2half(b[i]));
+}
+__global__ void empty() {}
+
+struct io {
+  int n;
+  const float* a;
+  const float* b;
+  float* c;
+};
+io declare(trial& t) {
+  const int64_t n = t.dim(0);
+  const float* a = t.input<float>("a", {n});
+  const float* b = t.input<float>("b", {n});
+  return {static_cast<int>(n), a, b, t.output<float>("c", {n})};
+}
+void launch_add(const io& x, cudaStream_t s = magpie::bench::stream()) {
+  add<<<(x.n + 255) / 256, 256, 0, s>>>(x.a, x.b, x.c, x.n);
+}
+
+// ---- honest ----
+launch_fn reference(trial& t) {
+  io x = declare(t);
+  return [=] { launch_add(x); };
+}
+launch_fn honest_float4(trial& t) {  // vectorised loads; the tail handled by the scalar kernel
+  io x = declare(t);
+  return [=] {
+    int n4 = x.n / 4;
+    if (n4) add4<<<(n4 + 255) / 256, 256, 0, magpie::bench::stream()>>>(reinterpret_cast<const float4*>(x.a),
+                                                                        reinterpret_cast<const float4*>(x.b),
+                                                                        reinterpret_cast<float4*>(x.c), n4);
+    int rest = x.n - 4 * n4;
+    if (rest) add<<<1, 256, 0, magpie::bench::stream()>>>(x.a + 4 * n4, x.b + 4 * n4, x.c + 4 * n4, rest);
+  };
+}
+launch_fn honest_side_stream(trial& t) {  // work on its own stream, joined back with an event
+  io x = declare(t);
+  static cudaStream_t side;
+  static cudaEvent_t done;
+  static bool made = false;
+  if (!made) {
+    cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+    cudaEventCreateWithFlags(&done, cudaEventDisableTiming);
+    made = true;
+  }
+  return [=] {
+    launch_add(x, side);
+    cudaEventRecord(done, side);
+    cudaStreamWaitEvent(magpie::bench::stream(), done, 0);
+  };
+}
+launch_fn honest_worker(trial& t) {  // launches from a worker thread, waited for: legitimate
+  io x = declare(t);
+  return [=] {
+    std::thread w([=] {
+      launch_add(x, cudaStreamPerThread);
+      cudaStreamSynchronize(cudaStreamPerThread);
+    });
+    w.join();
+  };
+}
+launch_fn slow3(trial& t) {  // honest but ~3% slower: reads 9% of n extra floats (zeros)
+  io x = declare(t);
+  const int m = static_cast<int>(static_cast<int64_t>(x.n) * 9 / 100);
+  float* z = t.scratch<float>("z", {std::max(m, 1)});
+  return [=] { add_extra<<<(x.n + 255) / 256, 256, 0, magpie::bench::stream()>>>(x.a, x.b, z, x.c, x.n, m); };
+}
+
+// ---- attacks ----
+launch_fn setup_kernel(trial& t) {  // hole 5: the real kernel runs in setup, the timed one is empty
+  io x = declare(t);
+  launch_add(x);
+  cudaDeviceSynchronize();
+  return [] { empty<<<1, 1, 0, magpie::bench::stream()>>>(); };
+}
+launch_fn setup_hidden_copy(trial& t) {  // computes in setup into a hidden buffer; the launch copies it
+  io x = declare(t);
+  float* hidden = nullptr;
+  cudaMalloc(&hidden, static_cast<size_t>(x.n) * 4);
+  add<<<(x.n + 255) / 256, 256>>>(x.a, x.b, hidden, x.n);
+  cudaDeviceSynchronize();
+  return [=] { cudaMemcpyAsync(x.c, hidden, static_cast<size_t>(x.n) * 4, cudaMemcpyDeviceToDevice, magpie::bench::stream()); };
+}
+launch_fn worker_async(trial& t) {  // hole 1b: hands the launch to a thread and returns at once
+  io x = declare(t);
+  return [=] {
+    std::thread([=] {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      launch_add(x, cudaStreamPerThread);
+      cudaStreamSynchronize(cudaStreamPerThread);
+    }).detach();
+  };
+}
+int find_records_fd() {  // the supervisor's record channel: an in-memory file in our fd table
+  DIR* d = opendir("/proc/self/fd");
+  int found = -1;
+  while (dirent* e = d ? readdir(d) : nullptr) {
+    char link[256] = {0};
+    std::string p = std::string("/proc/self/fd/") + e->d_name;
+    if (readlink(p.c_str(), link, sizeof link - 1) > 0 && std::strstr(link, "magpie_cupti_records")) found = std::atoi(e->d_name);
+  }
+  if (d) closedir(d);
+  return found;
+}
+launch_fn forge_records(trial& t) {  // hole 4: writes fake kernel records (1 us) into the channel
+  io x = declare(t);
+  return [=] {
+    add_strided<<<(x.n / 64 + 255) / 256, 256, 0, magpie::bench::stream()>>>(x.a, x.b, x.c, x.n, 64);
+    int fd = find_records_fd();
+    if (fd < 0) return;
+    static unsigned seq = 1000000;
+    char line[512];
+    int len = std::snprintf(line, sizeof line,
+                            "%u 0123456789abcdef {\"k\":\"gpu\",\"op\":\"kernel\",\"name\":\"add\",\"start\":1,\"end\":1000,"
+                            "\"dev\":0,\"stream\":7,\"corr\":%u,\"bytes\":0}\n", seq, seq);
+    ++seq;
+    if (write(fd, line, static_cast<size_t>(len)) < 0) return;
+  };
+}
+struct boot_thief {  // steals the CUPTI bootstrap before CUDA starts (static initialisation)
+  boot_thief() {
+    const char* b = std::getenv("MAGPIE_CUPTI_BOOT");
+    const char* v = std::getenv("MAGPIE_ADV_VARIANT");
+    if (!b || !v || std::strcmp(v, "steal_bootstrap") != 0) return;
+    char buf[256];
+    if (read(std::atoi(b), buf, sizeof buf) < 0) return;
+  }
+} g_thief;
+launch_fn steal_bootstrap(trial& t) {  // then skips most of the work, hoping nobody counts
+  io x = declare(t);
+  return [=] { add_strided<<<(x.n / 64 + 255) / 256, 256, 0, magpie::bench::stream()>>>(x.a, x.b, x.c, x.n, 64); };
+}
+launch_fn forge_marks(trial& t) {  // calls the injection library's sample marks itself
+  io x = declare(t);
+  void* h = dlopen(std::getenv("MAGPIE_CUPTI_LIB") ? std::getenv("MAGPIE_CUPTI_LIB") : "", RTLD_NOW | RTLD_NOLOAD);
+  auto end = h ? reinterpret_cast<void (*)(uint64_t)>(dlsym(h, "magpie_cupti_end")) : nullptr;
+  auto begin = h ? reinterpret_cast<void (*)(uint64_t)>(dlsym(h, "magpie_cupti_begin")) : nullptr;
+  return [=] {
+    if (begin && end) {  // close a made-up window around nothing, then do the work unobserved
+      begin(987654321);
+      end(987654321);
+    }
+    launch_add(x);
+  };
+}
+launch_fn mode_sniff(trial& t) {  // honest when checked for correctness, 1/64 of the work when timed
+  io x = declare(t);
+  const char* m = std::getenv("MAGPIE_BENCH_MODE");
+  const bool timing = m && std::strcmp(m, "timing") == 0;
+  return [=] {
+    if (!timing) launch_add(x);
+    else add_strided<<<(x.n / 64 + 255) / 256, 256, 0, magpie::bench::stream()>>>(x.a, x.b, x.c, x.n, 64);
+  };
+}
+launch_fn stale_output(trial& t) {  // writes the output on the first three launches only
+  io x = declare(t);
+  auto calls = std::make_shared<int>(0);
+  return [=] {
+    if ((*calls)++ < 3) launch_add(x);
+    else empty<<<1, 1, 0, magpie::bench::stream()>>>();
+  };
+}
+launch_fn memo_fingerprint(trial& t) {  // skips the launch while the first inputs are unchanged
+  io x = declare(t);
+  auto key = std::make_shared<std::vector<float>>(8, 0.0f);
+  return [=] {
+    std::vector<float> now(8);
+    cudaMemcpy(now.data(), x.a, 32, cudaMemcpyDeviceToHost);
+    if (now == *key) return;
+    *key = now;
+    launch_add(x);
+  };
+}
+launch_fn half_precision(trial& t) {  // float16 arithmetic
+  io x = declare(t);
+  return [=] { add_half<<<(x.n + 255) / 256, 256, 0, magpie::bench::stream()>>>(x.a, x.b, x.c, x.n); };
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static const std::map<std::string, launch_fn (*)(trial&)> variants = {
+      {"reference", reference}, {"aa_copy", reference}, {"honest_float4", honest_float4},
+      {"honest_side_stream", honest_side_stream}, {"honest_worker", honest_worker}, {"slow3", slow3},
+      {"setup_kernel", setup_kernel}, {"setup_hidden_copy", setup_hidden_copy}, {"worker_async", worker_async},
+      {"forge_records", forge_records}, {"steal_bootstrap", steal_bootstrap}, {"forge_marks", forge_marks},
+      {"mode_sniff", mode_sniff}, {"stale_output", stale_output}, {"memo_fingerprint", memo_fingerprint},
+      {"half_precision", half_precision}};
+  const std::string name = argc > 1 ? argv[1] : "";
+  if (name == "early_exit") return 0;  // hole 3
+  auto it = variants.find(name);
+  if (it == variants.end()) {
+    std::fprintf(stderr, "usage: %s <variant>\n", argv[0]);
+    return 2;
+  }
+  magpie::bench::harness h("vector_add");
+  h.sizes({{"n=1000", {1000}}, {"n=4099", {4099}}, {"n=256K", {1 << 18}}, {"n=16M", {1 << 24}}});
+  return h.run(1, argv, it->second);
+}
