@@ -11,6 +11,7 @@
 #include "cli/trace_sources.h"
 #include "core/args.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "trace/analysis.h"
 #include "trace/api.h"
 #include "trace/gap_analysis.h"
@@ -138,6 +139,11 @@ int run_report(const std::vector<std::string>& args) {
                        strprintf("%.2f", r["percent"].get<double>()))
                    .c_str(),
                stdout);
+  const json& comm = (*j)["analysis"]["communication"];
+  if (comm["total_ns"].get<int64_t>() > 0)
+    std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
+                comm["total_ns"].get<double>() / 1e6, comm["exposed_ns"].get<double>() / 1e6,
+                comm["overlapped_ns"].get<double>() / 1e6, comm["overlapped_pct"].get<double>());
   std::printf("\nTop kernels:\n");
   int n = 0;
   for (const auto& k : (*j)["analysis"]["kernels"]) {
@@ -287,7 +293,7 @@ int run_roofline(const std::vector<std::string>& args) {
   for (size_t i = 0; i < a.ops.size() && i < static_cast<size_t>(*top); ++i) {
     const trace::op_row& r = a.ops[i];
     double ai = (r.model.computed && r.bytes && *r.bytes > 0) ? r.model.flops / *r.bytes : 0;
-    std::string name = r.name.size() > 44 ? r.name.substr(0, 41) + "..." : r.name;
+    std::string name = r.name.size() > 44 ? utf8_prefix(r.name, 41) + "..." : r.name;
     std::printf("%-44s %-12s %6lld %11.2f %9.3g %9.3g %9.3g %-13s %7.1f\n", name.c_str(), r.category.c_str(),
                 static_cast<long long>(r.operation_count), r.kernel_time_us_sum, ai,
                 std::isfinite(r.tflops_mean) ? r.tflops_mean : 0.0, std::isfinite(r.tbps_mean) ? r.tbps_mean : 0.0,
