@@ -7,6 +7,7 @@
 #                                 [--callgrind MB]
 # Env:   MAGPIE_BIN (default: build/magpie next to this checkout)
 #        MAGPIE_BIN_OLD (optional: the previous build; its rows are measured interleaved)
+#        MAGPIE_DATA_DIR (default: data/ of this checkout: the GPU spec table for the roofline)
 #
 # Per binary, each run interleaved with the others, medians over --runs:
 #   gap     `trace gap` on the .json   (reader + Magpie's aggregation)
@@ -31,6 +32,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 bin="${MAGPIE_BIN:-$root/build/magpie}"
+# Both builds read this checkout's GPU spec table, so the report includes the roofline wherever
+# the binaries were copied to.
+export MAGPIE_DATA_DIR="${MAGPIE_DATA_DIR:-$root/data}"
 old="${MAGPIE_BIN_OLD:-}"
 [ -x "$bin" ] || { echo "magpie binary not found: $bin (set MAGPIE_BIN)" >&2; exit 2; }
 [ -z "$old" ] || [ -x "$old" ] || { echo "MAGPIE_BIN_OLD not executable: $old" >&2; exit 2; }

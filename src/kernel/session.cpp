@@ -225,7 +225,7 @@ run_result timing_session::finish() {
     m_channel->poll(&m_cupti);
     m_cupti.attribute();
     for (const auto& [id, w] : m_cupti.windows()) {
-      bool issued = std::any_of(m_samples.begin(), m_samples.end(), [&](const sample_record& s) { return s.id == id; });
+      bool issued = std::any_of(m_samples.begin(), m_samples.end(), [key = id](const sample_record& s) { return s.id == key; });
       if (!issued || w.begins != 1 || w.ends != 1) ++m_findings.unexpected_marks;
     }
   }

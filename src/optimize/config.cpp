@@ -3,6 +3,7 @@
 
 #include <regex>
 
+#include "core/config.h"
 #include "core/strings.h"
 #include "core/yaml.h"
 
@@ -278,7 +279,8 @@ status_or<optimize_config> parse_optimize_yaml(const std::string& text, const fs
 }
 
 status_or<optimize_config> load_optimize_config(const fs::path& path) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(path));
+  // A directory, FIFO or oversized file is refused by name (issue 10), like -k/-b configs.
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(path, yaml_limits{}.max_bytes, "optimize config"));
   return parse_optimize_yaml(text, path);
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 
+#include "core/config.h"
 #include "core/json.h"
 #include "core/strings.h"
 
@@ -85,7 +86,7 @@ status_or<std::vector<prompt_spec>> sharegpt_prompts(const dataset_options& o) {
 // Custom JSONL: one object per line with "prompt" (text or a list of token ids) and an
 // optional "output_tokens" (alias "max_tokens"); blank lines are skipped.
 status_or<std::vector<prompt_spec>> custom_prompts(const dataset_options& o) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(o.path));
+  MAGPIE_ASSIGN_OR_RETURN(std::string text, read_input_file(o.path, k_json_max_file_bytes, "JSONL dataset"));
   std::vector<prompt_spec> pool;
   size_t line_no = 0;
   for (const std::string& line : split(text, '\n')) {

@@ -180,6 +180,20 @@ struct row_acc {
   int64_t ns = 0;  ///< exact kernel-time sum
 };
 
+/// Compute-spec name per op instance as an index into a short table ("" first): a string per
+/// instance was the largest late allocation of a big report.
+struct spec_ids {
+  std::vector<std::string> names{""};
+  std::vector<uint32_t> of;  ///< per instance
+  explicit spec_ids(size_t n) : of(n, 0) {}
+  void set(size_t i, const std::string& name) {
+    size_t k = std::find(names.begin(), names.end(), name) - names.begin();
+    if (k == names.size()) names.push_back(name);
+    of[i] = static_cast<uint32_t>(k);
+  }
+  const std::string& at(size_t i) const { return names[of[i]]; }
+};
+
 double mean_of(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
@@ -189,7 +203,7 @@ double mean_of(const std::vector<double>& v) {
 /// Op rows (TraceLens's unified table); per instance, its flops / bytes / spec for the kernel table.
 void op_rows(const trace_model& m, const std::vector<instance>& inst, const grouped<uint32_t>& gpu_of,
              const std::vector<step_span>& steps, name_facts& nf, analysis& a, std::vector<double>& inst_flops,
-             std::vector<double>& inst_bytes, std::vector<std::string>& inst_spec, std::vector<double>& inst_sum_dur) {
+             std::vector<double>& inst_bytes, spec_ids& inst_spec, std::vector<double>& inst_sum_dur) {
   interner synthetic;  // row names of synthetic ops
   std::unordered_map<row_key, size_t, row_key_hash> row_of;
   std::vector<row_acc> acc;
@@ -245,7 +259,7 @@ void op_rows(const trace_model& m, const std::vector<instance>& inst, const grou
     if (pr->computed) {
       inst_flops[i] = pr->flops;
       inst_bytes[i] = pr->bytes.value_or(0);
-      inst_spec[i] = pr->compute_spec;
+      inst_spec.set(i, pr->compute_spec);
     }
     ++r.operation_count;
     acc[ri].ns += t_ns;
@@ -272,6 +286,30 @@ void op_rows(const trace_model& m, const std::vector<instance>& inst, const grou
   });
 }
 
+/// Busy time (ns) per category of (category, GPU event) pairs: sorted by (category, start) and
+/// swept once, without a copy of the intervals per category.
+std::vector<int64_t> busy_per_category(const trace_model& m, std::vector<std::pair<uint32_t, uint32_t>>& cat_ev, size_t n) {
+  std::sort(cat_ev.begin(), cat_ev.end(), [&](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first < y.first : m.events[x.second].ts < m.events[y.second].ts;
+  });
+  std::vector<int64_t> out(n, 0);
+  for (size_t i = 0; i < cat_ev.size();) {
+    uint32_t c = cat_ev[i].first;
+    int64_t cb = m.events[cat_ev[i].second].ts, ce = m.events[cat_ev[i].second].end();
+    for (++i; i < cat_ev.size() && cat_ev[i].first == c; ++i) {
+      const trace_event& e = m.events[cat_ev[i].second];
+      if (e.ts <= ce) {
+        ce = std::max(ce, e.end());
+      } else {
+        out[c] += ce - cb;
+        cb = e.ts, ce = e.end();
+      }
+    }
+    out[c] += ce - cb;
+  }
+  return out;
+}
+
 struct kernel_acc {
   std::unordered_map<uint64_t, int64_t> ops;  ///< op name key → kernels of this name it launched
   std::map<std::string, double> spec_flops;
@@ -281,14 +319,15 @@ struct kernel_acc {
 /// Kernel rows (by exact name) with flops and bytes attributed from modelled ops.
 void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, const std::vector<instance>& inst,
                  const std::vector<size_t>& inst_of, const std::vector<double>& inst_flops,
-                 const std::vector<double>& inst_bytes, const std::vector<std::string>& inst_spec,
+                 const std::vector<double>& inst_bytes, const spec_ids& inst_spec,
                  const std::vector<double>& inst_sum_dur, analysis& a) {
   std::unordered_map<uint32_t, size_t> kslot;
   std::vector<kernel_acc> acc;
   std::vector<std::string> cat_names;
   std::unordered_map<std::string, size_t> cat_slot;
-  std::vector<std::vector<interval>> by_cat;
-  std::vector<size_t> kcat;
+  std::vector<std::pair<uint32_t, uint32_t>> cat_ev;  // (category, GPU event)
+  cat_ev.reserve(gpu_events.size());
+  std::vector<uint32_t> kcat;
   int64_t total_ns = 0;
   for (size_t k = 0; k < gpu_events.size(); ++k) {
     const trace_event& g = m.events[gpu_events[k]];
@@ -300,11 +339,8 @@ void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
       kr.min_us = INFINITY;
       kr.max_us = 0;
       auto [c, cf] = cat_slot.emplace(kr.category, cat_names.size());
-      if (cf) {
-        cat_names.push_back(kr.category);
-        by_cat.emplace_back();
-      }
-      kcat.push_back(c->second);
+      if (cf) cat_names.push_back(kr.category);
+      kcat.push_back(static_cast<uint32_t>(c->second));
       a.kernels.push_back(std::move(kr));
       acc.emplace_back();
     }
@@ -317,7 +353,7 @@ void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
     kr.min_us = std::min(kr.min_us, d);
     kr.max_us = std::max(kr.max_us, d);
     if (std::find(kr.streams.begin(), kr.streams.end(), g.stream) == kr.streams.end()) kr.streams.push_back(g.stream);
-    by_cat[kcat[ki]].push_back({g.ts, g.end()});
+    cat_ev.push_back({kcat[ki], gpu_events[k]});
     size_t ii = inst_of[k];
     if (ii == SIZE_MAX) continue;
     ++acc[ki].ops[inst[ii].name_key(m)];
@@ -326,7 +362,7 @@ void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
       kr.flops += inst_flops[ii] * share;
       kr.bytes += inst_bytes[ii] * share;
       kr.modelled = true;
-      acc[ki].spec_flops[inst_spec[ii]] += inst_flops[ii] * share;
+      acc[ki].spec_flops[inst_spec.at(ii)] += inst_flops[ii] * share;
     }
   }
   a.kernels_total_us = static_cast<double>(total_ns) / 1000.0;
@@ -345,8 +381,8 @@ void kernel_rows(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
   }
   std::stable_sort(a.kernels.begin(), a.kernels.end(),
                    [](const kernel_row& x, const kernel_row& y) { return x.total_us > y.total_us; });
-  for (size_t c = 0; c < cat_names.size(); ++c)
-    a.category_busy_us[cat_names[c]] = static_cast<double>(busy_time(std::move(by_cat[c]))) / 1000.0;
+  std::vector<int64_t> cat_busy = busy_per_category(m, cat_ev, cat_names.size());
+  for (size_t c = 0; c < cat_names.size(); ++c) a.category_busy_us[cat_names[c]] = static_cast<double>(cat_busy[c]) / 1000.0;
 }
 
 }  // namespace
@@ -372,7 +408,7 @@ analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
   grouped<uint32_t> gpu_of;
   std::vector<instance> inst = instances_of(m, gpu_events, nf, &inst_of, &gpu_of, &a.unlinked_gpu_events);
   std::vector<double> inst_flops(inst.size(), 0), inst_bytes(inst.size(), 0), inst_sum_dur(inst.size(), 0);
-  std::vector<std::string> inst_spec(inst.size());
+  spec_ids inst_spec(inst.size());
   op_rows(m, inst, gpu_of, steps, nf, a, inst_flops, inst_bytes, inst_spec, inst_sum_dur);
   kernel_rows(m, gpu_events, inst, inst_of, inst_flops, inst_bytes, inst_spec, inst_sum_dur, a);
   return a;

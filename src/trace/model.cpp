@@ -365,6 +365,12 @@ status_or<trace_model> load_trace_model(const fs::path& path, const model_option
   m.path = path;
   model_sink sink(m);
   MAGPIE_ASSIGN_OR_RETURN(m.stats, read_trace(path, sink, opts.read));
+  size_t counts[8] = {};
+  for (const auto& e : m.events) ++counts[static_cast<size_t>(e.kind)];
+  m.cpu_ops.reserve(counts[static_cast<size_t>(ev_kind::cpu_op)]);
+  m.runtimes.reserve(counts[static_cast<size_t>(ev_kind::runtime)]);
+  m.gpu.reserve(counts[static_cast<size_t>(ev_kind::kernel)] + counts[static_cast<size_t>(ev_kind::memcpy)] +
+                counts[static_cast<size_t>(ev_kind::memset)]);
   for (uint32_t i = 0; i < m.events.size(); ++i) {
     switch (m.events[i].kind) {
       case ev_kind::cpu_op: m.cpu_ops.push_back(i); break;

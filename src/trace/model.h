@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -26,6 +25,7 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/status.h"
+#include "trace/chunked_store.h"
 #include "trace/reader.h"
 #include "trace/util.h"
 
@@ -99,7 +99,7 @@ struct trace_model {
   fs::path path;
   read_stats stats;
   interner strings;                 ///< names, thread keys and raw argument texts
-  std::deque<trace_event> events;   ///< kept events, file order (deque: no reallocation peaks)
+  chunked_store<trace_event> events;  ///< kept events, file order (no reallocation peaks)
   std::vector<arg_texts> arg_tuples = {arg_texts{}};  ///< distinct cpu_op argument tuples; [0]: none
   /// Ids of events whose correlation / External id did not fit 32 bits (rare; usually empty).
   std::unordered_map<uint32_t, std::pair<int64_t, int64_t>> wide_ids;

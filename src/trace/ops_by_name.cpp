@@ -21,24 +21,26 @@ std::string py_list(const std::vector<std::string>& v) {
   return s + "]";
 }
 
-/// Busy time (µs) of each group; with `doubles`, in TraceLens's µs doubles (ts + dur rounded as
-/// Python does).
-std::vector<double> busy_per_group(const grouped<interval>& g, bool doubles) {
-  std::vector<double> out(g.size(), 0);
-  std::vector<interval> scratch;
+/// Busy time (µs) of each launcher's GPU events (pairs of launcher slot, GPU event index); with
+/// `doubles`, in TraceLens's µs doubles (ts + dur rounded as Python does).
+std::vector<double> busy_per_launcher(const trace_model& m, const std::vector<std::pair<uint32_t, uint32_t>>& pairs,
+                                      size_t n, bool doubles) {
+  grouped<uint32_t> g = group_by_key(pairs, n);
+  std::vector<double> out(n, 0);
+  std::vector<interval> iv, scratch;
   std::vector<dinterval> dv, dscratch;
-  for (size_t k = 0; k < g.size(); ++k) {
+  for (size_t k = 0; k < n; ++k) {
     if (g.begin(k) == g.end(k)) continue;
-    if (!doubles) {
-      out[k] = static_cast<double>(busy_time(g.begin(k), g.end(k), scratch)) / 1000.0;
-      continue;
-    }
+    iv.clear();
     dv.clear();
-    for (const interval* x = g.begin(k); x != g.end(k); ++x) {
-      double ts = static_cast<double>(x->begin) / 1000.0;
-      dv.push_back({ts, ts + static_cast<double>(x->end - x->begin) / 1000.0});
+    for (const uint32_t* x = g.begin(k); x != g.end(k); ++x) {
+      const trace_event& e = m.events[*x];
+      double ts = static_cast<double>(e.ts) / 1000.0;
+      if (doubles) dv.push_back({ts, ts + static_cast<double>(e.dur()) / 1000.0});
+      else iv.push_back({e.ts, e.end()});
     }
-    out[k] = busy_time_us(dv.data(), dv.data() + dv.size(), dscratch);
+    out[k] = doubles ? busy_time_us(dv.data(), dv.data() + dv.size(), dscratch)
+                     : static_cast<double>(busy_time(iv.data(), iv.data() + iv.size(), scratch)) / 1000.0;
   }
   return out;
 }
@@ -49,7 +51,7 @@ std::vector<name_row> ops_by_name(const trace_model& m, const std::vector<uint32
   auto linked = [&](const trace_event& g) { return g.launcher != k_none && (!tracelens_links || g.tracelens_linked); };
   std::vector<uint32_t> slot(m.events.size(), k_none);  // launcher event → instance
   std::vector<uint32_t> launcher, first_kernel;         // per instance, in order of first kernel
-  std::vector<std::pair<uint32_t, interval>> direct, subtree;
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;     // (instance, GPU event)
   for (uint32_t gi : gpu_events) {
     const trace_event& g = m.events[gi];
     if (!linked(g) || classify_gpu_event(m, g) == gpu_class::communication) continue;
@@ -61,16 +63,19 @@ std::vector<name_row> ops_by_name(const trace_model& m, const std::vector<uint32
     } else if (g.ts < m.events[first_kernel[slot[l]]].ts) {
       first_kernel[slot[l]] = gi;
     }
-    direct.push_back({slot[l], {g.ts, g.end()}});
+    pairs.push_back({slot[l], gi});
   }
+  std::vector<double> direct_us = busy_per_launcher(m, pairs, launcher.size(), tracelens_links);
+  pairs.clear();
   for (uint32_t gi : gpu_events) {  // subtree: every launcher above the launch, NCCL included
     const trace_event& g = m.events[gi];
     if (!linked(g)) continue;
     for (uint32_t p = g.launcher; p != k_none; p = m.events[p].parent)
-      if (slot[p] != k_none) subtree.push_back({slot[p], {g.ts, g.end()}});
+      if (slot[p] != k_none) pairs.push_back({slot[p], gi});
   }
-  std::vector<double> direct_us = busy_per_group(group_by_key(direct, launcher.size()), tracelens_links);
-  std::vector<double> subtree_us = busy_per_group(group_by_key(subtree, launcher.size()), tracelens_links);
+  std::vector<double> subtree_us = busy_per_launcher(m, pairs, launcher.size(), tracelens_links);
+  std::vector<std::pair<uint32_t, uint32_t>>().swap(pairs);
+  std::vector<uint32_t>().swap(slot);
   std::vector<name_row> rows;
   std::unordered_map<uint32_t, size_t> row_of;
   std::vector<std::set<std::string>> cats;

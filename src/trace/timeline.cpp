@@ -63,21 +63,32 @@ std::vector<dinterval> subtract_intervals_us(const std::vector<dinterval>& a, co
 int64_t total_length(const std::vector<interval>& merged) { return length_impl(merged); }
 double total_length_us(const std::vector<dinterval>& merged) { return length_impl(merged); }
 
+namespace {
+
+/// Union length of intervals sorted by begin.
+int64_t sweep_sorted(const interval* b, const interval* e) {
+  if (b == e) return 0;
+  int64_t total = 0, cur_b = b->begin, cur_e = b->end;
+  for (const interval* i = b + 1; i != e; ++i) {
+    if (i->begin <= cur_e) {
+      cur_e = std::max(cur_e, i->end);
+    } else {
+      total += cur_e - cur_b;
+      cur_b = i->begin, cur_e = i->end;
+    }
+  }
+  return total + cur_e - cur_b;
+}
+
+bool by_begin(const interval& x, const interval& y) { return x.begin < y.begin; }
+
+}  // namespace
+
 int64_t busy_time(const interval* b, const interval* e, std::vector<interval>& scratch) {
   if (e - b == 1) return b->end - b->begin;
   scratch.assign(b, e);
-  std::sort(scratch.begin(), scratch.end(), [](const interval& x, const interval& y) { return x.begin < y.begin; });
-  int64_t total = 0, cur_b = 0, cur_e = 0;
-  bool open = false;
-  for (const auto& i : scratch) {
-    if (open && i.begin <= cur_e) {
-      cur_e = std::max(cur_e, i.end);
-    } else {
-      if (open) total += cur_e - cur_b;
-      cur_b = i.begin, cur_e = i.end, open = true;
-    }
-  }
-  return open ? total + cur_e - cur_b : 0;
+  std::sort(scratch.begin(), scratch.end(), by_begin);
+  return sweep_sorted(scratch.data(), scratch.data() + scratch.size());
 }
 
 double busy_time_us(const dinterval* b, const dinterval* e, std::vector<dinterval>& scratch) {
@@ -87,7 +98,8 @@ double busy_time_us(const dinterval* b, const dinterval* e, std::vector<dinterva
 
 int64_t busy_time(std::vector<interval> v) {
   if (v.size() == 1) return v[0].end - v[0].begin;  // the common op: one kernel
-  return total_length(merge_intervals(std::move(v)));
+  std::sort(v.begin(), v.end(), by_begin);  // in place: no merged copy
+  return sweep_sorted(v.data(), v.data() + v.size());
 }
 
 gpu_class classify_gpu_event(const trace_model& m, const trace_event& e) {

@@ -126,7 +126,8 @@ status write_xlsx(const fs::path& path, const std::vector<xlsx_sheet>& sheets) {
   if (!a.error.empty()) return error(status_code::failed_precondition, "%s", a.error.c_str());
   std::vector<std::vector<std::vector<std::string>>> tables;
   for (const auto& s : sheets) {
-    auto rows = parse_csv(s.csv, false);
+    csv_limits ours{size_t{4} << 30, 16384, size_t{1} << 31};  // our own tables; Excel's limits apply below
+    auto rows = parse_csv(s.csv, false, ours, "table " + s.name);
     if (!rows.ok()) return error(status_code::internal, "table %s: %s", s.name.c_str(), rows.get_status().message().c_str());
     tables.push_back(std::move(rows).value());
   }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prefill/decode split without step annotations (issue 16 §3) on real traces recorded on the
 # H200 (record_trace.py; structure.json holds what was recorded): transformers' generate() and a
-# ProfilerStep loop. Asserts the step count and the prefill vs decode token counts, that the
+# prof.step() loop (no annotations in either: torch records ProfilerStep#N only with a schedule).
+# Asserts the step count and the prefill vs decode token counts, that the
 # decode stage files hold only decode GEMMs, and that the vLLM-annotated path still works.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -1,6 +1,8 @@
 // optimize.yaml parsing: a complete config, defaults, and errors that name file:line and field.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 
 #include "core/fs.h"
@@ -102,6 +104,17 @@ TEST_F(ConfigTest, ErrorsNameFileLineAndField) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.get_status().message().find("optimize.ops.rms_norm.compare"), std::string::npos) << r.get_status().message();
   EXPECT_NE(r.get_status().message().find(":10:"), std::string::npos) << r.get_status().message();
+}
+
+TEST_F(ConfigTest, DirectoryOrFifoIsRefusedByName) {
+  auto dir = load_optimize_config(m_dir);  // a directory, not a file
+  ASSERT_FALSE(dir.ok());
+  EXPECT_NE(dir.get_status().message().find("not a optimize config file"), std::string::npos) << dir.get_status().message();
+  fs::path fifo = m_dir / "fifo.yaml";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto f = load_optimize_config(fifo);  // must not block waiting for a writer
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.get_status().message().find("fifo.yaml"), std::string::npos) << f.get_status().message();
 }
 
 TEST(Placeholders, ExpandAndRejectUnknown) {

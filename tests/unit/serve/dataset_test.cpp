@@ -98,6 +98,19 @@ TEST(dataset, custom_jsonl_with_text_and_token_prompts) {
   EXPECT_NE(bad.get_status().message().find("p.jsonl:2"), std::string::npos) << bad.get_status().message();
 }
 
+TEST(dataset, custom_jsonl_directory_is_refused_by_name) {
+  auto dir = make_temp_dir(fs::temp_directory_path(), "magpie_ds_");
+  ASSERT_TRUE(dir.ok());
+  scoped_dir guard(*dir);
+  dataset_options o;
+  o.name = "custom";
+  o.path = *dir;  // a directory where the JSONL file belongs
+  o.num_prompts = 1;
+  auto r = load_dataset(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.get_status().message().find("not a JSONL dataset file"), std::string::npos) << r.get_status().message();
+}
+
 TEST(dataset, sharegpt_filters_and_uses_first_two_turns) {
   auto dir = make_temp_dir(fs::temp_directory_path(), "magpie_ds_");
   ASSERT_TRUE(dir.ok());

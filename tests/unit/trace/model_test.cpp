@@ -29,6 +29,30 @@ TEST(Intervals, MergeSubtractBusy) {
   ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(total_length(d), 10 + 70 + 30);
   EXPECT_EQ(busy_time({{0, 10}, {5, 15}, {30, 31}}), 16);
+  EXPECT_EQ(busy_time({{30, 31}, {5, 15}, {0, 10}, {15, 15}}), 16);  // unsorted; an empty interval at an end
+  std::vector<interval> scratch, v = {{7, 9}, {0, 2}, {1, 3}, {8, 20}};
+  EXPECT_EQ(busy_time(v.data(), v.data() + v.size(), scratch), 3 + 13);
+}
+
+TEST(ChunkedStore, IndicesReferencesAndIterationAcrossChunks) {
+  chunked_store<trace_event, 2> s;  // chunks of 4
+  std::vector<trace_event*> refs;
+  for (int i = 0; i < 11; ++i) {
+    trace_event& e = s.emplace_back();
+    EXPECT_EQ(e.parent, k_none);  // value-initialised by the constructor
+    e.ts = i * 10;
+    refs.push_back(&e);
+  }
+  ASSERT_EQ(s.size(), 11u);
+  for (int i = 0; i < 11; ++i) {
+    EXPECT_EQ(s[static_cast<size_t>(i)].ts, i * 10);
+    EXPECT_EQ(&s[static_cast<size_t>(i)], refs[static_cast<size_t>(i)]);  // growth never moves an element
+  }
+  int64_t sum = 0;
+  size_t n = 0;
+  for (const auto& e : static_cast<const chunked_store<trace_event, 2>&>(s)) sum += e.ts, ++n;
+  EXPECT_EQ(n, 11u);
+  EXPECT_EQ(sum, 550);
 }
 
 TEST(TraceModel, LinkingTreeGraphLaunchAndTimeline) {
