@@ -19,7 +19,7 @@ std::vector<std::string> arg_strings(const json& a, const char* k) {
   std::vector<std::string> out;
   if (a.contains(k) && a[k].is_array())
     for (const auto& x : a[k])
-      if (x.is_string()) out.push_back(x.get<std::string>());
+      if (auto s = json_as_string(x)) out.push_back(*s);
   return out;
 }
 
@@ -27,9 +27,10 @@ bool arg_set(const json& a, const char* k) {
   if (!a.contains(k)) return false;
   const json& v = a[k];
   if (v.is_null()) return false;
-  if (v.is_string() || v.is_array() || v.is_object()) return !v.empty() && !(v.is_string() && v.get<std::string>().empty());
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number()) return v.get<double>() != 0;
+  if (auto s = json_as_string(v)) return !s->empty();
+  if (v.is_array() || v.is_object()) return !v.empty();
+  if (auto b = json_as_bool(v)) return *b;
+  if (auto d = json_as_number(v)) return *d != 0;
   return true;
 }
 

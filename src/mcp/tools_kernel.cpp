@@ -1,6 +1,7 @@
 // Kernel tools: analyze, compare (run `magpie analyze|compare -k <generated YAML>` as a child
 // and read the report it writes), create_kernel_config.
 #include "core/log.h"
+#include "core/states.h"
 #include "core/strings.h"
 #include "core/yaml.h"
 #include "mcp/schema.h"
@@ -131,7 +132,8 @@ tool_result analyze_tool(const json& a, tool_context& ctx) {
     if (res.contains(k)) out[k] = res[k];
   out["warnings"] = warnings;
   std::string summary = strprintf("%s: correctness %s", id.c_str(), json_string(out, "correctness_state", "?").c_str());
-  if (out.contains("kernel_time_median_us")) summary += strprintf(", median %.3f us", out["kernel_time_median_us"].get<double>());
+  if (auto median = json_as_number(json_value(out, "kernel_time_median_us")))
+    summary += strprintf(", median %.3f us", *median);
   summary += " (workspace " + r->second.string() + ")";
   return tool_result::ok(summary, out);
 }
@@ -171,8 +173,8 @@ tool_result compare_tool(const json& a, tool_context& ctx) {
   out["kernels"] = rows;
   out["kernel_configs"] = configs;
   out["warnings"] = warnings;
-  std::string winner = out.contains("winner") && out["winner"].is_number()
-                           ? configs[out["winner"].get<size_t>()]["kernel_id"].get<std::string>() : "none";
+  auto w = json_as_uint(json_value(out, "winner"));
+  std::string winner = w && *w < configs.size() ? json_string(configs[*w], "kernel_id") : "none";
   return tool_result::ok("compared " + std::to_string(paths.size()) + " kernels; winner: " + winner +
                              " (workspace " + r->second.string() + ")", out);
 }
@@ -246,11 +248,11 @@ json closed_object(json props, std::vector<std::string> required) {
 
 /// One kernel's row (kernel_row): states, score, errors, outcome, median time.
 json kernel_row_props() {
-  json state = s_enum("SUCCESS | FAILED | SKIPPED", {"SUCCESS", "FAILED", "SKIPPED"});
+  json state = s_enum("SUCCESS | FAILED | SKIPPED", stage_state_names());
   return {{"kernel_id", s_string("kernel id")}, {"compiling_state", state}, {"correctness_state", state},
           {"performance_state", state}, {"score", s_number("Magpie's score (0..1)")},
           {"errors", s_array(s_string("error"), "errors")},
-          {"outcome", s_enum("kernel outcome", {"passed", "incorrect", "failed", "timeout", "skipped"})},
+          {"outcome", s_enum("kernel outcome", kernel_outcome_names())},
           {"kernel_time_median_us", s_number("median kernel time, microseconds")}};
 }
 

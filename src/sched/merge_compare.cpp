@@ -2,6 +2,7 @@
 // re-checked and timed the baseline and every correct candidate together on one node.
 #include <algorithm>
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "sched/job_results.h"
 #include "sched/merge.h"
@@ -25,6 +26,50 @@ struct timing_view {
   json section;                     ///< scheduler.timing
 };
 
+bool timing_indices_valid(const std::vector<int>& order, const eval_request& req) {
+  for (int i : order)
+    if (i < 0 || static_cast<size_t>(i) >= req.kernels.size()) return false;
+  return true;
+}
+
+// The compare report of the timing job: rows, verdicts, rankings and winner, by timing-report
+// index mapped back to request indices.
+status read_compare_timing(const json& rep, timing_view* t) {
+  json_fields results = json_fields(rep, "timing report").child("results");
+  MAGPIE_RETURN_IF_ERROR(results.check_object());
+  json rows, verdicts, rankings;
+  MAGPIE_RETURN_IF_ERROR(results.require("kernel_results", &rows));
+  MAGPIE_RETURN_IF_ERROR(results.require("verdicts", &verdicts));
+  MAGPIE_RETURN_IF_ERROR(results.read("rankings", &rankings));
+  if (!rows.is_array() || !verdicts.is_array() || rows.size() < t->order.size() || verdicts.size() < t->order.size())
+    return invalid_argument("timing report: results has fewer kernel_results / verdicts than timed kernels");
+  auto request_index = [&](const json& i) -> std::optional<int> {
+    auto k = json_as_uint(i);
+    if (!k || *k >= t->order.size()) return std::nullopt;
+    return t->order[*k];
+  };
+  for (size_t k = 0; k < t->order.size(); ++k) {
+    t->rows[t->order[k]] = rows[k];
+    json vd = verdicts[k];
+    if (!vd.is_object()) return invalid_argument("timing report: results.verdicts[%zu] is not an object", k);
+    vd["index"] = t->order[k];
+    t->verdicts[t->order[k]] = vd;
+  }
+  if (rankings.is_array())
+    for (const auto& rk : rankings) {
+      auto i = rk.is_array() && rk.size() == 2 ? request_index(rk[0]) : std::nullopt;
+      if (!i) return invalid_argument("timing report: a results.rankings entry is not [index, score]");
+      t->rankings.push_back({*i, rk[1]});
+    }
+  if (const json* w = json_member(results.doc(), "winner"); w && w->is_number()) {
+    auto i = request_index(*w);
+    if (!i) return invalid_argument("timing report: results.winner is not a timed kernel");
+    t->winner = *i;
+  }
+  t->winner_reason = json_string(results.doc(), "winner_reason");
+  return ok_status();
+}
+
 timing_view read_timing(const eval_request& req, const std::map<std::string, job_view>& views) {
   timing_view t;
   auto it = views.find("timing");
@@ -38,32 +83,30 @@ timing_view read_timing(const eval_request& req, const std::map<std::string, job
     t.section = {{"interleaved", false}, {"job", job_brief(v.job)}, {"note", res["skipped"]}};
     return t;
   }
-  if (!v.report.is_object() || !res.contains("timed_indices")) {
-    t.section = {{"interleaved", false}, {"job", job_brief(v.job)},
-                 {"note", "no kernel was timed: " + job_end_text(v.job) +
-                              (res.is_object() && res["error"].is_string() ? " — " + res["error"].get<std::string>() : "")}};
+  auto no_timing = [&](const std::string& why) {
+    t.section = {{"interleaved", false}, {"job", job_brief(v.job)}, {"note", "no kernel was timed: " + why}};
     return t;
+  };
+  if (!v.report.is_object() || !json_member(res, "timed_indices")) {
+    std::string error = json_string(res, "error");
+    return no_timing(job_end_text(v.job) + (error.empty() ? "" : " — " + error));
   }
-  for (const auto& i : res["timed_indices"]) t.order.push_back(i.get<int>());
-  t.measured = true;
-  const json& rep = v.report;
-  if (rep.value("mode", "") == "compare") {
-    const json& r = rep["results"];
-    for (size_t k = 0; k < t.order.size(); ++k) {
-      t.rows[t.order[k]] = r["kernel_results"][k];
-      json vd = r["verdicts"][k];
-      vd["index"] = t.order[k];
-      t.verdicts[t.order[k]] = vd;
-    }
-    for (const auto& rk : r["rankings"]) t.rankings.push_back({t.order[rk[0].get<size_t>()], rk[1]});
-    if (r["winner"].is_number()) t.winner = t.order[r["winner"].get<size_t>()];
-    t.winner_reason = r.value("winner_reason", "");
+  // The timing job's files are read field by field: a missing or mistyped field becomes the
+  // note of an untimed batch, naming the file and field.
+  json_fields result(res, (v.job ? v.job->dir / "result.json" : fs::path("result.json")).string());
+  if (auto st = result.require("timed_indices", &t.order); !st.ok()) return no_timing(st.message());
+  if (t.order.empty() || !timing_indices_valid(t.order, req)) return no_timing("timed_indices do not name the request's kernels");
+  if (json_string(v.report, "mode") == "compare") {
+    if (auto st = read_compare_timing(v.report, &t); !st.ok()) return no_timing(st.message());
   } else {  // the baseline alone (no other kernel was correct)
-    json row = rep["results"][0];
+    const json* results = json_member(v.report, "results");
+    if (!results || !results->is_array() || results->empty()) return no_timing("the timing report has no results");
+    json row = results->front();
     int b0 = t.order[0];
     t.rows[b0] = row;
-    bool timed = row["timing"].is_object() && row["timing"].value("success", false);
-    double med = timed ? row["timing"]["stats_ns"]["median"].get<double>() : 0;
+    std::optional<double> median = timed_median_ns(row);
+    bool timed = median.has_value();
+    double med = median.value_or(0);
     t.verdicts[b0] = {{"index", b0}, {"kernel_id", req.kernels[static_cast<size_t>(b0)].id},
                       {"verdict", "baseline"}, {"speedup_vs_baseline", timed ? 1.0 : 0.0},
                       {"ci_low", timed ? 1.0 : 0.0}, {"ci_high", timed ? 1.0 : 0.0},
@@ -71,7 +114,8 @@ timing_view read_timing(const eval_request& req, const std::map<std::string, job
                       {"reason", timed ? "" : "baseline"}};
     if (timed) t.rankings.push_back({b0, 1.0});
   }
-  std::string node = v.result.value("node", "");
+  t.measured = true;
+  std::string node = json_string(v.result, "node");
   t.section = {{"interleaved", true},
                {"job", job_brief(v.job)},
                {"node", node},
@@ -98,21 +142,21 @@ std::string summary_text(const eval_request& req, const std::vector<json>& rows,
                          int winner, const batch& b) {
   size_t n = rows.size();
   int correct = 0;
-  for (const auto& r : rows) correct += r.value("correctness_state", "") == "SUCCESS";
+  for (const auto& r : rows) correct += row_correct(r);
   std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed\n\nResults:\n", n, correct, n);
   for (size_t i = 0; i < n; ++i) {
-    bool ok = rows[i].value("correctness_state", "") == "SUCCESS";
+    bool ok = row_correct(rows[i]);
     s += strprintf("  %s Kernel %zu: %s", ok ? "\u2713" : "\u2717", i, req.kernels[i].id.c_str());
-    const std::string v = vs[i].value("verdict", "");
+    const std::string v = json_string(vs[i], "verdict");
     if (v == "baseline") s += " [baseline]";
-    else if (v == "not_ranked") s += " [not ranked: " + std::string(ok ? "not timed" : rows[i].value("outcome", "failed")) + "]";
+    else if (v == "not_ranked") s += " [not ranked: " + (ok ? std::string("not timed") : json_string(rows[i], "outcome", "failed")) + "]";
     else
-      s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", v.c_str(), vs[i].value("speedup_vs_baseline", 0.0),
-                     vs[i].value("ci_low", 0.0), vs[i].value("ci_high", 0.0));
-    if (rows[i].contains("job") && rows[i]["job"].is_object()) {
-      const json& j = rows[i]["job"];
-      if (j.value("state", "") != "COMPLETED" && j.value("state", "") != "FAILED")
-        s += " {job " + j.value("state", "") + "}";
+      s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", v.c_str(), json_number(vs[i], "speedup_vs_baseline", 0.0),
+                     json_number(vs[i], "ci_low", 0.0), json_number(vs[i], "ci_high", 0.0));
+    if (const json* j = json_member(rows[i], "job"); j && j->is_object()) {
+      std::string state = json_string(*j, "state");
+      job_state js = parse_job_state(state);
+      if (js != job_state::completed && js != job_state::failed) s += " {job " + state + "}";
     }
     s += "\n";
   }
@@ -132,7 +176,7 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
   std::vector<bool> bad(rows.size(), false);
   json inputs = check_inputs(b, views, rows, &bad);
   timing_view t = read_timing(req, views);
-  std::string timing_problem = t.measured || !req.performance.enabled ? "" : t.section.value("note", "");
+  std::string timing_problem = t.measured || !req.performance.enabled ? "" : json_string(t.section, "note");
 
   std::vector<json> final_rows, vs;
   for (int i = 0; i < n; ++i) {
@@ -141,9 +185,9 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
     json row = src.row.is_object() ? src.row : missing_kernel_row(req.kernels[static_cast<size_t>(i)], job, "");
     json jobs = {{"correctness", job_brief(job)}};
     if (auto tr = t.rows.find(i); tr != t.rows.end()) {
-      bool was_ok = row.value("correctness_state", "") == "SUCCESS";
+      bool was_ok = row_correct(row);
       row = tr->second;
-      if (was_ok && row.value("correctness_state", "") != "SUCCESS")
+      if (was_ok && !row_correct(row))
         row["scheduler_note"] = "passed in its own job but failed the re-check in the timing job";
       jobs["timing"] = job_brief(b.find("timing"));
     }
@@ -153,23 +197,24 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
     final_rows.push_back(row);
   }
   for (int i = 0; i < n; ++i) {
-    bool ok = final_rows[static_cast<size_t>(i)].value("correctness_state", "") == "SUCCESS";
+    bool ok = row_correct(final_rows[static_cast<size_t>(i)]);
     auto tv = t.verdicts.find(i);
     if (tv != t.verdicts.end() && ok) vs.push_back(tv->second);
     else vs.push_back(untimed_verdict(i, req.kernels[static_cast<size_t>(i)].id, ok, i == base, req, timing_problem));
   }
   json rankings = json::array();
-  for (const auto& r : t.rankings)
-    if (vs[r[0].get<size_t>()].value("verdict", "") != "not_ranked") rankings.push_back(r);
+  for (const auto& r : t.rankings)  // [request index, score], checked by read_compare_timing
+    if (auto i = json_as_uint(r[0]); i && *i < vs.size() && json_string(vs[*i], "verdict") != "not_ranked")
+      rankings.push_back(r);
   int winner = t.winner;
   std::string winner_reason = t.winner_reason;
-  if (winner >= 0 && final_rows[static_cast<size_t>(winner)].value("correctness_state", "") != "SUCCESS") winner = -1;
-  if (winner < 0 && final_rows[static_cast<size_t>(base)].value("correctness_state", "") == "SUCCESS") {
+  if (winner >= 0 && !row_correct(final_rows[static_cast<size_t>(winner)])) winner = -1;
+  if (winner < 0 && row_correct(final_rows[static_cast<size_t>(base)])) {
     winner = base;
     winner_reason = "no correct candidate is significantly faster than the baseline";
   }
   for (int i = 0; i < n && winner < 0; ++i)
-    if (final_rows[static_cast<size_t>(i)].value("correctness_state", "") == "SUCCESS") {
+    if (row_correct(final_rows[static_cast<size_t>(i)])) {
       winner = i;
       winner_reason = "first correct kernel (the baseline is not correct and nothing was ranked faster)";
     }
@@ -185,11 +230,11 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
     const json& row = final_rows[static_cast<size_t>(i)];
     report["summary"].push_back(summary_row_from(row));
     results["kernel_results"].push_back(row);
-    bool ok = row.value("correctness_state", "") == "SUCCESS";
+    bool ok = row_correct(row);
     all_correct = all_correct && ok;
     correctness.push_back(ok);
     const json& v = vs[static_cast<size_t>(i)];
-    scores.push_back(v.value("verdict", "") == "not_ranked" ? json(nullptr) : v["speedup_vs_baseline"]);
+    scores.push_back(json_string(v, "verdict") == "not_ranked" ? json(nullptr) : json_value(v, "speedup_vs_baseline"));
     verdicts.push_back(v);
   }
   results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct}, {"perf_scores", scores},
@@ -202,22 +247,23 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
   results["verdicts"] = verdicts;
   results["compare_policy"] = req.compare.to_json();
   results["timing_policy"] = req.timing.to_json();
-  results["summary"] = summary_text(req, final_rows, vs, winner, b);
+  std::string summary = summary_text(req, final_rows, vs, winner, b);
+  results["summary"] = summary;
   report["results"] = results;
   if (req.reference) {
     auto it = views.find("reference");
     report["reference"] = it != views.end() && it->second.report.is_object()
-                              ? it->second.report.value("reference", json(nullptr))
+                              ? json_value(it->second.report, "reference")
                               : json{{"error", job_end_text(it == views.end() ? nullptr : it->second.job)}};
   }
   json sched = scheduler_section(b, req);
   sched["inputs"] = inputs;
   sched["timing"] = t.section;
-  sched["timing_interleaved"] = t.section.value("interleaved", false);
+  sched["timing_interleaved"] = json_bool(t.section, "interleaved", false);
   report["scheduler"] = sched;
   m.report = report;
   std::string sep(60, '=');
-  m.console = sep + "\nCOMPARISON RESULTS (" + b.engine + ")\n" + sep + "\n" + results["summary"].get<std::string>();
+  m.console = sep + "\nCOMPARISON RESULTS (" + b.engine + ")\n" + sep + "\n" + summary;
   return m;
 }
 
