@@ -36,6 +36,11 @@ const char* task_status_name(task_status s);
 /// Also Ray's job status words (Magpie took its words from Ray's Jobs API).
 std::optional<task_status> parse_task_status(std::string_view s);
 
+/// nlohmann-json writes the enums as their report words, never as integers (json j = state).
+inline void to_json(json& j, stage_state s) { j = stage_state_name(s); }
+inline void to_json(json& j, kernel_outcome o) { j = kernel_outcome_name(o); }
+inline void to_json(json& j, task_status s) { j = task_status_name(s); }
+
 /// Every spelling, in enum order (the enums of MCP output schemas).
 std::vector<std::string> stage_state_names();
 std::vector<std::string> kernel_outcome_names();

@@ -26,8 +26,7 @@ struct kernel_eval {
   json correctness_info = json::object();   ///< seeds, reference id, sizes checked, notes
   bool timed_out = false;
   double score = 0;
-  /// passed | incorrect | failed | timeout | skipped
-  std::string outcome() const;
+  kernel_outcome outcome() const;
   bool speaks_protocol() const { return run && run->result.has_value(); }
 };
 

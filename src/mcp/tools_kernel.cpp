@@ -4,6 +4,7 @@
 #include "core/states.h"
 #include "core/strings.h"
 #include "core/yaml.h"
+#include "kernel/compare.h"
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
 
@@ -274,18 +275,16 @@ json compare_output_schema() {
                             {"source_file_path", s_string("absolute path")}, {"testcase_command", s_string("command")},
                             {"working_dir", {{"type", {"string", "null"}}}}, {"is_baseline", s_boolean("baseline")}},
                            {"kernel_id", "source_file_path", "is_baseline"});
-  json winner = {{"type", {"integer", "null"}}, {"description", "index of the winner (null: none)"}};
-  return closed_object({{"workspace", s_string("run workspace")}, {"report_path", s_string("compare_report.json")},
-                        {"winner", winner}, {"winner_reason", {{"type", {"string", "null"}}}},
-                        {"rankings", s_array({{"type", "array"}, {"description", "[kernel index, speedup vs the baseline]"}},
-                                             "ranked correct kernels, fastest first")},
-                        {"verdicts", s_array(s_any_object("verdict"), "per candidate vs the baseline")},
-                        {"comparison_metrics", s_any_object("metrics per kernel")},
-                        {"summary", s_string("comparison summary text")},
-                        {"baseline_index", s_integer("baseline", 0)},
-                        {"kernels", s_array(row, "per kernel")}, {"kernel_configs", s_array(cfg, "per kernel")},
-                        {"warnings", s_array(s_string("warning"), "Magpie arguments accepted but not acted on")}},
-                       {"workspace", "report_path", "kernels", "kernel_configs", "warnings"});
+  // winner, winner_reason, rankings, verdicts, comparison_metrics and baseline_index: the
+  // compare builder's own schema (kernel/compare.h), so the tool says what reports hold.
+  json p = kernel::compare_result_schema()["properties"];
+  p["workspace"] = s_string("run workspace");
+  p["report_path"] = s_string("compare_report.json");
+  p["summary"] = s_string("comparison summary text");
+  p["kernels"] = s_array(row, "per kernel");
+  p["kernel_configs"] = s_array(cfg, "per kernel");
+  p["warnings"] = s_array(s_string("warning"), "Magpie arguments accepted but not acted on");
+  return closed_object(p, {"workspace", "report_path", "kernels", "kernel_configs", "warnings"});
 }
 
 }  // namespace

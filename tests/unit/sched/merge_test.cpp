@@ -180,10 +180,14 @@ TEST(merge, malformed_timing_files_become_a_note) {
        "timed_indices do not name the request's kernels"},
       {{{"timed_indices", {0, 1}}}, {{"kernel_results", good_rows}},
        "field 'results.verdicts' is missing"},
-      {{{"timed_indices", {0, 1}}}, {{"kernel_results", good_rows}, {"verdicts", verdicts}, {"rankings", {{7, 1.0}}}},
-       "rankings entry is not [index, score]"},
-      {{{"timed_indices", {0, 1}}}, {{"kernel_results", good_rows}, {"verdicts", verdicts}, {"winner", 5}},
-       "results.winner is not a timed kernel"},
+      {{{"timed_indices", {0, 1}}},
+       {{"kernel_results", good_rows}, {"verdicts", {verdicts[0], {{"verdict", "quicker"}, {"speedup_vs_baseline", 2.0}}}}},
+       "field 'results.verdicts[1].verdict': unknown verdict 'quicker'"},
+      {{{"timed_indices", {0, 1}}},
+       {{"kernel_results", good_rows}, {"verdicts", {verdicts[0], {{"verdict", "faster"}, {"speedup_vs_baseline", "2x"}}}}},
+       "field 'results.verdicts[1].speedup_vs_baseline': expected a number"},
+      {{{"timed_indices", {0, 1}}}, {{"kernel_results", good_rows}, {"verdicts", {verdicts[0], 3}}},
+       "field 'results.verdicts[1]' must be an object"},
   };
   for (const auto& c : cases) {
     fixture f;
@@ -209,4 +213,22 @@ TEST(merge, rows_with_mistyped_states_read_as_not_correct) {
   EXPECT_EQ(m.report["summary"][1]["correctness_state"], "FAILED");
   EXPECT_EQ(m.report["summary"][1]["kernel_id"], "");
   EXPECT_EQ(m.exit_code, 1);
+}
+
+// Rankings and the winner are rebuilt from the verdicts by the same builder as a local compare
+// (kernel/compare.h): what the timing report claims about them is not taken over.
+TEST(merge, winner_comes_from_the_verdicts_like_a_local_compare) {
+  fixture f;
+  f.standard_jobs();
+  json verdicts = {{{"verdict", "baseline"}, {"speedup_vs_baseline", 1.0}},
+                   {{"verdict", "faster"}, {"speedup_vs_baseline", 2.0}, {"ci_low", 1.8}, {"ci_high", 2.2}}};
+  json results = {{"kernel_results", {row("base", true, 200), row("fast", true, 100)}}, {"verdicts", verdicts},
+                  {"rankings", json::array()}, {"winner", 0}, {"winner_reason", "claimed"}};
+  f.write("timing", {{"mode", "compare"}, {"run_seed", 5}, {"results", results}}, {{"timed_indices", {0, 1}}});
+  auto m = merge_compare(f.b, f.req, "20260101_000000");
+  const json& r = m.report["results"];
+  EXPECT_EQ(r["winner"], 1);
+  EXPECT_EQ(r["winner_reason"], "fastest candidate that is significantly faster than the baseline");
+  EXPECT_EQ(r["rankings"], json({{1, 2.0}, {0, 1.0}}));
+  EXPECT_EQ(r["verdicts"][1]["interval_df"], 0);  // verdicts are written by verdict::to_json
 }
