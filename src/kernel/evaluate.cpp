@@ -219,6 +219,11 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
     for (const auto& e : k.verdict->errors) k.correctness.errors.push_back(e);
   }
   k.correctness.state = k.correctness.errors.empty() ? stage_state::success : stage_state::failed;
+  bool gpu_only = k.spec.type == kernel_type::hip || k.spec.type == kernel_type::cuda || k.spec.type == kernel_type::triton;
+  if (!k.run->exit_ok && gpu_only && ctx.gpu_arch.empty())  // the likely reason first (compare's one-line reason)
+    k.correctness.errors.insert(k.correctness.errors.begin(),
+                                std::string("no GPU detected (nvidia-smi / rocminfo found none): a ") +
+                                    kernel_type_name(k.spec.type) + " testcase cannot run on this machine");
   if (has_manifest) {
     size_t want = ctx.seeds.size() + (is_reference ? ctx.check_seeds.size() : 0), got = k.run->result->trials.size();
     bool outputs = std::all_of(k.run->result->trials.begin(), k.run->result->trials.end(),
@@ -386,6 +391,9 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
                   tp.warmup, tp.min_samples, tp.max_noise * 100, tp.max_time_s, tp.cold ? "cold (cache flushed)" : "hot");
   mr.policy = tp;
   mr.seed = ctx.timing_seed;
+  // Timed outputs are checked against the reference's, made with the correctness runs' weights
+  // (on an H200 every KernelBench Model with random weights failed its checked samples before).
+  mr.init_seed = model_init_seed(ctx.seeds);
   mr.order_seed = ctx.order_seed;
   mr.check_seeds = ctx.check_seeds;
   mr.reference = reference;
@@ -477,6 +485,8 @@ std::string kernel_eval_text(const kernel_eval& k) {
     out += strprintf(" (median %s, IQR %s, %zu samples, %s, %s)", format_duration_ns(k.timing->stats.median).c_str(),
                      format_duration_ns(k.timing->stats.iqr).c_str(), k.timing->stats.n, k.timing->source.c_str(),
                      k.timing->stop_reason.c_str());
+  else if (k.performance.state != stage_state::success && !k.performance.errors.empty())
+    out += " (" + k.performance.errors.front() + ")";  // why nothing was timed (no GPU, no profiler...)
   out += "\n";
   if (k.integrity.rejected()) out += "Integrity: REJECTED — " + k.integrity.reason() + "\n";
   else if (!k.integrity.checks.empty()) out += "Integrity: ok (" + k.integrity.summary() + ")\n";

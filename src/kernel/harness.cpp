@@ -90,7 +90,7 @@ status_or<correctness_run> run_correctness(const prepared_kernel& k, const std::
     s.env.emplace_back("MAGPIE_BENCH_OUT_DIR", out_dir.string());
     s.env.emplace_back("MAGPIE_BENCH_SEEDS", join(seed_s, ","));
     if (!check_s.empty()) s.env.emplace_back("MAGPIE_BENCH_CHECK_SEEDS", join(check_s, ","));
-    s.env.emplace_back("MAGPIE_BENCH_INIT_SEED", std::to_string(seeds.empty() ? 0 : seeds.front() ^ 0x5eedull));
+    s.env.emplace_back("MAGPIE_BENCH_INIT_SEED", std::to_string(model_init_seed(seeds)));
     MAGPIE_LOG_DEBUG("[%s] correctness: %s", k.spec.id.c_str(), argv_to_display(s.argv).c_str());
     auto r = run_command(s, timeout_s);
     if (!r.ok()) {

@@ -94,12 +94,19 @@ struct channel_findings {
   json to_json() const;
 };
 
+/// MAGPIE_BENCH_INIT_SEED of a run whose correctness seeds are `seeds` (the same for every
+/// implementation, for correctness and timing processes alike).
+inline uint64_t model_init_seed(const std::vector<uint64_t>& seeds) { return seeds.empty() ? 0 : seeds.front() ^ 0x5eedull; }
+
 /// One harness process in timing mode (protocol 2), alive from spawn() until finish().
 class timing_session {
  public:
   /// Starts the process; await_ready() reads its `ready` line (many can start in parallel).
+  /// `init_seed`: MAGPIE_BENCH_INIT_SEED, the correctness runs' (model_init_seed), so that
+  /// weights drawn at construction equal those the reference's checked outputs were made with.
   static status_or<std::unique_ptr<timing_session>> spawn(const prepared_kernel& k, const timing_policy& p,
-                                                          uint64_t seed, const cupti_setup& cupti, int process);
+                                                          uint64_t seed, uint64_t init_seed, const cupti_setup& cupti,
+                                                          int process);
   status await_ready();
   /// `n` ping round trips: the supervisor's clock for the channel alone.
   status ping(int n);

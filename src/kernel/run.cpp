@@ -176,13 +176,33 @@ verdict_input verdict_input_of(const kernel_eval& k) {
   return v;
 }
 
+// A multi-line error (a command's output, a Python traceback) as one line of at most 240
+// characters: its first line, then its last non-empty line (where a traceback names the
+// exception, e.g. "ModuleNotFoundError: No module named 'torch'"), which is never cut.
+std::string one_line_reason(const std::string& text) {
+  std::vector<std::string> lines;
+  for (const auto& l : split(text, '\n'))
+    if (!trim(l).empty()) lines.emplace_back(trim(l));
+  if (lines.empty()) return "";
+  std::string last = lines.back().size() > 200 ? lines.back().substr(0, 197) + "..." : lines.back();
+  if (lines.size() == 1) return last;
+  std::string head = lines.front();
+  size_t room = last.size() + 5 < 240 ? 240 - last.size() - 5 : 0;
+  if (head.size() > room) head = head.substr(0, room > 3 ? room - 3 : 0) + "...";
+  return head + " ... " + last;
+}
+
 // One line saying why a kernel was rejected ("" when it was not): the first failed integrity
 // check, else the first correctness error.
 std::string rejection_line(const kernel_eval& k) {
   std::string why = k.integrity.reason();
-  if (why.empty() && k.correctness.state == stage_state::failed && !k.correctness.errors.empty()) why = k.correctness.errors.front();
-  if (why.size() > 240) why = why.substr(0, 237) + "...";
-  return why;
+  const auto& ce = k.correctness.errors;
+  if (why.empty() && k.correctness.state == stage_state::failed && !ce.empty()) {
+    why = ce.front();
+    if (starts_with(why, "no GPU detected") && ce.size() > 1) return "no GPU detected; " + one_line_reason(ce[1]);
+  }
+  if (why.empty() && k.compiling.state == stage_state::failed && !k.compiling.errors.empty()) why = k.compiling.errors.front();
+  return one_line_reason(why);
 }
 
 // A kernel of the local compare as the compare builder sees it.
@@ -247,7 +267,9 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   }
   auto one = [&](int i) {
     auto& k = ks[static_cast<size_t>(i)];
-    if (!ref_m && ref_eval->correctness_method != "exit_code") {
+    // A reference that failed (whatever its method) fails every candidate: a candidate that
+    // writes no manifest must not pass on its exit code because the reference could not run.
+    if (!ref_m && (!ref_eval->correctness.success() || ref_eval->correctness_method != "exit_code")) {
       k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
       fail_for_reference(k, *ref_eval);
     } else {

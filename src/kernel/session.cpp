@@ -52,7 +52,8 @@ json channel_findings::to_json() const {
 }
 
 status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_kernel& k, const timing_policy& p,
-                                                                 uint64_t seed, const cupti_setup& cupti, int process) {
+                                                                 uint64_t seed, uint64_t init_seed,
+                                                                 const cupti_setup& cupti, int process) {
   if (k.testcase.empty()) return invalid_argument("kernel %s has no testcase command to time", k.spec.id.c_str());
   std::unique_ptr<timing_session> ts(new timing_session());
   ts->m_spec = k.spec;
@@ -67,7 +68,7 @@ status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_
   s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "2");
   s.env.emplace_back("MAGPIE_BENCH_MODE", "timing");
   s.env.emplace_back("MAGPIE_BENCH_SEED", std::to_string(seed));  // warm-up inputs only: not secret
-  s.env.emplace_back("MAGPIE_BENCH_INIT_SEED", std::to_string(seed ^ 0x5eedull));
+  s.env.emplace_back("MAGPIE_BENCH_INIT_SEED", std::to_string(init_seed));
   s.env.emplace_back("MAGPIE_BENCH_COLD", p.cold ? "1" : "0");
   s.env.emplace_back("MAGPIE_BENCH_FLUSH_BYTES", std::to_string(p.flush_bytes));
   s.env.emplace_back("MAGPIE_BENCH_BATCH", std::to_string(p.batch));

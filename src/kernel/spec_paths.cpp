@@ -1,5 +1,6 @@
 #include "kernel/spec_paths.h"
 
+#include <cctype>
 #include <fstream>
 
 #include "core/log.h"
@@ -23,6 +24,20 @@ bool all_exist_under(const std::vector<std::string>& files, const fs::path& base
   for (const auto& f : files)
     if (!f.empty() && f[0] != '/' && !exists_any(base / f)) return false;
   return true;
+}
+
+/// "; $CK_HOME is not set" for each $NAME / ${NAME} left in an expanded value (Magpie's
+/// expandvars keeps unknown variables), else "".
+std::string unset_vars_note(const std::string& s) {
+  std::string note;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '$') continue;
+    size_t b = i + 1 + (i + 1 < s.size() && s[i + 1] == '{');
+    size_t e = b;
+    while (e < s.size() && (std::isalnum(static_cast<unsigned char>(s[e])) || s[e] == '_')) ++e;
+    if (e > b) note += "; $" + s.substr(b, e - b) + " is not set";
+  }
+  return note;
 }
 
 bool any_relative(const std::vector<std::string>& files) {
@@ -70,7 +85,7 @@ status resolve_working_dir(const std::string& wd, const config_node* at, const s
     }
   }
   std::string msg = "directory '" + wd + "' does not exist (relative paths are resolved against the current directory " +
-                    absolute_path(ctx.cwd).string() + ", as Magpie does)";
+                    absolute_path(ctx.cwd).string() + ", as Magpie does)" + unset_vars_note(wd);
   return at ? config_error(*at, field, msg) : invalid_argument("%s: %s", field.c_str(), msg.c_str());
 }
 

@@ -91,6 +91,7 @@ struct measure_request {
   std::vector<const prepared_kernel*> kernels;
   timing_policy policy;
   uint64_t seed = 0;                  ///< warm-up inputs (not secret)
+  uint64_t init_seed = 0;             ///< weights built at construction: the correctness runs' (model_init_seed)
   uint64_t order_seed = 0;            ///< round order, checked rounds, probe indices (secret)
   std::vector<uint64_t> check_seeds;  ///< inputs of checked samples (secret)
   const held_reference* reference = nullptr;

@@ -9,6 +9,8 @@
 #include "core/log.h"
 #include "core/workspace.h"
 #include "core/strings.h"
+#include "mcp/run_registry.h"
+#include "mcp/schema.h"
 
 namespace magpie::mcp {
 
@@ -102,6 +104,17 @@ status_or<fs::path> write_request_file(const fs::path& out_dir, const std::strin
                                static_cast<int>(::getpid()), counter.fetch_add(1), ext.c_str());
   MAGPIE_RETURN_IF_ERROR(write_file_atomic(f, text));
   return f;
+}
+
+/// A run handle's status (run_registry::to_json).
+json run_status_schema() {
+  return s_object({{"run_id", s_string("handle")}, {"tool", s_string("tool that started it")},
+                   {"state", s_enum("state", run_state_names())},
+                   {"elapsed_s", s_number("seconds since start", 0)}, {"info", s_any_object("what was started")},
+                   {"log_tail", s_array(s_string("line"), "last log lines")},
+                   {"result", s_any_object("Magpie's BenchmarkResult keys + workspace, summary_text")},
+                   {"error", s_string("why it failed")}},
+                  {"run_id", "tool", "state", "elapsed_s", "info", "log_tail"});
 }
 
 }  // namespace magpie::mcp

@@ -39,6 +39,9 @@ status_or<fs::path> write_request_file(const fs::path& out_dir, const std::strin
                                        const std::string& text);
 
 
+/// Output schema of a run handle's status (run_registry::to_json): benchmark_status, optimize_status.
+json run_status_schema();
+
 /// Kernel type names accepted by analyze/compare.
 const std::vector<std::string>& kernel_types();
 

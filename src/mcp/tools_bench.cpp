@@ -1,6 +1,7 @@
 // Serving-benchmark tools: benchmark (run handle), benchmark_status, benchmark_cancel,
 // list_benchmark_images.
 #include <cctype>
+#include <set>
 
 #include "core/states.h"
 #include "core/strings.h"
@@ -72,18 +73,6 @@ const json& benchmark_input_schema() {
 
 json warnings_schema() { return s_array(s_string("warning"), "Magpie arguments accepted but not acted on"); }
 
-/// A run handle's status (run_registry::to_json).
-json run_status_schema() {
-  json nullable_str = {{"type", {"string", "null"}}};
-  return closed({{"run_id", s_string("handle")}, {"tool", s_string("tool that started it")},
-                 {"state", s_enum("state", run_state_names())},
-                 {"elapsed_s", s_number("seconds since start", 0)}, {"info", s_any_object("what was started")},
-                 {"log_tail", s_array(s_string("line"), "last log lines")},
-                 {"result", s_any_object("Magpie's BenchmarkResult keys + workspace, summary_text")},
-                 {"error", s_string("why it failed")}},
-                {"run_id", "tool", "state", "elapsed_s", "info", "log_tail"});
-}
-
 /// True when the argument is given and not null (Magpie's None).
 bool given(const json& a, const char* k) { return a.contains(k) && !a[k].is_null(); }
 
@@ -151,9 +140,20 @@ json benchmark_yaml(const json& a, json* warnings) {
   return {{"benchmark", b}};
 }
 
+/// benchmark_* workspaces in `out_dir` now (those a later run did not make).
+std::set<std::string> benchmark_dirs(const fs::path& out_dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(out_dir, ec))
+    if (starts_with(e.path().filename().string(), "benchmark_")) names.insert(e.path().filename().string());
+  return names;
+}
+
 /// The result of a finished `magpie benchmark` child: Magpie's BenchmarkResult keys from
-/// benchmark_report.json plus the workspace and summary text.
-json finished_benchmark(const fs::path& out_dir, const run_result& r, std::string* err) {
+/// benchmark_report.json plus the workspace and summary text. `before`: the workspaces that
+/// existed when it started (never its result).
+json finished_benchmark(const fs::path& out_dir, const std::set<std::string>& before, const run_result& r,
+                        std::string* err) {
   fs::path ws;
   for (const auto& l : split(r.out, '\n'))
     if (starts_with(trim(l), "Workspace:")) ws = std::string(trim(std::string_view(l).substr(l.find(':') + 1)));
@@ -161,7 +161,7 @@ json finished_benchmark(const fs::path& out_dir, const run_result& r, std::strin
   if (ws.empty()) {  // newest benchmark_* made during this run
     for (const auto& e : fs::directory_iterator(out_dir, ec)) {
       std::string n = e.path().filename().string();
-      if (starts_with(n, "benchmark_") && fs::exists(e.path() / "benchmark_report.json", ec) &&
+      if (starts_with(n, "benchmark_") && !before.count(n) && fs::exists(e.path() / "benchmark_report.json", ec) &&
           (ws.empty() || n > ws.filename().string()))
         ws = e.path();
     }
@@ -172,6 +172,7 @@ json finished_benchmark(const fs::path& out_dir, const run_result& r, std::strin
     return nullptr;
   }
   if (!json_bool(*rep, "success", false)) *err = "benchmark reported success=false";
+  else if (!r.success()) *err = "magpie benchmark " + r.describe() + ": " + r.output_tail(1500);
   json res = {{"workspace", ws.string()}};
   for (const char* k : {"success", "framework", "model", "throughput", "latency", "top_bottlenecks", "errors", "warnings",
                         "execution_time", "gap_analysis", "run_kind", "reward_eligible"})
@@ -193,7 +194,9 @@ status_or<json> start_benchmark_run(const json& a, tool_context& ctx, const std:
   spec.argv = {ctx.settings().self_exe.string(), "benchmark", "--benchmark-config", cfg.string(), "--output-dir", out.string()};
   for (const auto& x : arg_strings(a, "extra_args")) spec.argv.push_back(x);
   spec.env.emplace_back("MAGPIE_NO_PROGRESS", "1");
-  finish_fn finish = [out](const run_result& r, std::string* err) { return finished_benchmark(out, r, err); };
+  finish_fn finish = [out, before = benchmark_dirs(out)](const run_result& r, std::string* err) {
+    return finished_benchmark(out, before, r, err);
+  };
   json info = {{"framework", arg_str(a, "framework")}, {"model", arg_str(a, "model")},
                {"config_file", cfg.string()}, {"output_dir", out.string()}};
   // The child's own timeout is in the YAML; ours adds a grace period for startup/teardown.

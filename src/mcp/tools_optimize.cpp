@@ -98,6 +98,27 @@ tool_result optimize_cancel_tool(const json& a, tool_context& ctx) {
                          {{"run_id", id}, {"cancelled", ok}, {"state", json_string(*s, "state")}});
 }
 
+/// optimize_status: a run handle's status plus `loop` (loop_progress) and, once finished, the
+/// same progress with the workspace as `result`.
+json optimize_status_schema() {
+  json progress = s_object(
+      {{"report", or_null(s_string("loop_report.json (null until the loop has written it)"))},
+       {"steps", {{"type", "object"}, {"description", "step name -> status (ok, failed, skipped...)"},
+                  {"additionalProperties", s_string("status")}}},
+       {"outcome", or_null(s_string("improved, stopped, failed, paused; null while running"))},
+       {"stop", or_null(s_any_object("why the loop stopped: reason and details"))},
+       {"current", or_null(s_object({{"step", s_string("step in progress")}, {"index", s_integer("1-based", 1)},
+                                     {"total", s_integer("steps in all", 1)}},
+                                    {"step", "index", "total"}))},
+       {"error", s_string("why the loop failed")},
+       {"workspace", s_string("the loop's workspace (in result)")}},
+      {"report"});
+  json out = run_status_schema();
+  out["properties"]["loop"] = progress;
+  out["properties"]["result"] = progress;
+  return out;
+}
+
 }  // namespace
 
 void add_optimize_tools(std::vector<tool_def>* out) {
@@ -134,7 +155,7 @@ void add_optimize_tools(std::vector<tool_def>* out) {
                   closed({{"run_id", s_string("handle from optimize")},
                           {"tail_lines", with_default(s_integer("log lines returned", 0), 20)}},
                          {"run_id"}),
-                  s_any_object("status"), true, optimize_status_tool});
+                  optimize_status_schema(), true, optimize_status_tool});
   out->push_back({"optimize_cancel", "Cancel an optimization loop",
                   "Stop a running loop: its process tree (the loop, its benchmark client and every server it started) "
                   "is terminated; the report keeps the steps done so far.",

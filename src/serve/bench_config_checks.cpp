@@ -199,8 +199,8 @@ status validate_lifecycle(const benchmark_config& c) {
   const lifecycle_settings& l = c.lifecycle;
   if (!l.enabled) return ok_status();
   if (!c.base_url.empty()) return invalid_argument("server_lifecycle does not apply to --base-url runs (no server is launched)");
-  if (c.run_mode != "local")
-    return invalid_argument("server_lifecycle.enabled requires run_mode: local (a docker server cannot outlive its run)");
+  if (c.run_mode != "local" && c.run_mode != "docker")
+    return invalid_argument("server_lifecycle.enabled requires run_mode local or docker (run_mode %s)", c.run_mode.c_str());
   if (c.profiler.torch_profiler && !l.cleanup)
     return invalid_argument("server_lifecycle with profiler.torch_profiler.enabled needs cleanup: true (the profiled "
                             "server must end with its run); disable the profiler for reuse runs");

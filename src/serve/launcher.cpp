@@ -145,8 +145,9 @@ env_list server_env(const benchmark_config& c, const launch_context& ctx, const 
 }
 
 std::vector<std::string> docker_argv(const benchmark_config& c, const launch_context& ctx, const server_plan& plan) {
-  std::vector<std::string> a = {"docker", "run", "--rm", "--name", plan.container_name, "--ipc=host", "--shm-size=16g",
-                                "--network=host"};
+  // server_lifecycle: a detached container that outlives the run (removed by a cleanup run).
+  std::vector<std::string> a = {"docker", "run", c.lifecycle.enabled ? "-d" : "--rm", "--name", plan.container_name,
+                                "--ipc=host", "--shm-size=16g", "--network=host"};
   std::string vendor = ctx.vendor;
   if (vendor.empty() && starts_with(c.gpu_arch, "gfx")) vendor = "AMD";
   if (vendor.empty() && starts_with(c.gpu_arch, "sm_")) vendor = "NVIDIA";
@@ -204,7 +205,9 @@ status_or<server_plan> plan_server(const benchmark_config& c, const launch_conte
   plan.url.port = static_cast<uint16_t>(ctx.port);
   plan.stop_grace_s = c.server.stop_grace_s;
   if (docker) {
-    plan.container_name = "magpie-benchmark-" + ctx.task_id;
+    // server_lifecycle: one stable name per framework and port, so later runs find the container.
+    plan.container_name = c.lifecycle.enabled ? "magpie-server-" + c.framework + "-" + std::to_string(ctx.port)
+                                              : "magpie-benchmark-" + ctx.task_id;
     if (!c.docker_image.empty()) {
       plan.image = c.docker_image;
     } else {

@@ -88,6 +88,7 @@ class server_process {
  private:
   server_process() = default;
   void monitor();
+  void stop_child();  ///< stop() for a started child (docker stop, group signals, reap)
 
   server_plan m_plan;
   std::unique_ptr<child_process> m_child;

@@ -222,14 +222,15 @@ void run_with_lifecycle(benchmark_run& run) {
     }
     srv = *started;
   } else {
-    MAGPIE_LOG_INFO("server_lifecycle: reusing the server on port %d (pid %d)", ctx.port, static_cast<int>(srv.pid));
+    MAGPIE_LOG_INFO("server_lifecycle: reusing the server on port %d (%s)", ctx.port,
+                    srv.container.empty() ? strprintf("pid %d", static_cast<int>(srv.pid)).c_str() : srv.container.c_str());
   }
   run.server = plan->to_json();
   run.server["lifecycle"] = srv.to_json();
   // With server reuse, timeout_seconds bounds the client phase only (Magpie).
   run_clients(run, plan->url, nullptr, plan->server_trace_dir, monotonic_seconds() + c.timeout_seconds);
   if (run.profiled) (void)wait_for_traces(plan->host_trace_dir, c.profiler.trace_wait_s, 1.0);
-  run.server["exit"] = release_persistent_server(srv, c.lifecycle.cleanup);
+  run.server["exit"] = release_persistent_server(srv, c.lifecycle.cleanup, run.workspace);
   MAGPIE_LOG_INFO("server: %s", json_string(run.server, "exit").c_str());
   collect_system_profile(run, *plan);
   collect_and_analyse_traces(run, plan->host_trace_dir, "", 0.0);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cerrno>
 #include <cstring>
+#include <set>
 #include <thread>
 
 #include "core/env.h"
@@ -34,6 +35,33 @@ bool health_ok(const endpoint_url& url) {
   return r.ok() && r->status >= 200 && r->status < 400;
 }
 
+/// `docker ARGS...` (docker mode); the result of the call.
+status_or<run_result> docker(std::vector<std::string> args, double timeout_s) {
+  spawn_spec sp;
+  sp.argv = {"docker"};
+  sp.argv.insert(sp.argv.end(), args.begin(), args.end());
+  return run_command(sp, timeout_s);
+}
+
+bool container_running(const std::string& name) {
+  auto r = docker({"inspect", "-f", "{{.State.Running}}", name}, 30);
+  return r.ok() && r->success() && trim(r->out) == "true";
+}
+
+/// The container's output (docker logs), or its last `tail` lines.
+std::string container_logs(const std::string& name, int tail = 0) {
+  std::vector<std::string> args = {"logs"};
+  if (tail > 0) args.insert(args.end(), {"--tail", std::to_string(tail)});
+  args.push_back(name);
+  auto r = docker(args, 60);
+  return r.ok() ? r->out + r->err : "";
+}
+
+/// "pid 123" or "container magpie-server-vllm-8888".
+std::string describe(const persistent_server& s) {
+  return s.container.empty() ? strprintf("pid %d", static_cast<int>(s.pid)) : "container " + s.container;
+}
+
 void remove_state(const persistent_server& s) {
   std::error_code ec;
   fs::remove(s.pid_file, ec);
@@ -52,6 +80,11 @@ persistent_server state_of(const benchmark_config& c, const server_plan& plan) {
 
 /// SIGTERM to the group, SIGKILL after `grace_s`.
 void stop_group(const persistent_server& s, double grace_s) {
+  if (!s.container.empty()) {  // docker stop sends SIGTERM, then SIGKILL after the grace period
+    (void)docker({"stop", "-t", std::to_string(static_cast<int>(grace_s)), s.container}, grace_s + 60);
+    (void)docker({"rm", "-f", s.container}, 60);
+    return;
+  }
   if (s.pid <= 0) return;
   ::kill(-s.pid, SIGTERM);
   double until = monotonic_seconds() + grace_s;
@@ -116,7 +149,7 @@ status wait_ready(const persistent_server& s, double timeout_s, const std::funct
       return error(status_code::cancelled, "waiting for the server stopped: %s", why.c_str());
     if (!persistent_server_alive(s))
       return error(status_code::unavailable, "the server exited before it was ready; last log lines:\n%s",
-                   log_tail(s.log_file).c_str());
+                   s.container.empty() ? log_tail(s.log_file).c_str() : container_logs(s.container, 40).c_str());
     if (monotonic_seconds() - start > timeout_s)
       return error(status_code::timeout, "the server was not ready within %.0f s (server_ready_timeout_s; last answer: %s)",
                    timeout_s, last.c_str());
@@ -135,11 +168,28 @@ status wait_ready(const persistent_server& s, double timeout_s, const std::funct
   }
 }
 
+/// docker mode: `docker run -d ...` returns once the container runs (after any image pull, bounded
+/// by `timeout_s`); its id and command go to `log_path`.
+status start_container(const server_plan& plan, const fs::path& log_path, double timeout_s) {
+  spawn_spec sp;
+  sp.argv = plan.argv;  // the server's environment travels as -e flags
+  auto r = run_command(sp, timeout_s);
+  if (!r.ok()) return r.get_status();
+  std::string text = "# magpie: " + argv_to_display(json_strings(plan.to_json(), "launch_command")) +
+                     "\n" + r->out + r->err + "# magpie: server output: docker logs " + plan.container_name + "\n";
+  (void)write_file_atomic(log_path, text);
+  if (!r->success())
+    return error(status_code::unavailable, "docker run of the server container failed (%s): %s", r->describe().c_str(),
+                 r->output_tail().c_str());
+  return ok_status();
+}
+
 }  // namespace
 
 json persistent_server::to_json() const {
   return {{"pid", pid}, {"reused", reused}, {"url", url.to_string()}, {"pid_file", pid_file.string()},
-          {"state_file", meta_file.string()}, {"log", log_file.empty() ? json(nullptr) : json(log_file.string())}};
+          {"state_file", meta_file.string()}, {"log", log_file.empty() ? json(nullptr) : json(log_file.string())},
+          {"container", container.empty() ? json(nullptr) : json(container)}};
 }
 
 fs::path lifecycle_dir(const lifecycle_settings& l) {
@@ -150,15 +200,22 @@ fs::path lifecycle_dir(const lifecycle_settings& l) {
 
 json lifecycle_metadata(const benchmark_config& c, const server_plan& plan) {
   json env = json::object();
-  for (const auto& [k, v] : plan.env)  // GPU selection happens after the reuse check: not compared
-    if (!is_secret_env(k) && !ends_with(k, "_VISIBLE_DEVICES") && k != "CUDA_DEVICE_ORDER") env[k] = v;
+  // GPU selection happens after the reuse check, and the client's envs do not reach the server's
+  // behaviour (a run at another CONC reuses the server, as in Magpie): neither is compared.
+  static const std::set<std::string> client_only = {"CONC", "ISL", "OSL", "NUM_PROMPTS", "RANDOM_RANGE_RATIO"};
+  for (const auto& [k, v] : plan.env)
+    if (!is_secret_env(k) && !ends_with(k, "_VISIBLE_DEVICES") && k != "CUDA_DEVICE_ORDER" && !client_only.count(k))
+      env[k] = v;
+  // server_argv, not argv: docker's argv carries the starting run's workspace mount.
   return {{"framework", c.framework}, {"model", c.model}, {"tp", c.tp()}, {"port", plan.url.port},
           {"precision", c.precision}, {"max_model_len", c.env("MAX_MODEL_LEN")},
           {"extra_vllm_args", c.env("EXTRA_VLLM_ARGS")}, {"extra_sglang_args", c.env("EXTRA_SGLANG_ARGS")},
-          {"extra_atom_args", c.env("EXTRA_ATOM_ARGS")}, {"server_command", plan.argv}, {"env", env}};
+          {"extra_atom_args", c.env("EXTRA_ATOM_ARGS")}, {"server_command", plan.server_argv},
+          {"run_mode", c.run_mode}, {"image", plan.image}, {"env", env}};
 }
 
 bool persistent_server_alive(const persistent_server& s) {
+  if (!s.container.empty()) return container_running(s.container);
   if (s.pid <= 0) return false;
   if (s.started_here) {
     int st = 0;
@@ -169,15 +226,19 @@ bool persistent_server_alive(const persistent_server& s) {
 
 status_or<persistent_server> find_reusable_server(const benchmark_config& c, const server_plan& plan) {
   persistent_server s = state_of(c, plan);
-  auto pid_text = read_file(s.pid_file);
-  if (!pid_text.ok()) return s;  // nothing recorded
-  auto pid = parse_int(trim(*pid_text));
   auto meta = read_json_file(s.meta_file);
+  auto pid_text = read_file(s.pid_file);
+  if (meta.ok()) s.container = json_string(*meta, "container");
+  if (!pid_text.ok() && s.container.empty()) return s;  // nothing recorded
+  auto pid = pid_text.ok() ? parse_int(trim(*pid_text)) : std::nullopt;
   s.pid = pid && *pid > 0 ? static_cast<pid_t>(*pid) : -1;
+  std::string who = describe(s);
   if (!persistent_server_alive(s)) {
-    MAGPIE_LOG_INFO("server_lifecycle: recorded server (pid %d) is gone; removing its state", static_cast<int>(s.pid));
+    MAGPIE_LOG_INFO("server_lifecycle: recorded server (%s) is gone; removing its state", who.c_str());
+    if (!s.container.empty()) (void)docker({"rm", "-f", s.container}, 60);  // an exited container keeps its name
     remove_state(s);
     s.pid = -1;
+    s.container.clear();
     return s;
   }
   bool same = meta.ok() && (*meta).value("metadata", json()) == lifecycle_metadata(c, plan);
@@ -185,19 +246,20 @@ status_or<persistent_server> find_reusable_server(const benchmark_config& c, con
     if (health_ok(s.url)) {
       s.reused = true;
       if (meta.ok()) s.log_file = json_string(*meta, "log");
-      if (!same) MAGPIE_LOG_WARN("server_lifecycle: force_reuse: reusing pid %d although its settings differ", static_cast<int>(s.pid));
+      if (!same) MAGPIE_LOG_WARN("server_lifecycle: force_reuse: reusing %s although its settings differ", who.c_str());
       return s;
     }
-    MAGPIE_LOG_WARN("server_lifecycle: recorded server pid %d does not answer /health; replacing it", static_cast<int>(s.pid));
+    MAGPIE_LOG_WARN("server_lifecycle: recorded server (%s) does not answer /health; replacing it", who.c_str());
   } else if (!c.lifecycle.cleanup) {
     return error(status_code::failed_precondition,
-                 "server_lifecycle: a server started with other settings is running on port %d (pid %d, state %s); "
+                 "server_lifecycle: a server started with other settings is running on port %d (%s, state %s); "
                  "stop it, or set server_lifecycle.cleanup: true (replace it) or force_reuse: true (use it)",
-                 static_cast<int>(plan.url.port), static_cast<int>(s.pid), s.meta_file.c_str());
+                 static_cast<int>(plan.url.port), who.c_str(), s.meta_file.c_str());
   }
   stop_group(s, 30);
   remove_state(s);
   s.pid = -1;
+  s.container.clear();
   return s;
 }
 
@@ -206,14 +268,20 @@ status_or<persistent_server> start_persistent_server(const benchmark_config& c, 
                                                      const std::function<std::string()>& cancel) {
   persistent_server s = state_of(c, plan);
   MAGPIE_RETURN_IF_ERROR(make_dirs(s.pid_file.parent_path()));
-  MAGPIE_ASSIGN_OR_RETURN(s.pid, spawn_detached(plan, log_path));
-  s.started_here = true;
   s.log_file = log_path;
-  MAGPIE_LOG_INFO("server_lifecycle: started server pid %d (kept after this run unless cleanup: true): %s",
-                  static_cast<int>(s.pid), argv_to_display(plan.argv).c_str());
+  if (!plan.container_name.empty()) {
+    MAGPIE_RETURN_IF_ERROR(start_container(plan, log_path, c.lifecycle.server_ready_timeout_s));
+    s.container = plan.container_name;
+  } else {
+    MAGPIE_ASSIGN_OR_RETURN(s.pid, spawn_detached(plan, log_path));
+    s.started_here = true;
+  }
+  MAGPIE_LOG_INFO("server_lifecycle: started server %s (kept after this run unless cleanup: true): %s",
+                  describe(s).c_str(), argv_to_display(plan.server_argv).c_str());
   json meta = {{"metadata", lifecycle_metadata(c, plan)}, {"pid", s.pid}, {"log", log_path.string()},
                {"started_at", iso_time_now()}};
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(s.pid_file, std::to_string(s.pid) + "\n"));
+  if (!s.container.empty()) meta["container"] = s.container;
+  else MAGPIE_RETURN_IF_ERROR(write_file_atomic(s.pid_file, std::to_string(s.pid) + "\n"));
   MAGPIE_RETURN_IF_ERROR(write_file_atomic(s.meta_file, dump_pretty(meta)));
   if (status st = wait_ready(s, c.lifecycle.server_ready_timeout_s, cancel); !st.ok()) {
     stop_group(s, 30);
@@ -223,11 +291,15 @@ status_or<persistent_server> start_persistent_server(const benchmark_config& c, 
   return s;
 }
 
-std::string release_persistent_server(const persistent_server& s, bool cleanup) {
-  if (!cleanup) return strprintf("kept running (pid %d, server_lifecycle)", static_cast<int>(s.pid));
+std::string release_persistent_server(const persistent_server& s, bool cleanup, const fs::path& workspace) {
+  if (!cleanup) return "kept running (" + describe(s) + ", server_lifecycle)";
+  if (!s.container.empty() && !workspace.empty()) {  // Magpie keeps the container's output of a cleanup run
+    std::string logs = container_logs(s.container);
+    if (!logs.empty()) (void)write_file_atomic(workspace / "reuse_server_container.log", logs);
+  }
   stop_group(s, 30);
   remove_state(s);
-  return strprintf("stopped by magpie (server_lifecycle cleanup, pid %d)", static_cast<int>(s.pid));
+  return "stopped by magpie (server_lifecycle cleanup, " + describe(s) + ")";
 }
 
 }  // namespace magpie::serve

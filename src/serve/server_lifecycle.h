@@ -1,5 +1,6 @@
-// Magpie's server_lifecycle (research magpie.md §6.3): a local inference server kept alive
-// between benchmark runs.
+// Magpie's server_lifecycle (research magpie.md §6.3): an inference server kept alive between
+// benchmark runs: a local process group (run_mode local) or a detached, named container
+// (run_mode docker: magpie-server-<framework>-<port>, recorded in the .json state file only).
 //
 // State files: <pid_dir>/<framework>_<port>.pid (the server's pid, leader of its own process
 // group) and <framework>_<port>.json (the settings it was started with). A run whose settings
@@ -23,7 +24,8 @@
 namespace magpie::serve {
 
 struct persistent_server {
-  pid_t pid = -1;
+  pid_t pid = -1;              ///< local mode (-1 in docker mode)
+  std::string container;       ///< docker mode: the detached server container's name
   bool reused = false;        ///< an existing server answered; nothing was started
   bool started_here = false;  ///< this process started it (and may reap it)
   endpoint_url url;
@@ -51,7 +53,8 @@ status_or<persistent_server> start_persistent_server(const benchmark_config& c, 
 
 /// True while the process is alive (and not a zombie of ours).
 bool persistent_server_alive(const persistent_server& s);
-/// cleanup: stop the server group and remove its state files; returns what happened.
-std::string release_persistent_server(const persistent_server& s, bool cleanup);
+/// cleanup: stop the server group (docker: its container, whose output is first saved as
+/// <workspace>/reuse_server_container.log) and remove its state files; returns what happened.
+std::string release_persistent_server(const persistent_server& s, bool cleanup, const fs::path& workspace = {});
 
 }  // namespace magpie::serve

@@ -109,9 +109,7 @@ status server_process::wait_ready(double timeout_s, const std::function<std::str
   }
 }
 
-std::string server_process::stop() {
-  if (m_stopped) return exit_description();
-  m_stopped = true;
+void server_process::stop_child() {
   if (!m_plan.container_name.empty() && !exited()) {
     spawn_spec s;
     s.argv = {"docker", "stop", "-t", "10", m_plan.container_name};
@@ -127,6 +125,12 @@ std::string server_process::stop() {
     m_exit = "stopped by magpie (" + r.describe() + ")";
   }
   m_child->kill_group();  // members of the group that outlived their leader
+}
+
+std::string server_process::stop() {
+  if (m_stopped) return exit_description();
+  m_stopped = true;
+  if (m_child) stop_child();  // no child when the spawn failed
   std::lock_guard<std::mutex> lk(m_mu);
   if (m_log) {
     std::fprintf(m_log, "# magpie: server %s\n", m_exit.c_str());

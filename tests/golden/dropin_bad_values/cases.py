@@ -79,6 +79,9 @@ YAML_CASES = [
     ("envs_not_map", "bench", bench_block("  envs: [TP, 2]\n", 5, "benchmark.envs")),
     ("kernel_type_unknown", "kernel", ("kernel:\n  id: k\n  type: fortran\n  testcase_command: \"true\"\n", 3, "kernel.type")),
     ("working_dir_missing", "kernel", ("kernel:\n  id: k\n  type: host\n  working_dir: does/not/exist\n  testcase_command: \"true\"\n", 4, "kernel.working_dir")),
+    ("working_dir_unset_var", "kernel", ("kernel:\n  id: k\n  type: host\n  working_dir: \"${MAGPIE_DROPIN_UNSET}/build\"\n"
+                                          "  testcase_command: \"true\"\n", 4,
+                                          ["kernel.working_dir", "$MAGPIE_DROPIN_UNSET is not set"])),
     ("trials_zero", "kernel", kernel_extra("correctness:\n  trials: 0\n", 7, "correctness.trials")),
     ("atol_negative", "kernel", kernel_extra("correctness:\n  atol: -1\n", 7, "correctness.atol")),
     ("accordo_backend_typo", "kernel", kernel_extra("correctness:\n  backend: acordo\n", 7, "correctness.backend")),
@@ -151,7 +154,7 @@ def main():
         with open(path, "w") as f:
             f.write(text)
         argv = ["benchmark", "-b", path] if kind == "bench" else ["analyze", "-k", path]
-        must = ["%s:%d:" % (path, line), field]
+        must = ["%s:%d:" % (path, line)] + (field if isinstance(field, list) else [field])
         problems, p = run_case(name, argv, must)
         total += 1
         if problems:

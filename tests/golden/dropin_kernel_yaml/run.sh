@@ -84,7 +84,26 @@ run other_rule 0 analyze -k nested/analyze.yaml --no-perf
 grep -q "does not exist relative to the current directory" "$GOLDEN_TMP/other_rule.err" || fail "no rule warning"
 [ "$(cat $ex/ran_in.txt)" = "$root/$ex" ] || fail "fallback working_dir wrong: $(cat $ex/ran_in.txt)"
 
-# 9. no --type, --reference takes the kernel's type (was: "hipcc not found")
+# 9. a testcase that needs a missing Python module: the rejection line ends with the exception
+# (the reason a held-out config fails here), however long the output before it
+printf 'import sys\nsys.stderr.write("noise " * 80 + "\\n")\nimport magpie_dropin_missing_module\n' \
+  > examples/simple_py_test/needs_module.py
+run missing_module 0 compare examples/simple_py_test/kernel.py examples/simple_py_test/check.py --type py \
+  -t "python3 needs_module.py" --no-perf
+grep -q "rejected: .*ModuleNotFoundError: No module named 'magpie_dropin_missing_module'" "$GOLDEN_TMP/missing_module.out" \
+  || fail "reason not shown: $(cat "$GOLDEN_TMP/missing_module.out")"
+
+# 9b. a GPU kernel type on a machine without a GPU: the failure says so first
+if ! "$MAGPIE_BIN" --gpu-info | grep -q "No GPU detected"; then
+  echo "note: a GPU is present; the no-GPU reason is not checked"
+else
+  printf 'kernel:\n  id: needs_gpu\n  type: cuda\n  testcase_command: "false"\n' > needs_gpu.yaml
+  run no_gpu 1 analyze -k needs_gpu.yaml --no-perf
+  grep -q -- "- no GPU detected (nvidia-smi / rocminfo found none): a CUDA testcase cannot run" "$GOLDEN_TMP/no_gpu.out" \
+    || fail "no GPU reason: $(cat "$GOLDEN_TMP/no_gpu.out")"
+fi
+
+# 10. no --type, --reference takes the kernel's type (was: "hipcc not found")
 cd "$MAGPIE_SOURCE_DIR"
 run reference 0 analyze examples/host/vector_add_unrolled.cpp --reference examples/host/vector_add.cpp \
   --max-time 0.5 --min-time 0.05 -o "$GOLDEN_TMP/refres"

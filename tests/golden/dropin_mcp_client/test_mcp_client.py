@@ -82,6 +82,75 @@ def wait_run(c, rid, timeout=240):
     raise Failure("run %s did not finish" % rid)
 
 
+def alive(needle):
+    """True while a process's command line contains `needle`."""
+    for pid in os.listdir("/proc"):
+        try:
+            if pid.isdigit() and needle.encode() in open("/proc/%s/cmdline" % pid, "rb").read():
+                return True
+        except OSError:
+            pass
+    return False
+
+
+OPTIMIZE_YAML = """optimize:
+  name: dropin_mcp
+  workload: {dataset_name: random, random_input_len: 16, random_output_len: 4, max_concurrency: 2, num_prompts: 4,
+             timeout_s: 60}
+  server:
+    command: ["python3", "-c", "import time; time.sleep(300)", "{variant}", "{trace_dir}"]
+    baseline: baseline
+    variant: "{baseline},{op}={impl}"
+    ready_timeout_s: 120
+  sources: {repos: ["%(loop)s"]}
+  ops:
+    rms_norm: {compare: "%(loop)s/compare_rms_norm_cpu.yaml", baseline_id: rms_norm_baseline,
+               kernels: [_rms_norm_sumsq_kernel], candidates: {rms_norm_onepass: onepass}}
+  e2e: {pairs: %(pairs)d, max_pairs: 2}
+"""
+
+
+def wait_optimize(c, rid, until, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st = c.call("optimize_status", {"run_id": rid, "tail_lines": 5})
+        if until(st):
+            return st
+        time.sleep(0.2)
+    raise Failure("optimize run %s: condition not reached; last status %s" % (rid, json.dumps(st)[:800]))
+
+
+def check_optimize(c):
+    """The loop's tools without a GPU or numpy: a missing config is a tool error, a refused config
+    fails the run with file:line:field, and a loop whose server never becomes ready is seen in its
+    start_server step and cancelled with its server."""
+    loop = os.path.join(SRC, "examples", "loop")
+    c.call("optimize", {"config": os.path.join(WORK, "no_such_optimize.yaml")}, expect_error=True)
+    bad = os.path.join(WORK, "optimize_bad.yaml")
+    with open(bad, "w") as f:
+        f.write(OPTIMIZE_YAML % {"loop": loop, "pairs": 1})
+    r = c.call("optimize", {"config": bad, "output_dir": os.path.join(WORK, "opt")})
+    st = wait_optimize(c, r["run_id"], lambda s: s["state"] != "running")
+    check(st["state"] == "failed" and "optimize_bad.yaml:14:" in st["error"] and "optimize.e2e.pairs" in st["error"], st)
+    good = os.path.join(WORK, "optimize.yaml")
+    with open(good, "w") as f:
+        f.write(OPTIMIZE_YAML % {"loop": loop, "pairs": 2})
+    r = c.call("optimize", {"config": good, "output_dir": os.path.join(WORK, "opt"), "pairs": 2, "num_prompts": 4,
+                            "control": "none", "order": "abba", "servers": "restart", "timeout_seconds": 600})
+    rid, ws = r["run_id"], r["workspace"]
+    st = wait_optimize(c, rid, lambda s: s["state"] != "running" or (s["loop"].get("current") or {}).get("step") == "start_server")
+    check(st["state"] == "running" and st["loop"]["current"]["index"] == 1, st)
+    wait_optimize(c, rid, lambda s: alive(os.path.join(ws, "server_traces")), timeout=30)  # the loop's server is up
+    cancel = c.call("optimize_cancel", {"run_id": rid})
+    check(cancel["cancelled"] is True, cancel)
+    st = wait_optimize(c, rid, lambda s: s["state"] != "running", timeout=60)
+    check(st["state"] == "cancelled", st)
+    time.sleep(0.5)
+    check(not alive(ws), "a process of the cancelled loop is still running")
+    check(c.call("optimize_cancel", {"run_id": rid})["cancelled"] is False, "a cancelled loop cannot be cancelled again")
+    c.call("optimize_status", {"run_id": "no_such_run"}, expect_error=True)
+
+
 def main():
     c = Client()
     kdir = os.path.join(WORK, "kernels")
@@ -180,6 +249,12 @@ def main():
         cancel = c.call("ray_task_cancel", {"task_id": b["run_id"]})
         check(cancel["cancelled"] is False, "a finished run cannot be cancelled")
         c.call("benchmark", dict(bench_args, agentx=True), expect_error=True)
+        # run_mode ray: the ray_* arguments become the YAML's ray_config (the dashboard address is used)
+        ray = c.call("benchmark", dict(bench_args, run_mode="ray", ray_cluster_address="http://127.0.0.1:9",
+                                       ray_shared_storage_path=os.path.join(WORK, "ray_shared"), ray_num_gpus=0,
+                                       extra_args=[]))
+        st = wait_run(c, ray["run_id"])
+        check(st["state"] == "failed" and "127.0.0.1:9" in json.dumps(st), st)
         one = dict(bench_args)
         batch = c.call("benchmark_batch", {"configs": [one, dict(one, concurrency=1)], "parallel": False,
                                            "ray_cluster_address": "", "ray_shared_storage_path": ""})
@@ -206,6 +281,8 @@ def main():
                                     "include_tracelens_files": True})
     c.call("compare_benchmark_reports", {"workspace_dirs": ws[:2], "labels": ["a", "b"],
                                          "output_dir": os.path.join(WORK, "cmp"), "export_format": "csv"})
+
+    check_optimize(c)
 
     # distributed jobs: listing works without a cluster; a missing batch is a clear tool error
     c.call("jobs_list", {"output_dir": RESULTS})

@@ -144,6 +144,14 @@ assert any("system profiler skipped: nsys (Nsight Systems) was not found" in w f
 '
 assert_no_orphans
 
+# 4b. a local framework that is not installed: the run fails with the reason (it used to crash)
+set +e
+PATH=/usr/bin:/bin "$MAGPIE_BIN" benchmark vllm -m sim-model --run-mode local -o "$TMP/novllm" > "$TMP/novllm.log" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "vllm missing: exit $rc: $(tail -5 "$TMP/novllm.log")"
+grep -q "cannot start the server: command not found: vllm" "$TMP/novllm.log" || fail "no reason: $(cat "$TMP/novllm.log")"
+
 # 5. failed and interrupted runs are never reward-eligible
 if "$MAGPIE_BIN" benchmark --base-url http://127.0.0.1:9 --served-model-name m --num-prompts 2 --run-kind measurement \
      -o "$TMP/refused" > "$TMP/refused.log" 2>&1; then fail "refused: exit 0"; fi

@@ -41,4 +41,21 @@ for x in res["kernel_results"]:
     assert x["correctness_method"] == "exit_code", x["correctness_method"]
     assert "not proven" in x["correctness"].get("note", "") or "not compared" in x["correctness"].get("note", ""), x["correctness"]
 PY
+# A reference that fails fails every candidate, also one that exits 0 without a manifest (a
+# legacy reference judged by its exit code must not hand candidates the exit-code method).
+cat > "$GOLDEN_TMP/reffail.yaml" <<'Y'
+reference: {id: ref, type: host, testcase_command: [sh, -c, "exit 3"]}
+kernels:
+  - {id: base, type: host, testcase_command: [sh, -c, "exit 0"]}
+  - {id: silent, type: host, testcase_command: ["true"]}
+Y
+"$MAGPIE_BIN" compare -k "$GOLDEN_TMP/reffail.yaml" -o "$out/rf" --no-perf > /dev/null 2>&1
+ws=$(workspace_of "$out/rf" compare)
+check_json "$ws/compare_report.json" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+for x in res["kernel_results"]:
+    assert x["correctness_state"] == "FAILED", (x["extra"]["kernel_id"], x["correctness_state"], x["errors"])
+    assert any("reference 'ref' failed" in e for e in x["errors"]), x["errors"]
+PY
 echo "ok: gates golden"

@@ -7,8 +7,8 @@ command -v nvidia-smi >/dev/null || { echo "skip: no nvidia-smi (no NVIDIA GPU)"
 BIN=${1:?magpie binary}; OUTD=${2:?output dir}
 HERE="$(cd "$(dirname "$0")" && pwd)"; SRC="$(cd "$HERE/../../.." && pwd)"
 mkdir -p "$OUTD/bin"
-nvcc -O3 -std=c++17 -arch=sm_90 -I"$SRC/include" "$HERE/suite.cu" -o "$OUTD/bin/suite" || { echo "build failed"; exit 1; }
-S="$OUTD/bin/suite"
+S=${SUITE_BIN:-$OUTD/bin/suite}  # SUITE_BIN: a suite already built (shared with tests/gpu/aa_h200.sh)
+[ -x "$S" ] || nvcc -O3 -std=c++17 -arch=sm_90 -I"$SRC/include" "$HERE/suite.cu" -o "$S" || { echo "build failed"; exit 1; }
 honest="reference aa_copy honest_float4 honest_side_stream honest_worker slow3"
 attacks="setup_kernel setup_hidden_copy early_exit forge_records steal_bootstrap forge_marks mode_sniff stale_output memo_fingerprint half_precision worker_async"
 {

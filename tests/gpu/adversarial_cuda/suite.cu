@@ -39,9 +39,14 @@ __global__ void add4(const float4* a, const float4* b, float4* c, int n4) {
     c[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
   }
 }
-__global__ void add_extra(const float* a, const float* b, const float* z, float* c, int n, int m) {
+// The add over n elements plus the same add over m more in scratch buffers, in one launch
+// (grid 3% larger): 3% more bytes in the same access pattern. (Reading 9% extra floats in the
+// first blocks only cost 0.6% on an H200, 2026-12-03: the early waves absorbed it.)
+__global__ void add_more(const float* a, const float* b, float* c, int n, const float* za, const float* zb, float* zc,
+                         int m) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i] + (i < m ? z[i] : 0.0f);  // z is zeros: 3% more bytes read
+  if (i < n) c[i] = a[i] + b[i];
+  else if (i - n < m) zc[i - n] = za[i - n] + zb[i - n];
 }
 __global__ void add_half(const float* a, const float* b, float* c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -107,11 +112,17 @@ launch_fn honest_worker(trial& t) {  // launches from a worker thread, waited fo
     w.join();
   };
 }
-launch_fn slow3(trial& t) {  // honest but ~3% slower: reads 9% of n extra floats (zeros)
+launch_fn slow3(trial& t) {  // honest but ~3% slower: 3% more elements added (in scratch)
   io x = declare(t);
-  const int m = static_cast<int>(static_cast<int64_t>(x.n) * 9 / 100);
-  float* z = t.scratch<float>("z", {std::max(m, 1)});
-  return [=] { add_extra<<<(x.n + 255) / 256, 256, 0, magpie::bench::stream()>>>(x.a, x.b, z, x.c, x.n, m); };
+  const int m = std::max(static_cast<int>(static_cast<int64_t>(x.n) * 3 / 100), 1);
+  const float* za = t.scratch<float>("za", {m});
+  const float* zb = t.scratch<float>("zb", {m});
+  float* zc = t.scratch<float>("zc", {m});
+  cudaMemset(const_cast<float*>(za), 0x3f, static_cast<size_t>(m) * 4);  // not zeros (0.747f)
+  cudaMemset(const_cast<float*>(zb), 0x40, static_cast<size_t>(m) * 4);
+  return [=] {
+    add_more<<<(x.n + m + 255) / 256, 256, 0, magpie::bench::stream()>>>(x.a, x.b, x.c, x.n, za, zb, zc, m);
+  };
 }
 
 // ---- attacks ----

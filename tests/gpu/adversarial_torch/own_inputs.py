@@ -1,7 +1,7 @@
 """Attack (hole 1a): computes the answer in its own get_inputs (untimed) and returns the stash."""
 import torch
 
-N = 4096
+N = 2048
 _stash = []
 
 

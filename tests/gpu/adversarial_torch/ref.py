@@ -1,7 +1,7 @@
-"""Reference of the torch adversarial suite: a bfloat16 GEMM, 4096 x 4096 x 4096."""
+"""Reference of the torch adversarial suite: a bfloat16 GEMM, 2048 x 2048 x 2048 (~17 GFLOP, ~25 us on an H200)."""
 import torch
 
-N = 4096
+N = 2048
 
 
 def get_inputs():

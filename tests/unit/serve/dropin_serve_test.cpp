@@ -7,6 +7,7 @@
 
 #include "serve/bench_config.h"
 #include "serve/launcher.h"
+#include "serve/server_lifecycle.h"
 #include "serve/sha256.h"
 #include "serve/targeted_trace.h"
 
@@ -96,8 +97,41 @@ TEST(dropin_lifecycle, constraints) {
   EXPECT_FALSE(validate_config(*c).ok());  // torch profiler on (Magpie's default) without cleanup
   c->profiler.torch_profiler = false;
   EXPECT_TRUE(validate_config(*c).ok());
-  c->run_mode = "docker";
+  c->run_mode = "docker";  // Magpie keeps a detached, named container between docker runs
+  EXPECT_TRUE(validate_config(*c).ok());
+  c->run_mode = "ray";
   EXPECT_FALSE(validate_config(*c).ok());
+}
+
+TEST(dropin_lifecycle, docker_plan_is_detached_with_a_stable_name) {
+  auto c = parse_benchmark_yaml("benchmark:\n  framework: sglang\n  model: m\n  run_mode: docker\n"
+                                "  docker_image: img:1\n  envs: {PORT: 8888}\n"
+                                "  server_lifecycle: {enabled: true, cleanup: true}\n", "d.yaml");
+  ASSERT_TRUE(c.ok()) << c.get_status().message();
+  launch_context ctx = where();
+  ctx.port = 8888;
+  auto p = plan_server(*c, ctx);
+  ASSERT_TRUE(p.ok()) << p.get_status().message();
+  EXPECT_EQ(p->container_name, "magpie-server-sglang-8888");
+  ASSERT_GE(p->argv.size(), 5u);
+  EXPECT_EQ(std::vector<std::string>(p->argv.begin(), p->argv.begin() + 5),
+            (std::vector<std::string>{"docker", "run", "-d", "--name", "magpie-server-sglang-8888"}));
+  // the reuse settings leave out the run-specific docker argv (workspace mount) but keep the image
+  json meta = lifecycle_metadata(*c, *p);
+  EXPECT_EQ(meta["server_command"], json(p->server_argv));
+  EXPECT_EQ(meta["image"], "img:1");
+  // client envs (CONC, ISL, ...) are not server settings: a run at another concurrency reuses it
+  auto c2 = parse_benchmark_yaml("benchmark:\n  framework: sglang\n  model: m\n  run_mode: docker\n"
+                                 "  docker_image: img:1\n  envs: {PORT: 8888, CONC: 64, ISL: 128, OSL: 8}\n"
+                                 "  server_lifecycle: {enabled: true, cleanup: true}\n", "d.yaml");
+  ASSERT_TRUE(c2.ok()) << c2.get_status().message();
+  auto p2 = plan_server(*c2, ctx);
+  ASSERT_TRUE(p2.ok()) << p2.get_status().message();
+  EXPECT_EQ(lifecycle_metadata(*c2, *p2), meta);
+  c2->docker_image = "img:2";  // another image is another server
+  auto p3 = plan_server(*c2, ctx);
+  ASSERT_TRUE(p3.ok());
+  EXPECT_NE(lifecycle_metadata(*c2, *p3), meta);
 }
 
 TEST(dropin_targeted, python_float_repr) {
