@@ -267,9 +267,12 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   }
   auto one = [&](int i) {
     auto& k = ks[static_cast<size_t>(i)];
-    // A reference that failed (whatever its method) fails every candidate: a candidate that
-    // writes no manifest must not pass on its exit code because the reference could not run.
-    if (!ref_m && (!ref_eval->correctness.success() || ref_eval->correctness_method != "exit_code")) {
+    // An explicit reference that failed (whatever its method) fails every candidate: a candidate
+    // that writes no manifest must not pass on its exit code because the reference could not run.
+    // A baseline kernel judged by its own exit code (Magpie's form, no reference:) is just another
+    // kernel: its failure leaves the others to their own testcases, as in Magpie.
+    const bool ref_failed = !ref_eval->correctness.success() && !baseline_is_reference;
+    if (!ref_m && (ref_failed || ref_eval->correctness_method != "exit_code")) {
       k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
       fail_for_reference(k, *ref_eval);
     } else {
