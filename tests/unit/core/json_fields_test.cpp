@@ -61,6 +61,7 @@ TEST(json_access, fields_name_file_and_path) {
   auto l = f.read("ids", &ids);
   ASSERT_FALSE(l.ok());
   EXPECT_NE(l.message().find("field 'ids[1]': expected an integer, got string"), std::string::npos) << l.message();
-  json_fields bad(json::array(), "batch.json");
+  const json array = json::array();  // json_fields keeps a reference: never pass a temporary
+  json_fields bad(array, "batch.json");
   EXPECT_EQ(bad.check_object().message(), "batch.json: the document must be an object, got array");
 }
