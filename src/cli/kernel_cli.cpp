@@ -233,6 +233,8 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
   }
   if (so.environment == "slurm" || so.environment == "ray")
     return print_batch_run(sched::run_kernel_batch(*req, so), p.has("--json"));
+  req->max_workers = so.max_workers;  // a local compare's workers (kernel/workers.h)
+  req->gpu_devices = so.gpu_devices;
   auto out = compare ? kernel::run_compare(*req) : kernel::run_analyze(*req);
   if (!out.ok()) {
     std::fprintf(stderr, "Error: %s\n", out.get_status().message().c_str());

@@ -33,7 +33,8 @@ arg_parser make_global_parser() {
       .add_bool("--quiet", "-q", "warnings and errors only; no progress bar")
       .add_bool("--gpu-info", "", "print the detected GPU (vendor, architecture, compiler, profiler) and exit")
       .add_value("--environment", "-e", "ENV", "scheduler environment override", {"local", "container", "ray", "slurm"})
-      .add_value("--workers", "-w", "N", "maximum parallel workers override")
+      .add_value("--workers", "-w", "N", "maximum parallel workers (scheduler.max_workers); compare: one per GPU, "
+                                        "processes bound with CUDA_VISIBLE_DEVICES (docs/multi-gpu.md; default 1)")
       .add_value("--docker-image", "", "IMAGE", "image for the container environment")
       .add_bool("--version", "", "print the version and exit")
       .stop_at_first_positional();

@@ -11,6 +11,7 @@
 #include "cli/trace_sources.h"
 #include "core/args.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "trace/analysis.h"
 #include "trace/api.h"
 #include "trace/gap_analysis.h"
@@ -142,6 +143,11 @@ int run_report(const std::vector<std::string>& args) {
               json_string(*j, "gpu_spec_choice").c_str(), json_string(json_value(*j, "rules"), "gpu_timeline").c_str());
   const json analysis = json_value(*j, "analysis");
   print_timeline_rows("GPU timeline", json_value(analysis, "gpu_timeline"));
+  const json comm = json_value(analysis, "communication");
+  if (json_int(comm, "total_ns", 0) > 0)
+    std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
+                json_number(comm, "total_ns", 0) / 1e6, json_number(comm, "exposed_ns", 0) / 1e6,
+                json_number(comm, "overlapped_ns", 0) / 1e6, json_number(comm, "overlapped_pct", 0));
   std::printf("\nTop kernels:\n");
   int n = 0;
   const json kernels = json_value(analysis, "kernels");
@@ -287,7 +293,7 @@ int run_roofline(const std::vector<std::string>& args) {
   for (size_t i = 0; i < a.ops.size() && i < static_cast<size_t>(*top); ++i) {
     const trace::op_row& r = a.ops[i];
     double ai = (r.model.computed && r.bytes && *r.bytes > 0) ? r.model.flops / *r.bytes : 0;
-    std::string name = r.name.size() > 44 ? r.name.substr(0, 41) + "..." : r.name;
+    std::string name = r.name.size() > 44 ? utf8_prefix(r.name, 41) + "..." : r.name;
     std::printf("%-44s %-12s %6lld %11.2f %9.3g %9.3g %9.3g %-13s %7.1f\n", name.c_str(), r.category.c_str(),
                 static_cast<long long>(r.operation_count), r.kernel_time_us_sum, ai,
                 std::isfinite(r.tflops_mean) ? r.tflops_mean : 0.0, std::isfinite(r.tbps_mean) ? r.tbps_mean : 0.0,

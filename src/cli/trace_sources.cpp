@@ -9,6 +9,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "mcp/trace_kernels.h"
 #include "source/kernel_sources.h"
 #include "source/report.h"
@@ -67,7 +68,7 @@ void print_table(const std::vector<source::kernel_source_info>& infos, const std
     const auto& k = infos[i];
     std::string where = k.source_resolution == "resolved" ? k.source_file : k.source_error;
     if (k.definition_kind == "macro_expansion") where += " (macro)";
-    std::string shown = k.demangled.size() > 70 ? k.demangled.substr(0, 67) + "..." : k.demangled;
+    std::string shown = k.demangled.size() > 70 ? utf8_prefix(k.demangled, 67) + "..." : k.demangled;
     std::printf("%-11s %-11s %4.2f  %-13s %-60s %s\n", i < stats.size() ? fixed(stats[i].total_us, 1).c_str() : "-",
                 k.source_resolution.c_str(), k.confidence, k.kind.c_str(), where.c_str(), shown.c_str());
   }

@@ -18,8 +18,10 @@ json selection::to_json() const {
   json obs = json::array();
   for (const auto& g : observed)
     obs.push_back({{"index", g.index}, {"uuid", g.uuid}, {"memory_used_mib", g.memory_used_mib},
-                   {"memory_total_mib", g.memory_total_mib}, {"processes", g.processes}});
+                   {"memory_total_mib", g.memory_total_mib}, {"processes", g.processes},
+                   {"utilization_pct", g.utilization_pct < 0 ? json(nullptr) : json(g.utilization_pct)}});
   j["observed"] = obs;
+  j["busy"] = busy;
   return j;
 }
 
@@ -33,6 +35,8 @@ std::vector<gpu_usage> parse_nvidia_gpu_usage(const std::string& csv) {
     auto total = parse_double(trim(f[3]));
     if (!idx || !used || !total) continue;
     out.push_back({static_cast<int>(*idx), std::string(trim(f[1])), *used, *total, 0});
+    if (f.size() > 4)
+      if (auto util = parse_double(trim(f[4]))) out.back().utilization_pct = *util;
   }
   return out;
 }
@@ -93,16 +97,21 @@ status_or<selection> choose_idle_gpus(const std::string& vendor, std::vector<gpu
       continue;
     if (g.processes > 0) busy.push_back(strprintf("%d (%d process(es))", g.index, g.processes));
     else if (g.free_gib() < req.min_free_memory_gb) busy.push_back(strprintf("%d (%.1f GiB free)", g.index, g.free_gib()));
+    else if (g.utilization_pct >= req.max_utilization_pct)
+      busy.push_back(strprintf("%d (%.0f%% utilized)", g.index, g.utilization_pct));
     else idle.push_back(g);
   }
-  if (static_cast<int>(idle.size()) < req.count)
+  const int need = req.allow_fewer ? 1 : req.count;
+  if (static_cast<int>(idle.size()) < need)
     return error(status_code::failed_precondition, "needed %d idle GPU(s) but only found %zu (min free memory %.1f GiB); busy: %s",
                  req.count, idle.size(), req.min_free_memory_gb, busy.empty() ? "none" : join(busy, ", ").c_str());
+  sel.busy = busy;
   std::stable_sort(idle.begin(), idle.end(), [](const gpu_usage& a, const gpu_usage& b) {
     return a.memory_used_mib != b.memory_used_mib ? a.memory_used_mib < b.memory_used_mib : a.index < b.index;
   });
   std::vector<std::string> ids, local;
-  for (int i = 0; i < req.count; ++i) {
+  const int take = std::min(req.count, static_cast<int>(idle.size()));
+  for (int i = 0; i < take; ++i) {
     sel.indices.push_back(idle[static_cast<size_t>(i)].index);
     ids.push_back(std::to_string(idle[static_cast<size_t>(i)].index));
     local.push_back(std::to_string(i));
@@ -128,7 +137,8 @@ std::optional<std::string> tool_output(const std::vector<std::string>& argv) {
 }  // namespace
 
 status_or<selection> select_idle_gpus(const selection_request& req) {
-  if (auto q = tool_output({"nvidia-smi", "--query-gpu=index,uuid,memory.used,memory.total", "--format=csv,noheader,nounits"})) {
+  if (auto q = tool_output({"nvidia-smi", "--query-gpu=index,uuid,memory.used,memory.total,utilization.gpu",
+                            "--format=csv,noheader,nounits"})) {
     auto gpus = parse_nvidia_gpu_usage(*q);
     if (!gpus.empty()) {
       if (auto apps = tool_output({"nvidia-smi", "--query-compute-apps=gpu_uuid,pid", "--format=csv,noheader"}))

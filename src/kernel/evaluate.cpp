@@ -155,10 +155,20 @@ bool judge_missing_manifest(kernel_eval& k, const correctness_policy& p, bool ha
   return false;
 }
 
+// A compare worker's GPU: every later process of the kernel (correctness, ncu) runs there.
+void append_binding(kernel_eval& k) {
+  if (k.device_env.empty()) return;
+  k.prepared.env.insert(k.prepared.env.end(), k.device_env.begin(), k.device_env.end());
+  json b = json::object();
+  for (const auto& [var, value] : k.device_env) b[var] = value;
+  k.correctness_info["bound_to"] = b;
+}
+
 }  // namespace
 
 void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_reference* reference, bool is_reference) {
   k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
+  append_binding(k);
   if (k.compiling.state == stage_state::failed) {
     k.correctness.state = stage_state::skipped;
     return;
@@ -399,7 +409,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
   mr.reference = reference;
   mr.tolerances = ctx.req.correctness;
   mr.cupti = ctx.cupti;
-  measure_outcome mo = measure_interleaved(mr);
+  measure_outcome mo = ctx.workers.bound() ? measure_on_devices(mr, ctx.workers, base) : measure_interleaved(mr);
   ctx.timing_order = mo.order;
   check_timing_integrity(mo.results, base, tp);
   double base_median = base >= 0 && mo.results[static_cast<size_t>(base)].ok ? mo.results[static_cast<size_t>(base)].stats.median : 0;

@@ -9,6 +9,7 @@
 #include "kernel/integrity.h"
 #include "kernel/prepare.h"
 #include "kernel/timing.h"
+#include "kernel/workers.h"
 
 namespace magpie::kernel {
 
@@ -26,6 +27,7 @@ struct kernel_eval {
   json correctness_info = json::object();   ///< seeds, reference id, sizes checked, notes
   bool timed_out = false;
   double score = 0;
+  env_list device_env;                      ///< binds its correctness processes to one GPU (compare workers)
   kernel_outcome outcome() const;
   bool speaks_protocol() const { return run && run->result.has_value(); }
 };
@@ -54,6 +56,7 @@ struct eval_context {
   uint64_t order_seed = 0;      ///< shuffles the sampling order of each round (secret until the report)
   std::optional<reference_inputs> ref_inputs;
   json timing_order = nullptr;  ///< how the timing rounds were ordered (set by evaluate_performance)
+  worker_plan workers;          ///< compare workers and their GPUs (kernel/workers.h); default: one, unbound
   prepare_context pctx;
 };
 

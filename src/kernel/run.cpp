@@ -6,6 +6,7 @@
 #include "core/progress.h"
 #include "core/stats.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "kernel/compare.h"
 #include "kernel/evaluate.h"
 #include "kernel/verdict.h"
@@ -43,6 +44,7 @@ json summary_row(const kernel_eval& k) {
 kernel_eval evaluate_reference(eval_context& ctx, const kernel_spec& spec) {
   kernel_eval ref;
   ref.spec = spec;
+  ref.device_env = ctx.workers.bind(0);
   evaluate_correctness(ref, ctx, nullptr, true);
   compute_score(ref);
   return ref;
@@ -184,11 +186,11 @@ std::string one_line_reason(const std::string& text) {
   for (const auto& l : split(text, '\n'))
     if (!trim(l).empty()) lines.emplace_back(trim(l));
   if (lines.empty()) return "";
-  std::string last = lines.back().size() > 200 ? lines.back().substr(0, 197) + "..." : lines.back();
+  std::string last = lines.back().size() > 200 ? utf8_prefix(lines.back(), 197) + "..." : lines.back();
   if (lines.size() == 1) return last;
   std::string head = lines.front();
   size_t room = last.size() + 5 < 240 ? 240 - last.size() - 5 : 0;
-  if (head.size() > room) head = head.substr(0, room > 3 ? room - 3 : 0) + "...";
+  if (head.size() > room) head = utf8_prefix(head, room > 3 ? room - 3 : 0) + "...";
   return head + " ... " + last;
 }
 
@@ -229,6 +231,7 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   if (req.baseline_index < 0 || req.baseline_index >= n)
     return invalid_argument("--baseline %d is out of range (0..%d)", req.baseline_index, n - 1);
   MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, ""));
+  MAGPIE_ASSIGN_OR_RETURN(ctx.workers, plan_compare_workers(req));
   std::vector<kernel_eval> ks(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) ks[static_cast<size_t>(i)].spec = req.kernels[static_cast<size_t>(i)];
   const int b = req.baseline_index;
@@ -249,43 +252,47 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
     ref_id = sep_ref->spec.id;
     ref_eval = &*sep_ref;
   } else {
+    ks[static_cast<size_t>(b)].device_env = ctx.workers.bind(0);
     evaluate_correctness(ks[static_cast<size_t>(b)], ctx, nullptr, true);
     ref_m = held_of(ks[static_cast<size_t>(b)]);
     ref_id = ks[static_cast<size_t>(b)].spec.id;
     ref_eval = &ks[static_cast<size_t>(b)];
   }
   // Candidates are independent once the reference is held: their correctness runs (compile
-  // included) go in parallel, up to half the cores (each writes only its own kernel_eval).
+  // included) go in parallel, up to half the cores or one per compare worker, whichever is more
+  // (each writes only its own kernel_eval). With workers bound to GPUs, thread t's processes run
+  // on worker (t mod workers)'s GPU (kernel/workers.h).
   progress_bar bar("correctness", static_cast<uint64_t>(n));
-  std::vector<int> todo;
+  std::vector<size_t> todo;
   for (int i = 0; i < n; ++i) {
     if (baseline_is_reference && i == b) {
       bar.advance();
       continue;
     }
-    todo.push_back(i);
+    todo.push_back(static_cast<size_t>(i));
   }
-  auto one = [&](int i) {
-    auto& k = ks[static_cast<size_t>(i)];
-    // An explicit reference that failed (whatever its method) fails every candidate: a candidate
-    // that writes no manifest must not pass on its exit code because the reference could not run.
-    // A baseline kernel judged by its own exit code (Magpie's form, no reference:) is just another
-    // kernel: its failure leaves the others to their own testcases, as in Magpie.
-    const bool ref_failed = !ref_eval->correctness.success() && !baseline_is_reference;
-    if (!ref_m && (ref_failed || ref_eval->correctness_method != "exit_code")) {
-      k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
-      fail_for_reference(k, *ref_eval);
-    } else {
-      evaluate_correctness(k, ctx, ref_m, false);
-    }
-  };
-  const size_t width = std::max<size_t>(1, std::min<size_t>(8, std::thread::hardware_concurrency() / 2));
-  for (size_t start = 0; start < todo.size(); start += width) {
-    std::vector<std::thread> group;
-    for (size_t j = start; j < std::min(todo.size(), start + width); ++j) group.emplace_back(one, todo[j]);
-    for (auto& t : group) t.join();
-    for (size_t j = start; j < std::min(todo.size(), start + width); ++j) bar.advance();
-  }
+  const int cpu_width = static_cast<int>(std::max<unsigned>(1, std::min<unsigned>(8, std::thread::hardware_concurrency() / 2)));
+  run_on_workers(
+      todo.size(), std::max(cpu_width, ctx.workers.workers),
+      [&](size_t j, int slot) {
+        auto& k = ks[todo[j]];
+        // An explicit reference that failed (whatever its method) fails every candidate: a candidate
+        // that writes no manifest must not pass on its exit code because the reference could not run.
+        // A baseline kernel judged by its own exit code (Magpie's form, no reference:) is just another
+        // kernel: its failure leaves the others to their own testcases, as in Magpie.
+        const bool ref_failed = !ref_eval->correctness.success() && !baseline_is_reference;
+        if (!ref_m && (ref_failed || ref_eval->correctness_method != "exit_code")) {
+          k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
+          fail_for_reference(k, *ref_eval);
+        } else {
+          k.device_env = ctx.workers.bind(slot % ctx.workers.workers);
+          evaluate_correctness(k, ctx, ref_m, false);
+        }
+      },
+      [&](size_t j) {
+        bar.set_note(ks[todo[j]].spec.id);
+        bar.advance();
+      });
   bar.finish();
   std::vector<kernel_eval*> all;
   for (auto& k : ks) all.push_back(&k);
@@ -313,6 +320,7 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   results["compare_policy"] = req.compare.to_json();
   results["timing_policy"] = req.timing.to_json();
   results["timing_order"] = ctx.timing_order;
+  results["workers"] = ctx.workers.to_json();
   const std::string summary = cr.summary();
   results["summary"] = summary;
   report["results"] = results;

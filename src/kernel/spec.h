@@ -120,6 +120,11 @@ struct eval_request {
   json raw_config;                ///< the YAML as JSON (config.yaml snapshot)
   /// Set by scale-out jobs: compare against this reference instead of evaluating one.
   std::optional<external_reference> external_ref;
+  /// A local compare's workers (kernel/workers.h), from Magpie's scheduler.max_workers /
+  /// gpu_devices or -w, copied here by the CLI: at most this many candidates at once (0 = 1),
+  /// bound to these GPUs ({} = discover them).
+  int max_workers = 0;
+  std::vector<int64_t> gpu_devices;
 };
 
 /// Parses a Magpie kernel YAML (with our additions) into `req` (kernels, reference, policies).

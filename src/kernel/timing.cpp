@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "core/log.h"
 #include "core/progress.h"
@@ -82,7 +83,7 @@ std::vector<std::unique_ptr<live_session>> start_all(const measure_request& req,
     for (int p = 0; p < req.policy.processes; ++p) {
       auto ls = std::make_unique<live_session>(req.policy);
       ls->impl = k;
-      auto s = timing_session::spawn(*req.kernels[k], req.policy, req.seed, req.init_seed, req.cupti, p);
+      auto s = timing_session::spawn(*req.kernels[k], req.policy, req.seed, req.init_seed, req.cupti, req.first_process + p);
       if (!s.ok()) fail_impl(st[k], s.get_status().message());
       else ls->s = std::move(s).value();
       live.push_back(std::move(ls));
@@ -249,6 +250,7 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
     r.wall_s = wall;
     r.stats = summarize(r.samples_ns);
     r.harness_stats = summarize(harness[k]);
+    r.harness_samples_ns = harness[k];
     r.ok = !st[k].failed && !r.samples_ns.empty();
     if (!st[k].failed && r.samples_ns.empty()) r.error = "no sample was timed";
     if (r.ok && static_cast<int>(r.stats.n) < req.policy.min_samples * req.policy.processes)
@@ -275,9 +277,10 @@ measure_outcome measure_interleaved(const measure_request& req) {
   measure_outcome out;
   out.order = {{"policy", "seeded shuffle of every process each round"}, {"processes_per_kernel", req.policy.processes},
                {"seed", req.order_seed}, {"checked_rounds", middle}, {"first_rounds", json::array()}};
-  progress_bar bar("timing", static_cast<uint64_t>(req.policy.max_time_s * 10));
+  std::optional<progress_bar> bar;
+  if (req.progress) bar.emplace("timing", static_cast<uint64_t>(req.policy.max_time_s * 10));
   double t0 = monotonic_seconds(), overhead_s = 0;  // input generation and probes do not use the budget
-  uint64_t next_id = 1;
+  uint64_t next_id = req.first_sample_id;
   int round = 0;
   bool closing = false;
   for (;;) {
@@ -311,7 +314,7 @@ measure_outcome measure_interleaved(const measure_request& req) {
       if (stop_or(ls.crit).empty()) all_done = false;
     }
     double wall = monotonic_seconds() - t0 - overhead_s;
-    bar.set(static_cast<uint64_t>(wall * 10));
+    if (bar) bar->set(static_cast<uint64_t>(wall * 10));
     ++round;
     if (closing) break;
     if (all_done || wall >= req.policy.max_time_s) {
@@ -322,7 +325,7 @@ measure_outcome measure_interleaved(const measure_request& req) {
       if (!closing) break;
     }
   }
-  bar.finish();
+  if (bar) bar->finish();
   double wall = monotonic_seconds() - t0;
   out.results = finalize_all(live, st, req, wall);
   return out;

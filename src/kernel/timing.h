@@ -68,6 +68,7 @@ struct timing_result {
   std::vector<double> samples_ns;  ///< per-launch times of record, all processes
   sample_summary stats;            ///< of samples_ns (ns)
   sample_summary harness_stats;    ///< the harness's own times (ns)
+  std::vector<double> harness_samples_ns;  ///< those times, all processes (merging parallel groups)
   double wall_s = 0;
   json ready;                ///< the first process's ready line
   json cupti_kernels;        ///< per kernel name summary (CUPTI)
@@ -97,6 +98,9 @@ struct measure_request {
   const held_reference* reference = nullptr;
   correctness_policy tolerances;
   cupti_setup cupti;
+  int first_process = 0;          ///< index of the first process (processes of other groups come before)
+  uint64_t first_sample_id = 1;   ///< sample ids count up from here (unique over parallel groups)
+  bool progress = true;           ///< draw the progress bar (off when groups run in parallel)
 };
 
 struct measure_outcome {

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "core/strings.h"
+#include "core/utf8.h"
 #include "optimize/loop.h"
 
 namespace magpie::optimize {
@@ -46,7 +47,7 @@ std::string runs_only(const json& rep, const char* key, const char* name) {
   return strprintf("%.2f ± %.2f (%.2f–%.2f, n=%zu)", m, sd, lo, hi, xs.size());
 }
 
-std::string short_name(const std::string& n) { return n.size() <= 60 ? n : n.substr(0, 57) + "..."; }
+std::string short_name(const std::string& n) { return n.size() <= 60 ? n : utf8_prefix(n, 57) + "..."; }
 
 std::string median_us(const json& candidate) {
   auto ns = json_as_number(json_value(candidate, "median_ns"));

@@ -75,6 +75,7 @@ std::string kernels_csv(const analysis& a) {
 json analysis_json(const analysis& a, size_t max_rows) {
   json j;
   j["gpu_timeline"] = a.timeline.to_json();
+  j["communication"] = a.timeline.communication_json();
   json cats = json::object();
   for (const auto& [c, us] : a.category_busy_us) cats[c] = us;
   j["kernel_category_busy_us"] = cats;

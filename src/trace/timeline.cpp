@@ -177,6 +177,12 @@ json timeline_breakdown::to_json() const {
   return rows;
 }
 
+json timeline_breakdown::communication_json() const {
+  const int64_t overlapped = total_comm - exposed_comm;
+  return {{"total_ns", total_comm}, {"exposed_ns", exposed_comm}, {"overlapped_ns", overlapped},
+          {"overlapped_pct", total_comm > 0 ? 100.0 * static_cast<double>(overlapped) / static_cast<double>(total_comm) : 0.0}};
+}
+
 std::string timeline_breakdown::to_csv() const {
   std::string out = "type,time ms,percent\n";
   for (const auto& r : to_json())

@@ -80,6 +80,9 @@ struct timeline_breakdown {
   size_t events = 0;
   /// TraceLens gpu_timeline rows: type, time ms, percent.
   json to_json() const;
+  /// Communication in exact ns: total (|COMM|), exposed (|COMM − COMP|), overlapped with
+  /// computation (total − exposed) and that share of the total.
+  json communication_json() const;
   std::string to_csv() const;
 };
 

@@ -1,4 +1,5 @@
 #include "core/strings.h"
+#include "core/utf8.h"
 
 #include <gtest/gtest.h>
 
@@ -42,4 +43,14 @@ TEST(strings, format_duration_picks_unit) {
   EXPECT_EQ(format_duration_ns(500), "500.0 ns");
   EXPECT_EQ(format_duration_ns(12345), "12.345 us");
   EXPECT_EQ(format_duration_ns(2.5e9), "2.500 s");
+}
+
+TEST(strings, utf8_prefix_never_cuts_a_character) {
+  const std::string s = "ab\xe2\x80\x94" "cd";  // "ab—cd": the dash is 3 bytes at [2, 5)
+  EXPECT_EQ(utf8_prefix(s, 2), "ab");
+  EXPECT_EQ(utf8_prefix(s, 3), "ab");
+  EXPECT_EQ(utf8_prefix(s, 4), "ab");
+  EXPECT_EQ(utf8_prefix(s, 5), "ab\xe2\x80\x94");
+  EXPECT_EQ(utf8_prefix(s, 100), s);
+  EXPECT_EQ(utf8_prefix("", 3), "");
 }
