@@ -1,6 +1,7 @@
 // libFuzzer target: the YAML entry points. Each input is parsed as (1) a generic YAML document
-// with the command grammar check, (2) a Magpie kernel config (load_kernel_config, from a private
-// file since the loader takes a path), (3) a Magpie benchmark config plus its validation.
+// with the command grammar check, (2) a Magpie kernel config (load_kernel_config and
+// sched::load_scheduler_sections, from a private file since the loaders take a path), (3) a
+// Magpie benchmark config plus its validation.
 // Contract: any byte string gives a status (ok or an error naming file:line), never a crash,
 // hang or sanitizer report. Nothing is executed: these are parsers only.
 #include <unistd.h>
@@ -11,6 +12,7 @@
 
 #include "core/yaml.h"
 #include "kernel/spec.h"
+#include "sched/options.h"
 #include "serve/bench_config.h"
 
 namespace {
@@ -27,6 +29,8 @@ void fuzz_kernel_config(const std::string& text) {
   std::fclose(f);
   magpie::kernel::eval_request req;
   (void)magpie::kernel::load_kernel_config(scratch_path(), &req);
+  magpie::sched::scheduler_options so;  // the same file's scheduler: / ray_config: sections
+  (void)magpie::sched::load_scheduler_sections(scratch_path(), &so);
 }
 
 }  // namespace

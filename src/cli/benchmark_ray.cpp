@@ -4,11 +4,10 @@
 // run_mode ray → local too); its workspace is registered in the store when it ends (src/sched).
 #include <cstdio>
 
+#include "cli/batch_cli.h"
 #include "cli/benchmark_hooks.h"
 #include "core/log.h"
 #include "core/strings.h"
-#include "kernel/spec.h"
-#include "sched/run_batch.h"
 
 namespace magpie::cli {
 namespace {
@@ -67,7 +66,7 @@ bool benchmark_wants_ray(const arg_parser& p, const global_options& g) {
 }
 
 int run_benchmark_on_ray(const arg_parser& p, const std::vector<std::string>& args, const global_options& g) {
-  kernel::scheduler_options so;
+  sched::scheduler_options so;
   so.environment = "ray";
   so.time_limit = "UNLIMITED";  // the benchmark's own timeout_seconds bounds it
   const config_node* block = nullptr;
@@ -81,7 +80,7 @@ int run_benchmark_on_ray(const arg_parser& p, const std::vector<std::string>& ar
     block = benchmark_block(*root);
   }
   if (const config_node* rc = block ? block->get("ray_config") : nullptr) {
-    if (auto st = kernel::parse_ray_config(*rc, "benchmark.ray_config", &so); !st.ok()) {
+    if (auto st = sched::parse_ray_config(*rc, "benchmark.ray_config", &so); !st.ok()) {
       std::fprintf(stderr, "Error: %s\n", st.message().c_str());
       return k_exit_failure;
     }
@@ -92,7 +91,8 @@ int run_benchmark_on_ray(const arg_parser& p, const std::vector<std::string>& ar
   MAGPIE_LOG_INFO("benchmark on Ray: one job running 'magpie benchmark ... --run-mode local' (%g GPU(s))",
                   client_only ? 0.0 : so.ray.entrypoint_num_gpus);
   (void)g;
-  return sched::run_command_batch(job_args(args), so, p.value("--output-dir", "./results"), !client_only, false);
+  return print_batch_run(sched::run_command_batch(job_args(args), so, p.value("--output-dir", "./results"), !client_only),
+                         false);
 }
 
 }  // namespace magpie::cli

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "cli/batch_cli.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/json.h"
@@ -14,7 +15,6 @@
 #include "sched/engine.h"
 #include "sched/merge.h"
 #include "sched/monitor.h"
-#include "sched/run_batch.h"
 #include "sched/worker.h"
 
 namespace magpie::cli {
@@ -55,7 +55,7 @@ void add_where_flags(arg_parser& p) {
 }
 
 fs::path shared_dir_of(const arg_parser& p) {
-  kernel::scheduler_options so;
+  sched::scheduler_options so;
   so.shared_dir = p.value("--shared-dir");
   return sched::resolve_shared_dir(so, p.value("--output-dir", "results"));
 }
@@ -99,7 +99,7 @@ int run_list(const std::vector<std::string>& args) {
     std::string st;
     for (const auto& [k, v] : states) st += strprintf("%s%s=%d", st.empty() ? "" : " ", k.c_str(), v);
     out.push_back({{"batch", d.filename().string()}, {"dir", d.string()}, {"engine", b->engine}, {"mode", b->mode},
-                   {"status", sched::batch_status(*b)}, {"created", b->created},
+                   {"status", task_status_name(sched::batch_status(*b))}, {"created", b->created},
                    {"jobs", b->jobs.size()}, {"states", states}, {"collected", b->collected}});
     if (!p.has("--json"))
       std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), b->engine.c_str(), b->mode.c_str(), b->created.c_str(), st.c_str(),
@@ -131,7 +131,7 @@ int run_status(const std::vector<std::string>& args) {
       js.push_back(row);
     }
     std::fputs(dump_pretty({{"batch", b->dir.string()}, {"engine", b->engine}, {"mode", b->mode},
-                            {"status", sched::batch_status(*b)}, {"jobs", js}})
+                            {"status", task_status_name(sched::batch_status(*b))}, {"jobs", js}})
                    .c_str(),
                stdout);
   } else {
@@ -169,7 +169,8 @@ int run_collect(const std::vector<std::string>& args) {
       .add_bool("--json", "", "print the merged report JSON instead of the text summary");
   add_where_flags(p);
   if (int rc = parse(p, args); rc >= 0) return rc;
-  return sched::track_and_collect(resolve_batch(p, p.positionals()[0]), !p.has("--no-wait"), false, p.has("--json"));
+  return print_batch_run(sched::track_and_collect(resolve_batch(p, p.positionals()[0]), !p.has("--no-wait"), false),
+                         p.has("--json"));
 }
 
 int run_submit(const std::vector<std::string>& args, const global_options& g) {
@@ -182,16 +183,16 @@ int run_submit(const std::vector<std::string>& args, const global_options& g) {
       .add_bool("--gpu", "", "the command needs a GPU: request --gres (default gpu:1) / Ray entrypoint_num_gpus (default 1)")
       .add_value("--output-dir", "-o", "DIR", "results directory of the submitting side (store; default ./results)")
       .add_bool("--json", "", "machine-readable output");
-  sched::add_slurm_flags(p);
+  add_scheduler_flags(p);
   if (int rc = parse(p, args); rc >= 0) return rc;
-  kernel::scheduler_options so;
+  sched::scheduler_options so;
   so.environment = g.environment.empty() ? "slurm" : g.environment;
   if (so.environment != "slurm" && so.environment != "ray")
     return fail(invalid_argument("jobs submit runs on slurm or ray, not '%s' (magpie -e slurm|ray jobs submit)",
                                  so.environment.c_str()));
-  if (auto st = sched::apply_slurm_flags(p, &so); !st.ok()) return fail(st);
-  return sched::run_command_batch(p.positionals(), so, p.value("--output-dir", "results"), p.has("--gpu"),
-                                  p.has("--json"));
+  if (auto st = apply_scheduler_flags(p, &so); !st.ok()) return fail(st);
+  return print_batch_run(sched::run_command_batch(p.positionals(), so, p.value("--output-dir", "results"), p.has("--gpu")),
+                         p.has("--json"));
 }
 
 int run_jobs(const std::vector<std::string>& args, const global_options& g) {

@@ -7,7 +7,7 @@
 #include "core/strings.h"
 #include "kernel/evaluate.h"
 #include "kernel/spec_paths.h"
-#include "sched/run_batch.h"
+#include "cli/batch_cli.h"
 #include "store/results_store.h"
 
 namespace magpie::cli {
@@ -47,7 +47,7 @@ void add_kernel_flags(arg_parser& p, bool compare) {
   p.add_bool("--no-latency", "", "accepted, not used (no separate latency stage)", l);
   p.add_value("--latency-method", "", "M", "accepted, not used", {"auto", "cuda_graph", "kernel_trace", "rocprof_timestamps", "both", "none"}, l);
   p.add_value("--latency-rep-ms", "", "MS", "accepted, not used (positive integer)", {}, l);
-  sched::add_slurm_flags(p);
+  add_scheduler_flags(p);
   p.set_epilog(
       "Times are reported in nanoseconds in JSON (stats_ns) and with units in text. Correctness compares every\n"
       "output with the reference's (compare: the baseline, unless a 'reference:' entry is given) on fresh seeded\n"
@@ -60,14 +60,14 @@ void add_kernel_flags(arg_parser& p, bool compare) {
 
 namespace {
 
-status apply_framework_config(const fs::path& path, kernel::eval_request* req) {
+status apply_framework_config(const fs::path& path, kernel::eval_request* req, sched::scheduler_options* so) {
   if (path.empty()) return ok_status();
   if (!fs::exists(path)) return ok_status();  // Magpie: a missing framework config is {}
   MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
   json j = root.to_json();
   if (!j.is_object()) return ok_status();
   if (const config_node* s = root.get("scheduler"))
-    MAGPIE_RETURN_IF_ERROR(kernel::parse_scheduler_section(*s, "scheduler", &req->scheduler));
+    MAGPIE_RETURN_IF_ERROR(sched::parse_scheduler_section(*s, "scheduler", so));
   if (j.contains("compiling") && j["compiling"].is_object())
     req->enable_default_compile = json_bool(j["compiling"], "enable_default_compile", req->enable_default_compile);
   if (j.contains("performance") && j["performance"].is_object()) {
@@ -143,7 +143,7 @@ status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
     if (p.has(flag))
       MAGPIE_LOG_WARN("%s is accepted for Magpie compatibility but not used: kernel timing follows the timing "
                       "policy (--warmup, --min-samples, --max-noise, --max-time)", flag);
-  return sched::apply_slurm_flags(p, &req->scheduler);
+  return ok_status();
 }
 
 /// The type of a positional kernel file: --type when given, else what the file implies
@@ -162,11 +162,15 @@ kernel::kernel_type type_of_file(const arg_parser& p, const std::string& file) {
 
 }  // namespace
 
-status_or<kernel::eval_request> build_request(const arg_parser& p, const global_options& g, bool compare) {
+status_or<kernel::eval_request> build_request(const arg_parser& p, const global_options& g, bool compare,
+                                              sched::scheduler_options* so) {
   kernel::eval_request req;
   req.mode = compare ? "compare" : "analyze";
-  MAGPIE_RETURN_IF_ERROR(apply_framework_config(g.config_path, &req));
-  if (p.has("--kernel-config")) MAGPIE_RETURN_IF_ERROR(kernel::load_kernel_config(p.value("--kernel-config"), &req));
+  MAGPIE_RETURN_IF_ERROR(apply_framework_config(g.config_path, &req, so));
+  if (p.has("--kernel-config")) {
+    MAGPIE_RETURN_IF_ERROR(kernel::load_kernel_config(p.value("--kernel-config"), &req));
+    MAGPIE_RETURN_IF_ERROR(sched::load_scheduler_sections(p.value("--kernel-config"), so));
+  }
   const auto& files = p.positionals();
   for (size_t i = 0; i < files.size(); ++i) {
     if (!fs::exists(files[i])) {
@@ -190,9 +194,10 @@ status_or<kernel::eval_request> build_request(const arg_parser& p, const global_
     req.baseline_index = static_cast<int>(b);
   }
   MAGPIE_RETURN_IF_ERROR(apply_overrides(p, &req));
-  if (!g.environment.empty()) req.scheduler.environment = g.environment;
-  if (g.workers > 0) req.scheduler.max_workers = g.workers;
-  if (!g.docker_image.empty()) req.scheduler.docker_image = g.docker_image;
+  MAGPIE_RETURN_IF_ERROR(apply_scheduler_flags(p, so));
+  if (!g.environment.empty()) so->environment = g.environment;
+  if (g.workers > 0) so->max_workers = g.workers;
+  if (!g.docker_image.empty()) so->docker_image = g.docker_image;
   if (req.kernels.empty())
     return invalid_argument("no kernels: give kernel files or -k/--kernel-config FILE (see magpie %s --help)",
                             compare ? "compare" : "analyze");
@@ -216,17 +221,20 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
     std::fputs(p.help().c_str(), stdout);
     return k_exit_ok;
   }
-  auto req = build_request(p, g, compare);
+  sched::scheduler_options so;
+  auto req = build_request(p, g, compare, &so);
   if (!req.ok()) {
     std::fprintf(stderr, "Error: %s\n", req.get_status().message().c_str());
     return k_exit_failure;
   }
-  if (auto st = sched::check_environment(req->scheduler.environment); !st.ok()) {
+  if (auto st = sched::check_environment(so.environment); !st.ok()) {
     std::fprintf(stderr, "Error: %s\n", st.message().c_str());
     return k_exit_failure;
   }
-  if (req->scheduler.environment == "slurm" || req->scheduler.environment == "ray")
-    return sched::run_kernel_batch(*req, p.has("--json"));
+  if (so.environment == "slurm" || so.environment == "ray")
+    return print_batch_run(sched::run_kernel_batch(*req, so), p.has("--json"));
+  req->max_workers = so.max_workers;  // a local compare's workers (kernel/workers.h)
+  req->gpu_devices = so.gpu_devices;
   auto out = compare ? kernel::run_compare(*req) : kernel::run_analyze(*req);
   if (!out.ok()) {
     std::fprintf(stderr, "Error: %s\n", out.get_status().message().c_str());

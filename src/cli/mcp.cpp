@@ -42,7 +42,7 @@ int run_mcp(const std::vector<std::string>& args, const global_options& g) {
     return k_exit_usage;
   }
   s.max_message_bytes = static_cast<size_t>(*max);
-  s.version = std::string(MAGPIE_VERSION) + "+" + MAGPIE_GIT_COMMIT;
+  s.version = std::string(MAGPIE_VERSION "+" MAGPIE_GIT_COMMIT);
   return mcp::run_stdio_server(s);
 }
 

@@ -4,6 +4,7 @@
 
 #include "cli/subcommand.h"
 #include "core/args.h"
+#include "core/strings.h"
 #include "serve/targeted_trace.h"
 
 namespace magpie::cli {
@@ -93,13 +94,10 @@ int run_postprocess(const std::vector<std::string>& args) {
   if (p.has("--output")) out = p.value("--output");
   auto summary = serve::targeted::postprocess_trace_dir(p.value("--trace-dir"), out);
   if (!summary.ok()) return fail(summary.get_status().message());
-  if (p.has("--strict") && !(*summary)["issues"].empty()) {
-    std::string all;
-    for (const auto& i : (*summary)["issues"]) all += (all.empty() ? "" : "; ") + i.get<std::string>();
-    return fail(all);
-  }
+  std::vector<std::string> issues = json_strings(*summary, "issues");
+  if (p.has("--strict") && !issues.empty()) return fail(join(issues, "; "));
   int rc = print_json(*summary);
-  return rc != k_exit_ok ? rc : ((*summary)["valid"].get<bool>() ? k_exit_ok : k_exit_failure);
+  return rc != k_exit_ok ? rc : (json_bool(*summary, "valid", false) ? k_exit_ok : k_exit_failure);
 }
 
 int run_targeted_trace(const std::vector<std::string>& args, const global_options&) {

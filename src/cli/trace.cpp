@@ -63,10 +63,8 @@ void add_compat_flag(arg_parser& p) {
 int input_exit(const std::string& what, const json& input, bool allow_partial) {
   std::string st = json_string(input, "status", "ok");
   bool fatal = st == "unusable";
-  if (input.contains("problems"))
-    for (const auto& p : input["problems"])
-      std::fprintf(stderr, "magpie trace: %s: %s: %s\n", fatal ? "error" : "warning", what.c_str(),
-                   p.get<std::string>().c_str());
+  for (const auto& p : json_strings(input, "problems"))
+    std::fprintf(stderr, "magpie trace: %s: %s: %s\n", fatal ? "error" : "warning", what.c_str(), p.c_str());
   if (fatal) {
     std::fprintf(stderr, "magpie trace: %s: nothing to analyse, no output written\n", what.c_str());
     return k_exit_failure;
@@ -91,6 +89,16 @@ const std::string& first_positional(const arg_parser& p) {
 
 std::string fmt_row(const std::string& a, const std::string& b, const std::string& c) {
   return trace::py_pad_right(a, 22) + trace::py_pad_left(b, 14) + trace::py_pad_left(c, 10) + "\n";
+}
+
+/// Prints timeline rows ({type, "time ms", percent}) under a header row.
+void print_timeline_rows(const std::string& header, const json& rows) {
+  std::fputs(fmt_row(header, "time ms", "percent").c_str(), stdout);
+  for (const auto& r : rows.is_array() ? rows : json::array())
+    std::fputs(fmt_row(json_string(r, "type"), strprintf("%.4f", json_number(r, "time ms", 0)),
+                       strprintf("%.2f", json_number(r, "percent", 0)))
+                   .c_str(),
+               stdout);
 }
 
 int run_report(const std::vector<std::string>& args) {
@@ -132,29 +140,26 @@ int run_report(const std::vector<std::string>& args) {
     return exit_code;
   }
   std::printf("Trace report: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(),
-              (*j)["gpu_spec_choice"].get<std::string>().c_str(), (*j)["rules"]["gpu_timeline"].get<std::string>().c_str());
-  std::fputs(fmt_row("GPU timeline", "time ms", "percent").c_str(), stdout);
-  for (const auto& r : (*j)["analysis"]["gpu_timeline"])
-    std::fputs(fmt_row(r["type"].get<std::string>(), strprintf("%.4f", r["time ms"].get<double>()),
-                       strprintf("%.2f", r["percent"].get<double>()))
-                   .c_str(),
-               stdout);
-  const json& comm = (*j)["analysis"]["communication"];
-  if (comm["total_ns"].get<int64_t>() > 0)
+              json_string(*j, "gpu_spec_choice").c_str(), json_string(json_value(*j, "rules"), "gpu_timeline").c_str());
+  const json analysis = json_value(*j, "analysis");
+  print_timeline_rows("GPU timeline", json_value(analysis, "gpu_timeline"));
+  const json comm = json_value(analysis, "communication");
+  if (json_int(comm, "total_ns", 0) > 0)
     std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
-                comm["total_ns"].get<double>() / 1e6, comm["exposed_ns"].get<double>() / 1e6,
-                comm["overlapped_ns"].get<double>() / 1e6, comm["overlapped_pct"].get<double>());
+                json_number(comm, "total_ns", 0) / 1e6, json_number(comm, "exposed_ns", 0) / 1e6,
+                json_number(comm, "overlapped_ns", 0) / 1e6, json_number(comm, "overlapped_pct", 0));
   std::printf("\nTop kernels:\n");
   int n = 0;
-  for (const auto& k : (*j)["analysis"]["kernels"]) {
+  const json kernels = json_value(analysis, "kernels");
+  for (const auto& k : kernels.is_array() ? kernels : json::array()) {
     if (n++ == 10) break;
-    std::string name = k["name"].get<std::string>();
+    std::string name = json_string(k, "name");
     if (trace::utf8_length(name) > 60) name = trace::utf8_prefix(name, 57) + "...";
-    std::printf("  %-60s %8lld %12.2f us  %s\n", name.c_str(), static_cast<long long>(k["calls"].get<int64_t>()),
-                k["total_us"].get<double>(), k["category"].get<std::string>().c_str());
+    std::printf("  %-60s %8lld %12.2f us  %s\n", name.c_str(), static_cast<long long>(json_int(k, "calls", 0)),
+                json_number(k, "total_us", 0), json_string(k, "category").c_str());
   }
   std::printf("\nFiles:\n");
-  for (const auto& f : (*j)["output_files"]) std::printf("  %s\n", f.get<std::string>().c_str());
+  for (const auto& f : json_strings(*j, "output_files")) std::printf("  %s\n", f.c_str());
   return exit_code;
 }
 
@@ -250,12 +255,7 @@ int run_timeline(const std::vector<std::string>& args) {
     return exit_code;
   }
   std::printf("rule: %s (%zu of %zu GPU events)\n", rule.c_str(), events.size(), m->gpu.size());
-  std::fputs(fmt_row("type", "time ms", "percent").c_str(), stdout);
-  for (const auto& r : t.to_json())
-    std::fputs(fmt_row(r["type"].get<std::string>(), strprintf("%.4f", r["time ms"].get<double>()),
-                       strprintf("%.2f", r["percent"].get<double>()))
-                   .c_str(),
-               stdout);
+  print_timeline_rows("type", t.to_json());
   return exit_code;
 }
 
@@ -348,19 +348,19 @@ int run_stages(const std::vector<std::string>& args) {
     std::puts(dump_pretty(*b).c_str());
   } else {
     std::printf("Trace: %s (steps from %s)\n", json_string(*b, "rank0_trace").c_str(), json_string(*b, "split_source").c_str());
-    for (auto it = (*b)["stage_results"].begin(); it != (*b)["stage_results"].end(); ++it) {
+    const json stages = json_value(*b, "stage_results");
+    for (auto it = stages.begin(); stages.is_object() && it != stages.end(); ++it) {
       const json& r = it.value();
-      if (r.contains("error")) {
-        std::printf("  %-14s %s\n", it.key().c_str(), r["error"].get<std::string>().c_str());
+      if (json_member(r, "error")) {
+        std::printf("  %-14s %s\n", it.key().c_str(), json_string(r, "error").c_str());
         continue;
       }
-      std::printf("  %-14s step %s: %s\n                 -> %s\n", it.key().c_str(),
-                  r["phase_pick"]["step_name"].get<std::string>().c_str(),
-                  r["phase_pick"]["selection_reason"].get<std::string>().c_str(),
-                  r["simple_summary_file"].get<std::string>().c_str());
+      const json pick = json_value(r, "phase_pick");
+      std::printf("  %-14s step %s: %s\n                 -> %s\n", it.key().c_str(), json_string(pick, "step_name").c_str(),
+                  json_string(pick, "selection_reason").c_str(), json_string(r, "simple_summary_file").c_str());
     }
-    for (const auto& w : (*b)["warnings"]) std::fprintf(stderr, "magpie trace: warning: %s\n", w.get<std::string>().c_str());
-    for (const auto& e : (*b)["errors"]) std::fprintf(stderr, "magpie trace: error: %s\n", e.get<std::string>().c_str());
+    for (const auto& w : json_strings(*b, "warnings")) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());
+    for (const auto& e : json_strings(*b, "errors")) std::fprintf(stderr, "magpie trace: error: %s\n", e.c_str());
   }
   if (!(*b)["errors"].empty()) return k_exit_failure;
   bool any_stage = false;

@@ -130,9 +130,10 @@ int run_trace_sources(const std::vector<std::string>& args, const global_options
   }
   if (p.has("--json")) std::fputs(dump_pretty(report).c_str(), stdout);
   else print_table(*infos, stats);
-  const json& s = report["summary"];
-  MAGPIE_LOG_INFO("%d kernels: %d resolved, %d unresolved, %d unsupported", s["total"].get<int>(),
-                  s["resolved"].get<int>(), s["unresolved"].get<int>(), s["unsupported"].get<int>());
+  const json s = json_value(report, "summary");
+  auto count = [&](const char* k) { return static_cast<long long>(json_int(s, k, 0)); };
+  MAGPIE_LOG_INFO("%lld kernels: %lld resolved, %lld unresolved, %lld unsupported", count("total"), count("resolved"),
+                  count("unresolved"), count("unsupported"));
   return k_exit_ok;
 }
 

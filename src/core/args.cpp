@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "core/strings.h"
@@ -120,15 +122,29 @@ status arg_parser::parse(const std::vector<std::string>& args) {
   return ok_status();
 }
 
-bool arg_parser::has(const std::string& l) const { return m_values.count(l) > 0; }
+void arg_parser::require_declared(const std::string& l) const {
+  for (const auto& f : m_flags)
+    if (f.long_name == l) return;
+  // A look-up of a flag the parser never declared is a programming error (a typo reads as "not
+  // given" forever): stop loudly instead of answering.
+  std::fprintf(stderr, "magpie: internal error: %s looked up undeclared option '%s'\n", m_prog.c_str(), l.c_str());
+  std::abort();
+}
+
+bool arg_parser::has(const std::string& l) const {
+  require_declared(l);
+  return m_values.count(l) > 0;
+}
 
 std::string arg_parser::value(const std::string& l, const std::string& dflt) const {
+  require_declared(l);
   auto it = m_values.find(l);
   if (it == m_values.end() || it->second.empty()) return dflt;
   return it->second.back();
 }
 
 std::vector<std::string> arg_parser::values(const std::string& l) const {
+  require_declared(l);
   auto it = m_values.find(l);
   if (it == m_values.end()) return {};
   std::vector<std::string> out;

@@ -44,6 +44,8 @@ class arg_parser {
   status parse(const std::vector<std::string>& args);
 
   bool help_requested() const { return m_help; }
+  /// Look-ups (has, value, values, number, integer and their bounded forms) take a long name
+  /// declared with add_*; any other name aborts with an internal error naming it.
   bool has(const std::string& long_name) const;
   std::string value(const std::string& long_name, const std::string& dflt = {}) const;
   std::vector<std::string> values(const std::string& long_name) const;
@@ -61,6 +63,7 @@ class arg_parser {
 
  private:
   const flag_def* find(const std::string& token) const;
+  void require_declared(const std::string& long_name) const;
 
   std::string m_prog, m_summary, m_epilog;
   std::vector<flag_def> m_flags;

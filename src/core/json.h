@@ -3,7 +3,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/fs.h"
 #include "core/status.h"
@@ -36,5 +38,65 @@ std::string json_string(const json& obj, const char* key, const std::string& dfl
 bool json_bool(const json& obj, const char* key, bool dflt);
 /// A double that may be NaN/inf becomes null (JSON has no NaN).
 json json_finite(double v);
+int64_t json_int(const json& obj, const char* key, int64_t dflt);
+/// The strings of an array member (absent, or items of other types: skipped).
+std::vector<std::string> json_strings(const json& obj, const char* key);
+/// The member `key` of an object; nullptr when `obj` is not an object or has no such key. A
+/// const look-up that never inserts, throws or asserts (unlike operator[] on a missing key).
+const json* json_member(const json& obj, const char* key);
+/// A copy of the member, or null (json_member's rules).
+json json_value(const json& obj, const char* key);
+
+/// Typed views of one value, never throwing: nullopt when `v` holds another type. Integers
+/// accept a JSON integer in range or a float without fraction in range.
+std::optional<std::string> json_as_string(const json& v);
+std::optional<double> json_as_number(const json& v);
+std::optional<int64_t> json_as_int(const json& v);
+std::optional<uint64_t> json_as_uint(const json& v);
+std::optional<bool> json_as_bool(const json& v);
+
+/// The fields of one object of a file that a codec decodes (result.json, batch.json, a
+/// report). Every read checks the type: an error names the file (`where`) and the field path,
+/// never an exception. `read` leaves *out unchanged when the key is absent or null;
+/// `require` makes that an error too. Holds a reference: `obj` must outlive it.
+class json_fields {
+ public:
+  json_fields(const json& obj, std::string where, std::string path = {});
+  /// An error unless the value is an object (name it before reading fields).
+  status check_object() const;
+  template <typename T>
+  status read(const char* key, T* out) const {
+    const json* v = json_member(m_obj, key);
+    if (v == nullptr || v->is_null()) return ok_status();
+    return convert(*v, key, out);
+  }
+  template <typename T>
+  status require(const char* key, T* out) const {
+    const json* v = json_member(m_obj, key);
+    if (v == nullptr || v->is_null()) return missing(key);
+    return convert(*v, key, out);
+  }
+  /// The fields of a nested object (an empty object when absent).
+  json_fields child(const char* key) const;
+  /// "<where>: field '<path>.<key>'" for messages of the caller's own checks.
+  std::string field(const char* key) const;
+  const json& doc() const { return m_obj; }
+
+ private:
+  status missing(const char* key) const;
+  status convert(const json& v, const char* key, std::string* out) const;
+  status convert(const json& v, const char* key, fs::path* out) const;
+  status convert(const json& v, const char* key, double* out) const;
+  status convert(const json& v, const char* key, int64_t* out) const;
+  status convert(const json& v, const char* key, int* out) const;
+  status convert(const json& v, const char* key, uint64_t* out) const;
+  status convert(const json& v, const char* key, bool* out) const;
+  status convert(const json& v, const char* key, std::vector<std::string>* out) const;
+  status convert(const json& v, const char* key, std::vector<int>* out) const;
+  status convert(const json& v, const char* key, json* out) const;
+
+  const json& m_obj;
+  std::string m_where, m_path;
+};
 
 }  // namespace magpie

@@ -350,14 +350,16 @@ void emit(YAML::Emitter& e, const json& v) {
     e << YAML::EndSeq;
   } else if (v.is_null()) {
     e << YAML::Null;
-  } else if (v.is_string()) {
-    e << v.get<std::string>();
-  } else if (v.is_boolean()) {
-    e << v.get<bool>();
-  } else if (v.is_number_integer()) {
-    e << v.get<int64_t>();
+  } else if (auto s = json_as_string(v)) {
+    e << *s;
+  } else if (auto b = json_as_bool(v)) {
+    e << *b;
+  } else if (auto i = v.is_number_integer() ? json_as_int(v) : std::nullopt) {
+    e << *i;
+  } else if (v.is_number_unsigned()) {
+    e << json_as_uint(v).value_or(0);
   } else {
-    e << v.get<double>();
+    e << json_as_number(v).value_or(0);
   }
 }
 

@@ -39,18 +39,19 @@ namespace {
 status parse_ceilings(const json& j, const std::string& where, gpu_spec* out) {
   if (j.is_null()) return ok_status();
   if (!j.is_object()) return invalid_argument("%s: expected an object", where.c_str());
-  if (j.contains("mem_bw_gbps")) {
-    if (!j["mem_bw_gbps"].is_number()) return invalid_argument("%s.mem_bw_gbps: expected a number (GB/s)", where.c_str());
-    out->mem_bw_gbps = j["mem_bw_gbps"].get<double>();
+  if (const json* bw = json_member(j, "mem_bw_gbps")) {
+    auto v = json_as_number(*bw);
+    if (!v) return invalid_argument("%s.mem_bw_gbps: expected a number (GB/s)", where.c_str());
+    out->mem_bw_gbps = *v;
   }
-  if (j.contains("memory_gb") && j["memory_gb"].is_number()) out->memory_gb = j["memory_gb"].get<double>();
+  if (auto v = json_as_number(json_value(j, "memory_gb"))) out->memory_gb = *v;
   if (j.contains("max_achievable_tflops")) {
     const json& t = j["max_achievable_tflops"];
     if (!t.is_object()) return invalid_argument("%s.max_achievable_tflops: expected an object", where.c_str());
     for (auto it = t.begin(); it != t.end(); ++it) {
-      if (!it.value().is_number())
-        return invalid_argument("%s.max_achievable_tflops.%s: expected a number (TFLOP/s)", where.c_str(), it.key().c_str());
-      out->tflops[it.key()] = it.value().get<double>();
+      auto v = json_as_number(it.value());
+      if (!v) return invalid_argument("%s.max_achievable_tflops.%s: expected a number (TFLOP/s)", where.c_str(), it.key().c_str());
+      out->tflops[it.key()] = *v;
     }
   }
   return ok_status();
@@ -60,7 +61,7 @@ std::vector<std::string> string_list(const json& j) {
   std::vector<std::string> v;
   if (j.is_array())
     for (const auto& e : j)
-      if (e.is_string()) v.push_back(e.get<std::string>());
+      if (auto s = json_as_string(e)) v.push_back(*s);
   return v;
 }
 
@@ -82,18 +83,18 @@ status_or<std::vector<spec_entry>> parse_spec_table(const json& doc, const std::
   size_t i = 0;
   for (const auto& g : doc["gpus"]) {
     std::string where = strprintf("%s: gpus[%zu]", what.c_str(), i++);
-    if (!g.is_object() || !g.contains("name") || !g["name"].is_string())
-      return invalid_argument("%s: expected an object with a string \"name\"", where.c_str());
+    auto name = json_as_string(json_value(g, "name"));
+    if (!name) return invalid_argument("%s: expected an object with a string \"name\"", where.c_str());
     spec_entry e;
-    e.name = g["name"].get<std::string>();
+    e.name = *name;
     e.vendor = json_string(g, "vendor");
     e.reference = json_string(g, "_reference");
-    e.aliases = string_list(g.value("aliases", json::array()));
-    e.exclude = string_list(g.value("exclude", json::array()));
+    e.aliases = string_list(json_value(g, "aliases"));
+    e.exclude = string_list(json_value(g, "exclude"));
     if (e.aliases.empty()) e.aliases.push_back(e.name);
     e.memory_gb = json_number(g, "memory_gb", 0);
-    MAGPIE_RETURN_IF_ERROR(parse_ceilings(g.value("datasheet", json()), where + ".datasheet", &e.datasheet));
-    MAGPIE_RETURN_IF_ERROR(parse_ceilings(g.value("achievable", json()), where + ".achievable", &e.achievable));
+    MAGPIE_RETURN_IF_ERROR(parse_ceilings(json_value(g, "datasheet"), where + ".datasheet", &e.datasheet));
+    MAGPIE_RETURN_IF_ERROR(parse_ceilings(json_value(g, "achievable"), where + ".achievable", &e.achievable));
     out.push_back(std::move(e));
   }
   return out;

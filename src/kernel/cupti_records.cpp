@@ -97,40 +97,47 @@ void cupti_log::parse_line(std::string_view line) {
   parse_record(j);
 }
 
+namespace {
+// A record's unsigned field (0 when absent or not an unsigned integer: never a throw).
+uint64_t u64(const json& j, const char* key) { return json_as_uint(json_value(j, key)).value_or(0); }
+}  // namespace
+
 void cupti_log::parse_record(const json& j) {
   const std::string kind = json_string(j, "k");
   if (kind == "gpu") {
     gpu_op o;
     o.op = json_string(j, "op");
     o.name = json_string(j, "name");
-    o.start = j.value("start", uint64_t{0});
-    o.end = j.value("end", uint64_t{0});
-    o.corr = j.value("corr", uint64_t{0});
-    o.bytes = j.value("bytes", uint64_t{0});
-    o.stream = j.value("stream", uint64_t{0});
-    o.device = j.value("dev", 0);
+    o.start = u64(j, "start");
+    o.end = u64(j, "end");
+    o.corr = u64(j, "corr");
+    o.bytes = u64(j, "bytes");
+    o.stream = u64(j, "stream");
+    o.device = static_cast<int>(json_int(j, "dev", 0));
     for (int i = 0; i < 3; ++i) {
-      if (j.contains("grid") && j["grid"].is_array() && j["grid"].size() == 3) o.grid[i] = j["grid"][i].get<int>();
-      if (j.contains("block") && j["block"].is_array() && j["block"].size() == 3) o.block[i] = j["block"][i].get<int>();
+      if (j.contains("grid") && j["grid"].is_array() && j["grid"].size() == 3)
+        o.grid[i] = static_cast<int>(json_as_int(j["grid"][i]).value_or(0));
+      if (j.contains("block") && j["block"].is_array() && j["block"].size() == 3)
+        o.block[i] = static_cast<int>(json_as_int(j["block"][i]).value_or(0));
     }
     if (o.end < o.start || o.name.empty()) ++m_bad_lines;
     else m_ops.push_back(std::move(o));
   } else if (kind == "api") {
-    m_api[j.value("corr", uint64_t{0})] = {j.value("ts", uint64_t{0}), j.value("tid", uint64_t{0})};
+    m_api[u64(j, "corr")] = {u64(j, "ts"), u64(j, "tid")};
   } else if (kind == "mark") {
-    sample_window& w = m_windows[j.value("id", uint64_t{0})];
+    sample_window& w = m_windows[u64(j, "id")];
     if (json_string(j, "what") == "begin") {
       ++w.begins;
-      w.begin_ts = j.value("ts", uint64_t{0});
-      w.begin_mono = j.value("mono", uint64_t{0});
-      w.tid = j.value("tid", uint64_t{0});
+      w.begin_ts = u64(j, "ts");
+      w.begin_mono = u64(j, "mono");
+      w.tid = u64(j, "tid");
     } else {
       ++w.ends;
-      w.end_ts = j.value("ts", uint64_t{0});
-      w.end_mono = j.value("mono", uint64_t{0});
+      w.end_ts = u64(j, "ts");
+      w.end_mono = u64(j, "mono");
     }
   } else if (kind == "dropped") {
-    m_dropped += j.value("count", uint64_t{0});
+    m_dropped += u64(j, "count");
   } else if (kind == "hello") {
     m_hello = true;
   }

@@ -14,12 +14,13 @@
 
 namespace magpie::kernel {
 
-std::string kernel_eval::outcome() const {
-  if (compiling.state == "FAILED") return "failed";
-  if (timed_out) return "timeout";
-  if (correctness.state == "FAILED") return verdict && !verdict->passed ? "incorrect" : "failed";
-  if (correctness.state == "SKIPPED") return "skipped";
-  return "passed";
+kernel_outcome kernel_eval::outcome() const {
+  if (compiling.state == stage_state::failed) return kernel_outcome::failed;
+  if (timed_out) return kernel_outcome::timeout;
+  if (correctness.state == stage_state::failed)
+    return verdict && !verdict->passed ? kernel_outcome::incorrect : kernel_outcome::failed;
+  if (correctness.state == stage_state::skipped) return kernel_outcome::skipped;
+  return kernel_outcome::passed;
 }
 
 namespace {
@@ -168,19 +169,19 @@ void append_binding(kernel_eval& k) {
 void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_reference* reference, bool is_reference) {
   k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
   append_binding(k);
-  if (k.compiling.state == "FAILED") {
-    k.correctness.state = "SKIPPED";
+  if (k.compiling.state == stage_state::failed) {
+    k.correctness.state = stage_state::skipped;
     return;
   }
   if (k.prepared.testcase.empty()) {
-    k.correctness.state = "FAILED";
+    k.correctness.state = stage_state::failed;
     k.correctness.errors.push_back("no testcase_command (and no source_files to build a default one from)");
     return;
   }
   if (!is_reference) use_reference_inputs(k, ctx);
   auto dir = make_temp_dir(ctx.ws.dir / "correctness", sanitize_label(k.spec.id) + "-");
   if (!dir.ok()) {
-    k.correctness.state = "FAILED";
+    k.correctness.state = stage_state::failed;
     k.correctness.errors.push_back(dir.get_status().message());
     return;
   }
@@ -188,7 +189,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
   auto run = run_correctness(k.prepared, ctx.seeds, is_reference ? ctx.check_seeds : no_checks, *dir,
                              ctx.req.correctness.timeout_s);
   if (!run.ok()) {
-    k.correctness.state = "FAILED";
+    k.correctness.state = stage_state::failed;
     k.correctness.errors.push_back(run.get_status().message());
     return;
   }
@@ -227,7 +228,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
     k.verdict = compare_to_reference(*reference, *k.run->result, pol, true);
     for (const auto& e : k.verdict->errors) k.correctness.errors.push_back(e);
   }
-  k.correctness.state = k.correctness.errors.empty() ? "SUCCESS" : "FAILED";
+  k.correctness.state = k.correctness.errors.empty() ? stage_state::success : stage_state::failed;
   bool gpu_only = k.spec.type == kernel_type::hip || k.spec.type == kernel_type::cuda || k.spec.type == kernel_type::triton;
   if (!k.run->exit_ok && gpu_only && ctx.gpu_arch.empty())  // the likely reason first (compare's one-line reason)
     k.correctness.errors.insert(k.correctness.errors.begin(),
@@ -250,7 +251,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
                           "candidate ran, and this kernel ran in its own fresh directory"
                         : "the reference's files come from another job's shared directory and stay readable",
                     {{"reference", reference->to_json()}, {"directory", dir->string()}});
-  if (is_reference && has_manifest && k.correctness.state == "SUCCESS") {
+  if (is_reference && has_manifest && k.correctness.state == stage_state::success) {
     // A scale-out reference job leaves its files for the batch's candidate jobs (docs/slurm.md).
     const bool shared = ctx.req.mode == "reference";
     k.held = hold_reference(k.spec.id, *k.run->result, !shared);
@@ -260,7 +261,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
     remove_manifest_files(*k.run->result);
   }
   if (k.verdict) k.correctness.detail["comparison"] = k.verdict->to_json();
-  MAGPIE_LOG_INFO("[%s] correctness (%s): %s%s", k.spec.id.c_str(), k.correctness_method.c_str(), k.correctness.state.c_str(),
+  MAGPIE_LOG_INFO("[%s] correctness (%s): %s%s", k.spec.id.c_str(), k.correctness_method.c_str(), stage_state_name(k.correctness.state),
                   k.correctness.errors.empty() ? "" : (" — " + k.correctness.errors.front()).c_str());
 }
 
@@ -280,7 +281,8 @@ json cross_check_ncu(const timing_result& t, const json& ncu_kernels) {
   for (const auto& ck : t.cupti_kernels) {
     for (const auto& nk : ncu_kernels) {
       if (nk["kernel_name"] != ck["mangled_name"] && nk["kernel_name"] != ck["kernel_name"]) continue;
-      double c = ck["duration_ns"]["median"].get<double>(), n = nk["duration_ns"]["median"].get<double>();
+      double c = json_number(json_value(ck, "duration_ns"), "median", 0);
+      double n = json_number(json_value(nk, "duration_ns"), "median", 0);
       out.push_back({{"kernel", ck["kernel_name"]}, {"cupti_median_ns", c}, {"ncu_median_ns", n},
                      {"diff_pct", n > 0 ? (c - n) / n * 100.0 : 0.0}});
     }
@@ -302,7 +304,7 @@ void performance_without_protocol(kernel_eval& k, eval_context& ctx) {
   else if (uses_cuda(k.spec.type) && !ctx.cupti.injection_lib.empty() && p.backend != "none")
     k.performance = run_cupti_summary(k.prepared, ctx.cupti, dir, p.timeout_s);
   else {
-    k.performance.state = "SKIPPED";
+    k.performance.state = stage_state::skipped;
     k.performance.errors.push_back(
         "not timed: the testcase does not speak the harness protocol and no profiler backend applies");
   }
@@ -357,15 +359,15 @@ void apply_timing_integrity(kernel_eval& k, const timing_result& t, double floor
   }
   const integrity_check* out = k.integrity.find("timed_outputs");
   if (out && out->status == "fail") {
-    k.correctness.state = "FAILED";
+    k.correctness.state = stage_state::failed;
     k.correctness.errors.push_back(out->detail);
-    k.performance.state = "FAILED";
+    k.performance.state = stage_state::failed;
     k.performance.errors.push_back("rejected: " + out->detail);
     return;
   }
   for (const auto& c : k.integrity.checks)
     if (c.status == "fail" && c.name != "physical_floor") {
-      k.performance.state = "FAILED";
+      k.performance.state = stage_state::failed;
       k.performance.errors.push_back("rejected: " + c.detail);
       return;
     }
@@ -378,7 +380,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
   measure_request mr;
   int base = -1;
   for (kernel_eval* k : ks) {
-    if (!ctx.req.performance.enabled || k->correctness.state != "SUCCESS") continue;
+    if (!ctx.req.performance.enabled || k->correctness.state != stage_state::success) continue;
     if (!k->spec.prof_command.empty()) {
       k->performance = run_prof_command(k->prepared, ctx.req.performance.timeout_s);
       continue;
@@ -415,7 +417,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
     kernel_eval& k = *timed[i];
     const timing_result& t = mo.results[i];
     k.timing = t;
-    k.performance.state = t.ok ? "SUCCESS" : "FAILED";
+    k.performance.state = t.ok ? stage_state::success : stage_state::failed;
     if (!t.ok) k.performance.errors.push_back("timing failed: " + t.error);
     json floor_info;
     double floor = physical_floor_ns(reference, t, tp, &floor_info);
@@ -435,14 +437,14 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
 }
 
 void compute_score(kernel_eval& k) {
-  if (k.compiling.state == "FAILED") {
+  if (k.compiling.state == stage_state::failed) {
     k.score = 0;
     return;
   }
   double s = 0;
-  if (k.correctness.state == "SUCCESS") s += 0.5;
-  if (k.performance.state == "SUCCESS") s += 0.5;
-  if (k.performance.state == "SKIPPED" && k.correctness.state == "SUCCESS") s = 1.0;
+  if (k.correctness.state == stage_state::success) s += 0.5;
+  if (k.performance.state == stage_state::success) s += 0.5;
+  if (k.performance.state == stage_state::skipped && k.correctness.state == stage_state::success) s = 1.0;
   k.score = s;
 }
 
@@ -451,14 +453,14 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
   j["compiling_state"] = k.compiling.state;
   j["correctness_state"] = k.correctness.state;
   j["performance_state"] = k.performance.state;
-  j["latency_state"] = "SKIPPED";
+  j["latency_state"] = stage_state::skipped;
   std::vector<std::string> errors;
   for (const auto* st : {&k.compiling, &k.correctness, &k.performance})
-    if (st->state == "FAILED") errors.insert(errors.end(), st->errors.begin(), st->errors.end());
+    if (st->state == stage_state::failed) errors.insert(errors.end(), st->errors.begin(), st->errors.end());
   j["errors"] = errors;
   j["score"] = k.score;
   j["compiling_result"] = k.compiling.to_json();
-  j["correctness_result"] = k.correctness.state == "SKIPPED" && k.correctness.errors.empty()
+  j["correctness_result"] = k.correctness.state == stage_state::skipped && k.correctness.errors.empty()
                                 ? json(nullptr)
                                 : json{{"success", k.correctness.success()},
                                        {"errors", k.correctness.errors.empty() ? json(nullptr) : json(k.correctness.errors)}};
@@ -486,14 +488,14 @@ std::string kernel_eval_text(const kernel_eval& k) {
   std::string out = sep + "\n";
   out += "Kernel: " + k.spec.id + "\n";
   out += std::string("Type: ") + kernel_type_name(k.spec.type) + "\n";
-  out += "Compiling: " + k.compiling.state + "\n";
-  out += "Correctness: " + k.correctness.state + " (" + k.correctness_method + ")\n";
-  out += "Performance: " + k.performance.state;
+  out += std::string("Compiling: ") + stage_state_name(k.compiling.state) + "\n";
+  out += std::string("Correctness: ") + stage_state_name(k.correctness.state) + " (" + k.correctness_method + ")\n";
+  out += std::string("Performance: ") + stage_state_name(k.performance.state);
   if (k.timing && k.timing->ok)
     out += strprintf(" (median %s, IQR %s, %zu samples, %s, %s)", format_duration_ns(k.timing->stats.median).c_str(),
                      format_duration_ns(k.timing->stats.iqr).c_str(), k.timing->stats.n, k.timing->source.c_str(),
                      k.timing->stop_reason.c_str());
-  else if (k.performance.state != "SUCCESS" && !k.performance.errors.empty())
+  else if (k.performance.state != stage_state::success && !k.performance.errors.empty())
     out += " (" + k.performance.errors.front() + ")";  // why nothing was timed (no GPU, no profiler...)
   out += "\n";
   if (k.integrity.rejected()) out += "Integrity: REJECTED — " + k.integrity.reason() + "\n";
@@ -501,7 +503,7 @@ std::string kernel_eval_text(const kernel_eval& k) {
   out += strprintf("Score: %.2f\n", k.score);
   std::vector<std::string> errs;
   for (const auto* st : {&k.compiling, &k.correctness, &k.performance})
-    if (st->state == "FAILED") errs.insert(errs.end(), st->errors.begin(), st->errors.end());
+    if (st->state == stage_state::failed) errs.insert(errs.end(), st->errors.begin(), st->errors.end());
   if (!errs.empty()) {
     out += "Errors:\n";
     for (size_t i = 0; i < errs.size() && i < 8; ++i) out += "  - " + errs[i] + "\n";

@@ -28,8 +28,7 @@ struct kernel_eval {
   bool timed_out = false;
   double score = 0;
   env_list device_env;                      ///< binds its correctness processes to one GPU (compare workers)
-  /// passed | incorrect | failed | timeout | skipped
-  std::string outcome() const;
+  kernel_outcome outcome() const;
   bool speaks_protocol() const { return run && run->result.has_value(); }
 };
 

@@ -15,7 +15,11 @@ status parse_tensor(const json& t, const fs::path& dir, bool is_input, manifest_
   std::string dt = json_string(t, "dtype");
   if (!parse_dtype(dt, &out->type)) return parse_error("manifest: tensor '%s' has unknown dtype '%s'", out->name.c_str(), dt.c_str());
   if (t.contains("shape") && t["shape"].is_array())
-    for (const auto& d : t["shape"]) out->shape.push_back(d.get<int64_t>());
+    for (const auto& d : t["shape"]) {
+      auto dim = json_as_int(d);  // the harness wrote this file: a bad entry is an error, not a throw
+      if (!dim) return parse_error("manifest: tensor '%s' has a shape entry that is not an integer", out->name.c_str());
+      out->shape.push_back(*dim);
+    }
   auto path_of = [&](const char* key) -> fs::path {
     std::string f = json_string(t, key);
     return f.empty() ? fs::path() : dir / f;
@@ -45,12 +49,12 @@ status_or<manifest> read_manifest(const fs::path& dir) {
   for (const auto& t : j["trials"]) {
     manifest_trial tr;
     tr.index = static_cast<int>(json_number(t, "index", 0));
-    tr.seed = t.value("seed", uint64_t{0});
+    tr.seed = json_as_uint(json_value(t, "seed")).value_or(0);
     tr.size_index = static_cast<int>(json_number(t, "size_index", 0));
     tr.size = json_string(t, "size");
     tr.ok = json_bool(t, "ok", true);
     tr.check = json_bool(t, "check", false);
-    tr.error = t.contains("error") && t["error"].is_string() ? t["error"].get<std::string>() : "";
+    tr.error = json_string(t, "error");
     for (const char* key : {"inputs", "outputs"}) {
       if (!t.contains(key) || !t[key].is_array()) continue;
       for (const auto& x : t[key]) {

@@ -10,8 +10,8 @@
 namespace magpie::kernel {
 
 json stage_result::to_json() const {
-  if (state == "SKIPPED" && detail.empty() && errors.empty()) return nullptr;
-  json j = {{"success", state == "SUCCESS"}, {"errors", errors.empty() ? json(nullptr) : json(errors)}};
+  if (state == stage_state::skipped && detail.empty() && errors.empty()) return nullptr;
+  json j = {{"success", state == stage_state::success}, {"errors", errors.empty() ? json(nullptr) : json(errors)}};
   for (auto it = detail.begin(); it != detail.end(); ++it) j[it.key()] = it.value();
   return j;
 }
@@ -90,13 +90,13 @@ void run_compile(const kernel_spec& s, const prepare_context& ctx, const argv_li
     MAGPIE_LOG_INFO("[%s] compile %zu/%zu: %s", s.id.c_str(), i + 1, cmds.size(), argv_to_display(cmds[i]).c_str());
     auto r = run_command(sp, ctx.compile_timeout_s);
     if (!r.ok() || !r->success()) {
-      st->state = "FAILED";
+      st->state = stage_state::failed;
       std::string why = r.ok() ? r->describe() + ": " + r->output_tail() : r.get_status().message();
       st->errors.push_back(strprintf("Compile command %zu/%zu failed: %s", i + 1, cmds.size(), why.c_str()));
       break;
     }
   }
-  if (st->state != "FAILED") st->state = "SUCCESS";
+  if (st->state != stage_state::failed) st->state = stage_state::success;
   st->detail["commands"] = ran;
   st->detail["duration_s"] = monotonic_seconds() - t0;
 }

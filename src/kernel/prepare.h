@@ -1,16 +1,17 @@
 // Compile stage and command resolution: turns a kernel_spec into a prepared_kernel.
 #pragma once
 
+#include "core/states.h"
 #include "kernel/harness.h"
 
 namespace magpie::kernel {
 
 /// Result of one pipeline stage in Magpie's vocabulary.
 struct stage_result {
-  std::string state = "SKIPPED";  ///< SUCCESS | FAILED | SKIPPED
+  stage_state state = stage_state::skipped;  ///< reported as Magpie's SUCCESS | FAILED | SKIPPED
   std::vector<std::string> errors;
   json detail = json::object();   ///< stage-specific fields merged into <stage>_result
-  bool success() const { return state == "SUCCESS"; }
+  bool success() const { return state == stage_state::success; }
   /// Magpie's {success, errors, ...detail} object, or null when skipped without detail.
   json to_json() const;
 };
@@ -28,7 +29,7 @@ fs::path resource_dir(const std::string& name);
 
 /// Resolves compile/testcase commands (defaults per type), runs the compile commands and
 /// returns the kernel ready to run. `compile` receives the stage outcome; the returned
-/// prepared_kernel is usable only when compile->state != "FAILED".
+/// prepared_kernel is usable only when compile->state != stage_state::failed.
 prepared_kernel prepare_kernel(const kernel_spec& spec, const prepare_context& ctx, stage_result* compile);
 
 }  // namespace magpie::kernel

@@ -105,7 +105,7 @@ stage_result run_ncu(const prepared_kernel& k, const perf_policy& p, const timin
     MAGPIE_LOG_INFO("[%s] ncu: %s", k.spec.id.c_str(), argv_to_display(s.argv).c_str());
     auto r = run_command(s, p.timeout_s);
     if (!r.ok() || !r->success()) {
-      st.state = "FAILED";
+      st.state = stage_state::failed;
       st.errors.push_back("ncu run failed: " + (r.ok() ? r->describe() + ": " + r->output_tail() : r.get_status().message()));
       st.detail["command"] = commands;
       return st;
@@ -113,7 +113,7 @@ stage_result run_ncu(const prepared_kernel& k, const perf_policy& p, const timin
     auto ks = parse_ncu_csv(r->out);
     all.insert(all.end(), ks.begin(), ks.end());
   }
-  st.state = all.empty() ? "FAILED" : "SUCCESS";
+  st.state = all.empty() ? stage_state::failed : stage_state::success;
   if (all.empty()) st.errors.push_back("ncu reported no kernels");
   st.detail["backend"] = "ncu";
   st.detail["command"] = commands;
@@ -133,7 +133,7 @@ stage_result run_prof_command(const prepared_kernel& k, double timeout_s) {
     commands.push_back(argv_to_display(s.argv));
     auto r = run_command(s, timeout_s);
     if (!r.ok() || !r->success()) {
-      st.state = "FAILED";
+      st.state = stage_state::failed;
       st.errors.push_back(strprintf("Profile command %zu/%zu failed: %s", i + 1, k.spec.prof_command.size(),
                                     r.ok() ? (r->describe() + ": " + r->output_tail()).c_str() : r.get_status().message().c_str()));
       st.detail["command"] = commands;
@@ -141,7 +141,7 @@ stage_result run_prof_command(const prepared_kernel& k, double timeout_s) {
     }
     out += r->out;
   }
-  st.state = "SUCCESS";
+  st.state = stage_state::success;
   st.detail["backend"] = "prof_command";
   st.detail["command"] = commands;
   st.detail["summary"] = {{"custom_profiling_complete", {{"value", 1.0}, {"unit", "bool"}}}};
@@ -170,7 +170,7 @@ stage_result run_cupti_summary(const prepared_kernel& k, const cupti_setup& c, c
     if (!c.library_path.empty()) s.env.emplace_back("LD_LIBRARY_PATH", c.library_path);
     auto r = run_command(s, timeout_s);
     if (!r.ok() || !r->success()) {
-      st.state = "FAILED";
+      st.state = stage_state::failed;
       st.errors.push_back("testcase failed under CUPTI: " + (r.ok() ? r->describe() : r.get_status().message()));
       return st;
     }
@@ -178,7 +178,7 @@ stage_result run_cupti_summary(const prepared_kernel& k, const cupti_setup& c, c
   cupti_log log;
   log.poll(rec);
   json kernels = log.summary(true);
-  st.state = kernels.empty() ? "FAILED" : "SUCCESS";
+  st.state = kernels.empty() ? stage_state::failed : stage_state::success;
   if (kernels.empty()) st.errors.push_back("CUPTI recorded no kernels (did the testcase launch any?)");
   st.detail["backend"] = "cupti";
   st.detail["kernels"] = kernels;

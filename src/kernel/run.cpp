@@ -7,6 +7,7 @@
 #include "core/stats.h"
 #include "core/strings.h"
 #include "core/utf8.h"
+#include "kernel/compare.h"
 #include "kernel/evaluate.h"
 #include "kernel/verdict.h"
 #include "magpie_generated/version.h"
@@ -31,7 +32,7 @@ json summary_row(const kernel_eval& k) {
             {"compiling_state", k.compiling.state},
             {"correctness_state", k.correctness.state},
             {"performance_state", k.performance.state},
-            {"latency_state", "SKIPPED"},
+            {"latency_state", stage_state::skipped},
             {"score", k.score},
             {"outcome", k.outcome()},
             {"correctness_method", k.correctness_method}};
@@ -50,9 +51,9 @@ kernel_eval evaluate_reference(eval_context& ctx, const kernel_spec& spec) {
 }
 
 void fail_for_reference(kernel_eval& k, const kernel_eval& ref) {
-  k.correctness.state = "FAILED";
-  std::string why = ref.correctness.errors.empty() ? ref.compiling.state : ref.correctness.errors.front();
-  if (ref.compiling.state == "FAILED" && !ref.compiling.errors.empty()) why = ref.compiling.errors.front();
+  k.correctness.state = stage_state::failed;
+  std::string why = ref.correctness.errors.empty() ? stage_state_name(ref.compiling.state) : ref.correctness.errors.front();
+  if (ref.compiling.state == stage_state::failed && !ref.compiling.errors.empty()) why = ref.compiling.errors.front();
   k.correctness.errors.push_back("the reference '" + ref.spec.id + "' failed, so correctness cannot be judged: " + why);
 }
 
@@ -66,14 +67,14 @@ kernel_eval external_reference_eval(const external_reference& ext, const eval_re
   if (req.reference) ref.spec = *req.reference;
   ref.spec.id = ext.id;
   ref.correctness_method = ext.correctness_method.empty() ? "reference" : ext.correctness_method;
-  ref.correctness.state = "SUCCESS";
+  ref.correctness.state = stage_state::success;
   if (!ext.failure.empty()) {
-    ref.correctness.state = "FAILED";
+    ref.correctness.state = stage_state::failed;
     ref.correctness.errors.push_back(ext.failure);
   } else if (!ext.manifest_dir.empty()) {
     auto m = read_manifest(ext.manifest_dir);
     if (!m.ok()) {
-      ref.correctness.state = "FAILED";
+      ref.correctness.state = stage_state::failed;
       ref.correctness.errors.push_back("reference manifest: " + m.get_status().message());
     } else {
       ref.run = correctness_run{};
@@ -147,7 +148,7 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
     report["summary"].push_back(summary_row(k));
     report["results"].push_back(kernel_eval_json(k, ctx));
     out.console += kernel_eval_text(k);
-    if (k.correctness.state != "SUCCESS") out.exit_code = 1;
+    if (k.correctness.state != stage_state::success) out.exit_code = 1;
   }
   MAGPIE_RETURN_IF_ERROR(write_report(ctx, "analyze_report.json", report, &out));
   out.console += "Workspace: " + ctx.ws.dir.string() + "\n";
@@ -160,7 +161,7 @@ namespace {
 verdict_input verdict_input_of(const kernel_eval& k) {
   verdict_input v;
   v.id = k.spec.id;
-  v.correct = k.correctness.state == "SUCCESS";
+  v.correct = k.correctness.state == stage_state::success;
   const bool timing_ok = k.timing && k.timing->ok;
   bool rejected = false;
   for (const auto& c : k.integrity.checks)
@@ -198,36 +199,26 @@ std::string one_line_reason(const std::string& text) {
 std::string rejection_line(const kernel_eval& k) {
   std::string why = k.integrity.reason();
   const auto& ce = k.correctness.errors;
-  if (why.empty() && k.correctness.state == "FAILED" && !ce.empty()) {
+  if (why.empty() && k.correctness.state == stage_state::failed && !ce.empty()) {
     why = ce.front();
     if (starts_with(why, "no GPU detected") && ce.size() > 1) return "no GPU detected; " + one_line_reason(ce[1]);
   }
-  if (why.empty() && k.compiling.state == "FAILED" && !k.compiling.errors.empty()) why = k.compiling.errors.front();
+  if (why.empty() && k.compiling.state == stage_state::failed && !k.compiling.errors.empty()) why = k.compiling.errors.front();
   return one_line_reason(why);
 }
 
-std::string compare_summary(const std::vector<kernel_eval>& ks, const std::vector<verdict>& vs, int winner, int base) {
-  int correct = 0;
-  for (const auto& k : ks) correct += k.correctness.state == "SUCCESS";
-  std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed\n\nResults:\n", ks.size(),
-                            correct, ks.size());
-  for (size_t i = 0; i < ks.size(); ++i) {
-    bool ok = ks[i].correctness.state == "SUCCESS";
-    s += strprintf("  %s Kernel %zu: %s", ok && !ks[i].integrity.rejected() ? "\u2713" : "\u2717", i, ks[i].spec.id.c_str());
-    const auto& v = vs[i];
-    if (v.verdict == "baseline") s += " [baseline]";
-    else if (v.verdict == "not_ranked")
-      s += " [not ranked: " + std::string(!ok ? ks[i].outcome() : ks[i].integrity.rejected() ? "rejected" : "not timed") + "]";
-    else if (v.verdict == "implausible") s += strprintf(" [implausible: %.3fx, below the physical floor]", v.speedup);
-    else s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", v.verdict.c_str(), v.speedup, v.ci_low, v.ci_high);
-    s += "\n";
-    std::string why = rejection_line(ks[i]);
-    if (!why.empty()) s += "      rejected: " + why + "\n";
-  }
-  if (winner >= 0) s += strprintf("\nWinner: Kernel %d (%s)\n", winner, ks[static_cast<size_t>(winner)].spec.id.c_str());
-  else s += "\nWinner: none (no correct kernel)\n";
-  (void)base;
-  return s;
+// A kernel of the local compare as the compare builder sees it.
+compare_kernel compare_kernel_of(const kernel_eval& k, const verdict& v) {
+  compare_kernel c;
+  c.id = k.spec.id;
+  c.correct = k.correctness.state == stage_state::success;
+  c.v = v;
+  c.median_ns = k.timing && k.timing->ok ? k.timing->stats.median : 0;
+  c.rejected = k.integrity.rejected();
+  c.not_ranked_why = !c.correct ? kernel_outcome_name(k.outcome()) : c.rejected ? "rejected" : "not timed";
+  c.detail = rejection_line(k);
+  if (!c.detail.empty()) c.detail = "rejected: " + c.detail;
+  return c;
 }
 
 }  // namespace
@@ -311,69 +302,33 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   std::vector<verdict_input> vin;
   for (const auto& k : ks) vin.push_back(verdict_input_of(k));
   std::vector<verdict> vs = build_verdicts(vin, b, req.compare, ctx.run_seed);
-  std::vector<std::pair<int, double>> rankings;
-  for (const auto& v : vs)
-    if (v.verdict != "not_ranked" && v.verdict != "implausible" && v.speedup > 0) rankings.emplace_back(v.index, v.speedup);
-  std::sort(rankings.begin(), rankings.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
-  int winner = -1;
-  std::string winner_reason;
-  for (const auto& [idx, sp] : rankings)
-    if (vs[static_cast<size_t>(idx)].verdict == "faster") {
-      winner = idx;
-      winner_reason = "fastest candidate that is significantly faster than the baseline";
-      break;
-    }
-  if (winner < 0 && ks[static_cast<size_t>(b)].correctness.state == "SUCCESS") {
-    winner = b;
-    winner_reason = "no correct candidate is significantly faster than the baseline";
-  }
-  if (winner < 0) {
-    for (int i = 0; i < n && winner < 0; ++i)
-      if (ks[static_cast<size_t>(i)].correctness.state == "SUCCESS") {
-        winner = i;
-        winner_reason = "first correct kernel (the baseline is not correct and nothing was ranked faster)";
-      }
-  }
+  std::vector<compare_kernel> cks;
+  for (int i = 0; i < n; ++i) cks.push_back(compare_kernel_of(ks[static_cast<size_t>(i)], vs[static_cast<size_t>(i)]));
+  compare_result cr = build_compare_result(std::move(cks), b);
 
   run_outcome out;
   json report = report_header(ctx);
   report["summary"] = json::array();
   json results;
   results["kernel_results"] = json::array();
-  json correctness = json::array(), scores = json::array(), verdicts = json::array();
-  bool all_correct = true;
-  for (int i = 0; i < n; ++i) {
-    const auto& k = ks[static_cast<size_t>(i)];
+  for (const auto& k : ks) {
     report["summary"].push_back(summary_row(k));
     results["kernel_results"].push_back(kernel_eval_json(k, ctx));
-    bool ok = k.correctness.state == "SUCCESS";
-    all_correct = all_correct && ok;
-    correctness.push_back(ok);
-    const auto& v = vs[static_cast<size_t>(i)];
-    scores.push_back(v.verdict == "not_ranked" || v.verdict == "implausible" ? json(nullptr) : json(v.speedup));
-    verdicts.push_back(v.to_json(k.spec.id, req.compare.confidence, k.timing && k.timing->ok ? k.timing->stats.median : 0));
   }
-  results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct}, {"perf_scores", scores},
-                                   {"perf_score_definition", "speedup vs the baseline: median(baseline)/median(kernel)"}};
-  results["winner"] = winner >= 0 ? json(winner) : json(nullptr);
-  results["winner_reason"] = winner_reason;
-  json r = json::array();
-  for (const auto& [idx, sp] : rankings) r.push_back({idx, sp});
-  results["rankings"] = r;
-  results["baseline_index"] = b;
+  cr.write(results, req.compare.confidence);
   results["reference"] = ref_id;
-  results["verdicts"] = verdicts;
   results["compare_policy"] = req.compare.to_json();
   results["timing_policy"] = req.timing.to_json();
   results["timing_order"] = ctx.timing_order;
   results["workers"] = ctx.workers.to_json();
-  results["summary"] = compare_summary(ks, vs, winner, b);
+  const std::string summary = cr.summary();
+  results["summary"] = summary;
   report["results"] = results;
   if (sep_ref) report["reference"] = reference_json(*sep_ref, ctx);
   if (req.external_ref) report["external_reference"] = external_reference_json(*req.external_ref);
   MAGPIE_RETURN_IF_ERROR(write_report(ctx, "compare_report.json", report, &out));
   std::string sep(60, '=');
-  out.console = sep + "\nCOMPARISON RESULTS\n" + sep + "\n" + results["summary"].get<std::string>() +
+  out.console = sep + "\nCOMPARISON RESULTS\n" + sep + "\n" + summary +
                 "\nWorkspace: " + ctx.ws.dir.string() + "\n";
   return out;
 }

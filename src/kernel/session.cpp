@@ -173,7 +173,7 @@ status_or<sample_record> timing_session::sample(uint64_t id, int round, bool che
   size_t brace = rest.find('{');
   json extra = brace == std::string::npos ? json() : json::parse(rest.substr(brace), nullptr, false);
   if (extra.is_object() && extra.contains("warning") && extra["warning"].is_string()) {
-    std::string w = extra["warning"].get<std::string>();
+    std::string w = json_string(extra, "warning");
     if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end()) m_warnings.push_back(w);
   }
   if (check) {

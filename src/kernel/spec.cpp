@@ -314,59 +314,6 @@ status parse_compare(const config_node& n, compare_policy* c) {
 
 }  // namespace
 
-json scheduler_options::to_json() const {
-  return {{"environment", environment.empty() ? json("local") : json(environment)}, {"max_workers", max_workers},
-          {"docker_image", docker_image.empty() ? json(nullptr) : json(docker_image)}, {"gpu_devices", gpu_devices},
-          {"partition", partition}, {"account", account}, {"qos", qos}, {"constraint", constraint}, {"gres", gres},
-          {"time_limit", time_limit}, {"timing_time_limit", timing_time_limit}, {"mem", mem},
-          {"cpus_per_task", cpus_per_task}, {"shared_dir", shared_dir}, {"magpie_bin", magpie_bin},
-          {"sbatch_args", sbatch_args}, {"setup", setup}, {"poll_seconds", poll_s}, {"wait", wait},
-          {"ray_config", ray.to_json()}};
-}
-
-status parse_scheduler_section(const config_node& n, const std::string& field, scheduler_options* out) {
-  if (!n.is_map()) return config_error(n, field, "expected a mapping");
-  field_reader r(n, field);
-  if (const config_node* e = r.get("environment")) {
-    std::string env = e->is_scalar() ? to_lower(e->text) : "";
-    if (env != "local" && env != "container" && env != "ray" && env != "slurm")
-      return config_error(*e, r.field("environment"), "expected local, container, ray or slurm");
-    out->environment = env;
-  }
-  int64_t v = out->max_workers;
-  MAGPIE_RETURN_IF_ERROR(r.read_int("max_workers", &v));
-  out->max_workers = static_cast<int>(v);
-  MAGPIE_RETURN_IF_ERROR(r.read_string("docker_image", &out->docker_image));
-  if (const config_node* g = r.get("gpu_devices")) {
-    if (!g->is_sequence()) return config_error(*g, r.field("gpu_devices"), "expected a list of device indices");
-    out->gpu_devices.clear();
-    for (const auto& item : g->items) {
-      auto d = parse_int(item.text);
-      if (!item.is_scalar() || !d || *d < 0) return config_error(item, r.field("gpu_devices"), "expected a device index");
-      out->gpu_devices.push_back(*d);
-    }
-  }
-  for (auto [key, dst] : {std::pair{"partition", &out->partition}, {"account", &out->account}, {"qos", &out->qos},
-                          {"constraint", &out->constraint}, {"gres", &out->gres}, {"time_limit", &out->time_limit},
-                          {"timing_time_limit", &out->timing_time_limit}, {"mem", &out->mem},
-                          {"shared_dir", &out->shared_dir}, {"magpie_bin", &out->magpie_bin}})
-    MAGPIE_RETURN_IF_ERROR(r.read_string(key, dst));
-  v = out->cpus_per_task;
-  MAGPIE_RETURN_IF_ERROR(r.read_int("cpus_per_task", &v));
-  if (v < 1) return config_error(*n.get("cpus_per_task"), r.field("cpus_per_task"), "expected >= 1");
-  out->cpus_per_task = static_cast<int>(v);
-  MAGPIE_RETURN_IF_ERROR(r.read_string_list("sbatch_args", &out->sbatch_args));
-  MAGPIE_RETURN_IF_ERROR(r.read_string_list("setup", &out->setup));
-  double poll = out->poll_s;
-  MAGPIE_RETURN_IF_ERROR(r.read_double("poll_seconds", &poll));
-  if (poll <= 0) return config_error(*n.get("poll_seconds"), r.field("poll_seconds"), "expected > 0");
-  out->poll_s = poll;
-  MAGPIE_RETURN_IF_ERROR(r.read_bool("wait", &out->wait));
-  for (const char* magpie_key : {"timeout_seconds", "pre_hooks", "post_hooks", "ray_cluster_address", "ray_shared_storage_path"})
-    r.allow(magpie_key);
-  return r.check_unknown();
-}
-
 status load_kernel_config(const fs::path& path, eval_request* req) {
   MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
   if (root.is_null()) return invalid_argument("%s: the file is empty", path.c_str());
@@ -398,13 +345,8 @@ status load_kernel_config(const fs::path& path, eval_request* req) {
   if (r.get("latency"))
     MAGPIE_LOG_WARN("%s: the latency section is accepted for compatibility; timing follows performance.timing",
                     path.c_str());
-  if (const config_node* sc = r.get("scheduler"))
-    MAGPIE_RETURN_IF_ERROR(parse_scheduler_section(*sc, "scheduler", &req->scheduler));
-  // Magpie: a ray_config section runs the file on Ray unless scheduler.environment says otherwise.
-  if (const config_node* rc = r.get("ray_config")) {
-    MAGPIE_RETURN_IF_ERROR(parse_ray_config(*rc, "ray_config", &req->scheduler));
-    if (req->scheduler.environment.empty()) req->scheduler.environment = "ray";
-  }
+  r.allow("scheduler");   // sched::load_scheduler_sections
+  r.allow("ray_config");
   r.allow("compiling");
   MAGPIE_RETURN_IF_ERROR(r.check_unknown());
   req->config_file = absolute_path(path).string();

@@ -94,42 +94,6 @@ struct perf_policy {
   json to_json() const;
 };
 
-/// Magpie's `ray_config:` (kernel YAML top level, or inside a benchmark's `benchmark:` block):
-/// where the Ray Jobs API is and what each job's entrypoint reserves (src/sched, docs/ray.md).
-struct ray_options {
-  std::string cluster_address;        ///< dashboard http://HOST:PORT, ray://HOST:PORT or auto ("" = auto)
-  double entrypoint_num_cpus = -1;    ///< CPUs per job (-1: scheduler.cpus_per_task)
-  double entrypoint_num_gpus = -1;    ///< GPUs per job with GPU kernels (-1: 1; host kernels reserve none)
-  env_list env_vars;                  ///< runtime_env.env_vars of every job
-  json runtime_env = nullptr;         ///< other runtime_env keys, passed to Ray verbatim
-  env_list metadata;                  ///< extra job metadata (strings)
-  json to_json() const;
-};
-
-/// Where runs execute: Magpie's `scheduler:` keys (environment, max_workers, docker_image,
-/// gpu_devices) plus ours for Slurm (src/sched/, docs/slurm.md). Precedence: CLI > kernel YAML >
-/// framework config.
-struct scheduler_options {
-  std::string environment;             ///< local | container | ray | slurm; "" = not set (local)
-  int max_workers = 0;                 ///< Magpie's; accepted (0 = default)
-  std::string docker_image;            ///< Magpie's; accepted
-  std::vector<int64_t> gpu_devices;    ///< Magpie's; accepted
-  std::string partition, account, qos, constraint;  ///< sbatch -p / -A / --qos / -C ("" = cluster default)
-  std::string gres;                    ///< sbatch --gres for GPU kernels ("" = gpu:1); host kernels get none
-  std::string time_limit = "00:30:00"; ///< sbatch --time per job (MM, MM:SS, HH:MM:SS, D-HH:MM:SS)
-  std::string timing_time_limit;       ///< the compare timing job's --time ("" = time_limit)
-  std::string mem;                     ///< sbatch --mem ("" = cluster default)
-  int cpus_per_task = 1;               ///< sbatch --cpus-per-task
-  std::string shared_dir;              ///< batch directory root, visible from every node ("" = <output_dir>/batches)
-  std::string magpie_bin;              ///< magpie executable on the nodes ("" = this binary's path)
-  std::vector<std::string> sbatch_args;  ///< extra sbatch arguments, verbatim
-  std::vector<std::string> setup;      ///< shell lines run in each job before magpie (module load ...)
-  double poll_s = 2;                   ///< squeue/sacct polling interval, seconds
-  bool wait = true;                    ///< false: submit and return; `magpie jobs collect` merges later
-  ray_options ray;                     ///< environment ray (Magpie's ray_config)
-  json to_json() const;
-};
-
 /// A reference evaluated in another job of a scale-out batch: the one gate every candidate of
 /// the batch is compared against (same run seed, same manifest).
 struct external_reference {
@@ -154,19 +118,18 @@ struct eval_request {
   fs::path output_dir = "./results";
   std::string config_file;        ///< source YAML (for provenance), may be empty
   json raw_config;                ///< the YAML as JSON (config.yaml snapshot)
-  scheduler_options scheduler;    ///< `scheduler:` section (and CLI overrides)
   /// Set by scale-out jobs: compare against this reference instead of evaluating one.
   std::optional<external_reference> external_ref;
+  /// A local compare's workers (kernel/workers.h), from Magpie's scheduler.max_workers /
+  /// gpu_devices or -w, copied here by the CLI: at most this many candidates at once (0 = 1),
+  /// bound to these GPUs ({} = discover them).
+  int max_workers = 0;
+  std::vector<int64_t> gpu_devices;
 };
 
-/// Parses a `scheduler:` mapping (kernel YAML or framework config) into `out`.
-status parse_scheduler_section(const config_node& n, const std::string& field, scheduler_options* out);
-
 /// Parses a Magpie kernel YAML (with our additions) into `req` (kernels, reference, policies).
-/// Errors name file:line:col and field.
-/// Reads Magpie's `ray_config:` mapping into out->ray (shared_storage_path → out->shared_dir
-/// unless already set). Magpie keys that do not apply to magpie jobs are accepted with a warning.
-status parse_ray_config(const config_node& n, const std::string& field, scheduler_options* out);
+/// Errors name file:line:col and field. Its `scheduler:` and `ray_config:` sections are where
+/// runs execute, read by sched::load_scheduler_sections; they are accepted here unread.
 status load_kernel_config(const fs::path& path, eval_request* req);
 
 }  // namespace magpie::kernel

@@ -72,7 +72,7 @@ std::string probed_tensor(const json& meta, const json& values, size_t o, uint64
   if (!meta.is_object() || !parse_dtype(json_string(meta, "dtype"), &t)) return "output " + std::to_string(o) + ": unknown dtype";
   size_t numel = 1;
   if (meta.contains("shape") && meta["shape"].is_array())
-    for (const auto& d : meta["shape"]) numel *= static_cast<size_t>(std::max<int64_t>(d.get<int64_t>(), 0));
+    for (const auto& d : meta["shape"]) numel *= static_cast<size_t>(std::max<int64_t>(json_as_int(d).value_or(0), 0));
   *idx = probe_indices(probe_seed, count, numel);
   got->type = t;
   got->shape = {static_cast<int64_t>(idx->size())};
@@ -104,7 +104,7 @@ check_outcome judge_probe(const held_reference* ref, uint64_t seed, const json& 
     if (why.empty() && rt) {
       const tensor& r = rt->outputs[o];
       std::vector<int64_t> shape;
-      for (const auto& d : outputs[o]["shape"]) shape.push_back(d.get<int64_t>());
+      for (const auto& d : json_value(outputs[o], "shape")) shape.push_back(json_as_int(d).value_or(-1));
       if (shape != r.shape || got.type != r.type) {
         why = strprintf("output %s: shape %s dtype %s, the reference has shape %s dtype %s", name.c_str(),
                         shape_to_string(shape).c_str(), dtype_name(got.type), shape_to_string(r.shape).c_str(),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/enum_names.h"
 #include "core/stats.h"
 #include "core/strings.h"
 
@@ -115,20 +116,31 @@ verdict estimate_speedup(const process_medians& base, const process_medians& can
   return v;
 }
 
+namespace {
+constexpr std::pair<verdict_kind, const char*> k_verdict_names[] = {
+    {verdict_kind::baseline, "baseline"},   {verdict_kind::faster, "faster"},         {verdict_kind::slower, "slower"},
+    {verdict_kind::same, "same"},           {verdict_kind::ambiguous, "ambiguous"}, {verdict_kind::not_ranked, "not_ranked"},
+    {verdict_kind::implausible, "implausible"}};
+}  // namespace
+
+const char* verdict_kind_name(verdict_kind k) { return enum_name(k_verdict_names, k, "not_ranked"); }
+std::optional<verdict_kind> parse_verdict_kind(std::string_view word) { return enum_parse(k_verdict_names, word); }
+std::vector<std::string> verdict_kind_names() { return enum_words(k_verdict_names); }
+
 json verdict::to_json(const std::string& id, double confidence, double median_ns) const {
-  return {{"index", index}, {"kernel_id", id}, {"verdict", verdict}, {"speedup_vs_baseline", speedup},
+  return {{"index", index}, {"kernel_id", id}, {"verdict", verdict_kind_name(verdict)}, {"speedup_vs_baseline", speedup},
           {"ci_low", ci_low}, {"ci_high", ci_high}, {"confidence", confidence}, {"interval_df", df},
           {"median_ns", median_ns > 0 ? json(median_ns) : json(nullptr)}, {"reason", reason}};
 }
 
 namespace {
 
-std::string classify(const verdict& v, const compare_policy& p) {
+verdict_kind classify(const verdict& v, const compare_policy& p) {
   double lo = 1.0 - p.same_tolerance, hi = 1.0 + p.same_tolerance;
-  if (v.ci_low > hi) return "faster";
-  if (v.ci_high < lo) return "slower";
-  if (v.ci_low >= lo && v.ci_high <= hi) return "same";
-  return "ambiguous";
+  if (v.ci_low > hi) return verdict_kind::faster;
+  if (v.ci_high < lo) return verdict_kind::slower;
+  if (v.ci_low >= lo && v.ci_high <= hi) return verdict_kind::same;
+  return verdict_kind::ambiguous;
 }
 
 }  // namespace
@@ -151,14 +163,14 @@ std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int
     v.index = static_cast<int>(i);
     const bool is_base = static_cast<int>(i) == baseline;
     if (!k.correct) {
-      v.verdict = "not_ranked";
+      v.verdict = verdict_kind::not_ranked;
       v.reason = "incorrect or failed: incorrect candidates are never ranked";
     } else if (!k.timed || !base.timed) {
-      v.verdict = is_base ? "baseline" : "not_ranked";
+      v.verdict = is_base ? verdict_kind::baseline : verdict_kind::not_ranked;
       v.reason = is_base ? "baseline"
                          : (!k.timed ? "not timed: " + k.not_timed_reason : "no timing for the baseline");
     } else if (is_base) {
-      v.verdict = "baseline";
+      v.verdict = verdict_kind::baseline;
       v.speedup = v.ci_low = v.ci_high = 1.0;
     } else {
       verdict e = estimate_speedup(pm[static_cast<size_t>(baseline)], pm[i], pv, p);
@@ -172,12 +184,12 @@ std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int
                            v.speedup, p.confidence * 100, v.ci_low, v.ci_high, pm[static_cast<size_t>(baseline)].log_median.size(),
                            pm[i].log_median.size(), pv.df, p.same_tolerance * 100);
       if (k.implausible) {
-        v.verdict = "implausible";
+        v.verdict = verdict_kind::implausible;
         v.reason = strprintf("faster than the physical floor of %.2f us (bytes that must be read / peak bandwidth): "
                              "never ranked; ",
                              k.floor_ns / 1e3) + v.reason;
-      } else if (!k.trusted_timer && v.verdict == "faster") {
-        v.verdict = "ambiguous";
+      } else if (!k.trusted_timer && v.verdict == verdict_kind::faster) {
+        v.verdict = verdict_kind::ambiguous;
         v.reason = "timed only by a timer inside the candidate's process (no CUPTI): 'faster' is not certified; " + v.reason;
       }
     }

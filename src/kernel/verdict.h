@@ -4,7 +4,9 @@
 // median and the between-process variance (pooled over the run's implementations).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json.h"
@@ -29,9 +31,19 @@ struct verdict_input {
   impl_samples samples;
 };
 
+/// A candidate against the baseline: faster / slower / same / ambiguous by the interval;
+/// not_ranked (incorrect, or not timed) and implausible (below the physical floor) never rank.
+enum class verdict_kind { baseline, faster, slower, same, ambiguous, not_ranked, implausible };
+/// "baseline", "faster", ... (the reports' words).
+const char* verdict_kind_name(verdict_kind k);
+std::optional<verdict_kind> parse_verdict_kind(std::string_view word);
+inline void to_json(json& j, verdict_kind k) { j = verdict_kind_name(k); }
+/// Every word, in enum order (the enum of the verdict schema).
+std::vector<std::string> verdict_kind_names();
+
 struct verdict {
   int index = 0;
-  std::string verdict;  ///< baseline | faster | slower | same | ambiguous | not_ranked | implausible
+  verdict_kind verdict = verdict_kind::not_ranked;
   double speedup = 0, ci_low = 0, ci_high = 0;  ///< median(baseline) / median(candidate)
   int df = 0;                                   ///< degrees of freedom of the interval
   std::string reason;

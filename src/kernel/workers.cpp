@@ -49,12 +49,12 @@ status_or<std::vector<std::string>> parse_visible_devices(const std::string& var
   return out;
 }
 
-status_or<device_pool> discover_device_pool(const scheduler_options& sched, const std::map<std::string, std::string>& env,
+status_or<device_pool> discover_device_pool(const std::vector<int64_t>& gpu_devices, const std::map<std::string, std::string>& env,
                                             bool amd) {
   device_pool pool;
   pool.variable = amd ? "ROCR_VISIBLE_DEVICES" : "CUDA_VISIBLE_DEVICES";
-  if (!sched.gpu_devices.empty()) {
-    for (int64_t d : sched.gpu_devices) pool.ids.push_back(std::to_string(d));
+  if (!gpu_devices.empty()) {
+    for (int64_t d : gpu_devices) pool.ids.push_back(std::to_string(d));
     pool.source = "scheduler.gpu_devices";
     return pool;
   }
@@ -130,12 +130,12 @@ worker_plan plan_workers(int requested, device_pool pool, const std::vector<kern
 }
 
 status_or<worker_plan> plan_compare_workers(const eval_request& req) {
-  const int requested = std::max(req.scheduler.max_workers, 1);
+  const int requested = std::max(req.max_workers, 1);
   std::vector<kernel_spec> specs = req.kernels;
   if (req.reference) specs.push_back(*req.reference);
   if (requested <= 1) return plan_workers(1, {}, specs);
   bool amd = std::any_of(specs.begin(), specs.end(), [](const kernel_spec& s) { return s.type == kernel_type::hip; });
-  MAGPIE_ASSIGN_OR_RETURN(device_pool pool, discover_device_pool(req.scheduler, current_environment(), amd));
+  MAGPIE_ASSIGN_OR_RETURN(device_pool pool, discover_device_pool(req.gpu_devices, current_environment(), amd));
   worker_plan plan = plan_workers(requested, std::move(pool), specs);
   std::string devs;
   for (int i = 0; i < plan.workers && static_cast<size_t>(i) < plan.pool.ids.size(); ++i)

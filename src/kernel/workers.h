@@ -46,7 +46,7 @@ status_or<std::vector<std::string>> parse_visible_devices(const std::string& var
 /// HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES set in `env` (magpie's own environment); the idle
 /// GPUs of nvidia-smi / rocm-smi (gpu/select.h: no compute process, enough free memory);
 /// else an empty pool. `amd`: bind with ROCR_VISIBLE_DEVICES (hip kernels).
-status_or<device_pool> discover_device_pool(const scheduler_options& sched, const std::map<std::string, std::string>& env,
+status_or<device_pool> discover_device_pool(const std::vector<int64_t>& gpu_devices, const std::map<std::string, std::string>& env,
                                             bool amd);
 
 struct worker_plan {

@@ -4,13 +4,21 @@
 #include <chrono>
 #include <thread>
 
+#include "core/enum_names.h"
 #include "core/strings.h"
 #include "mcp/child_run.h"
 
 namespace magpie::mcp {
 namespace {
 constexpr size_t k_log_lines = 400;
-}
+constexpr std::pair<run_state, const char*> k_run_state_names[] = {
+    {run_state::queued, "queued"},       {run_state::running, "running"},     {run_state::succeeded, "succeeded"},
+    {run_state::failed, "failed"},       {run_state::cancelled, "cancelled"}, {run_state::timed_out, "timed_out"}};
+}  // namespace
+
+const char* run_state_name(run_state s) { return enum_name(k_run_state_names, s, "failed"); }
+std::optional<run_state> parse_run_state(std::string_view s) { return enum_parse(k_run_state_names, s); }
+std::vector<std::string> run_state_names() { return enum_words(k_run_state_names); }
 
 run_registry::~run_registry() { shutdown(); }
 
@@ -45,20 +53,20 @@ status_or<std::string> run_registry::start(const std::string& tool, spawn_spec s
     std::shared_ptr<child_process> cp(std::move(*child));
     r->worker = std::thread([this, rp, cp, timeout_s, flush_and_finish] { supervise(rp, cp, timeout_s, flush_and_finish); });
   } else {
-    r->state = "queued";
+    r->state = run_state::queued;
     r->spec = std::move(spec);
     r->worker = std::thread([this, rp, after, timeout_s, flush_and_finish] {
       for (;;) {  // until the predecessor has ended, or this run is cancelled
         {
           std::lock_guard<std::mutex> l(m_mu);
           if (rp->cancel_requested) {
-            rp->state = "cancelled";
+            rp->state = run_state::cancelled;
             rp->finished = monotonic_seconds();
             return;
           }
-          const std::string& st = m_runs.at(after)->state;
-          if (st != "running" && st != "queued") {
-            rp->state = "running";
+          auto pred = m_runs.find(after);
+          if (pred == m_runs.end() || !is_active(pred->second->state)) {
+            rp->state = run_state::running;
             rp->started = monotonic_seconds();
             break;
           }
@@ -68,7 +76,7 @@ status_or<std::string> run_registry::start(const std::string& tool, spawn_spec s
       auto child = child_process::spawn(rp->spec);
       if (!child.ok()) {
         std::lock_guard<std::mutex> l(m_mu);
-        rp->state = "failed";
+        rp->state = run_state::failed;
         rp->error = "could not start: " + child.get_status().message();
         rp->finished = monotonic_seconds();
         return;
@@ -96,14 +104,14 @@ void run_registry::supervise(run* rp, std::shared_ptr<child_process> cp, double 
   std::lock_guard<std::mutex> l(m_mu);
   rp->finished = monotonic_seconds();
   rp->result = std::move(result);
-  if (cancelled) rp->state = "cancelled";
-  else if (res.timed_out) rp->state = "timed_out", rp->error = res.describe();
-  else if (!err.empty()) rp->state = "failed", rp->error = err;
-  else rp->state = "succeeded";
+  if (cancelled) rp->state = run_state::cancelled;
+  else if (res.timed_out) rp->state = run_state::timed_out, rp->error = res.describe();
+  else if (!err.empty()) rp->state = run_state::failed, rp->error = err;
+  else rp->state = run_state::succeeded;
 }
 
 json run_registry::to_json(const run& r, size_t tail_lines) const {
-  json j = {{"run_id", r.id}, {"tool", r.tool}, {"state", r.state},
+  json j = {{"run_id", r.id}, {"tool", r.tool}, {"state", run_state_name(r.state)},
             {"elapsed_s", (r.finished > 0 ? r.finished : monotonic_seconds()) - r.started}, {"info", r.info}};
   json tail = json::array();
   size_t from = r.log.size() > tail_lines ? r.log.size() - tail_lines : 0;
@@ -124,7 +132,7 @@ std::optional<json> run_registry::status(const std::string& id, size_t tail_line
 bool run_registry::cancel(const std::string& id) {
   std::lock_guard<std::mutex> l(m_mu);
   auto it = m_runs.find(id);
-  if (it == m_runs.end() || (it->second->state != "running" && it->second->state != "queued")) return false;
+  if (it == m_runs.end() || !is_active(it->second->state)) return false;
   it->second->cancel_requested = true;
   return true;
 }

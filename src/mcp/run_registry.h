@@ -8,7 +8,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -16,6 +18,15 @@
 #include "core/subprocess.h"
 
 namespace magpie::mcp {
+
+/// A run handle's state; reports spell it as run_state_name() gives.
+enum class run_state { queued, running, succeeded, failed, cancelled, timed_out };
+/// "queued", "running", "succeeded", "failed", "cancelled", "timed_out".
+const char* run_state_name(run_state s);
+std::optional<run_state> parse_run_state(std::string_view s);
+std::vector<std::string> run_state_names();
+/// queued or running.
+inline bool is_active(run_state s) { return s == run_state::queued || s == run_state::running; }
 
 /// Turns a finished child run into the structured result ("error" set → state failed).
 using finish_fn = std::function<json(const run_result& r, std::string* error)>;
@@ -43,7 +54,8 @@ class run_registry {
 
  private:
   struct run {
-    std::string id, tool, state = "running", error;
+    std::string id, tool, error;
+    run_state state = run_state::running;
     json info, result;
     double started = 0, finished = 0;
     spawn_spec spec;  ///< kept for queued runs, spawned when their predecessor ends

@@ -11,7 +11,10 @@ namespace {
 
 bool type_matches(const std::string& t, const json& v) {
   if (t == "string") return v.is_string();
-  if (t == "integer") return v.is_number_integer() || (v.is_number_float() && std::floor(v.get<double>()) == v.get<double>());
+  if (t == "integer") {
+    auto x = json_as_number(v);
+    return v.is_number_integer() || (v.is_number_float() && x && std::floor(*x) == *x);
+  }
   if (t == "number") return v.is_number();
   if (t == "boolean") return v.is_boolean();
   if (t == "array") return v.is_array();
@@ -25,9 +28,9 @@ std::string check(const json& s, const json& v, const std::string& path) {
   std::string where = path.empty() ? "/" : path;
   if (s.contains("type")) {
     bool ok = false;
-    if (s["type"].is_string()) ok = type_matches(s["type"].get<std::string>(), v);
+    if (auto t = json_as_string(s["type"])) ok = type_matches(*t, v);
     else if (s["type"].is_array())
-      for (const auto& t : s["type"]) ok = ok || (t.is_string() && type_matches(t.get<std::string>(), v));
+      for (const auto& t : s["type"]) ok = ok || (t.is_string() && type_matches(*json_as_string(t), v));
     if (!ok) return where + ": expected " + dump_compact(s["type"]) + ", got " + v.type_name();
   }
   if (s.contains("enum") && s["enum"].is_array()) {
@@ -35,15 +38,17 @@ std::string check(const json& s, const json& v, const std::string& path) {
     for (const auto& e : s["enum"]) found = found || e == v;
     if (!found) return where + ": must be one of " + dump_compact(s["enum"]);
   }
-  if (v.is_number()) {
-    double x = v.get<double>();
-    if (s.contains("minimum") && x < s["minimum"].get<double>()) return where + ": must be >= " + dump_compact(s["minimum"]);
-    if (s.contains("maximum") && x > s["maximum"].get<double>()) return where + ": must be <= " + dump_compact(s["maximum"]);
+  if (auto x = json_as_number(v)) {
+    auto lo = json_as_number(json_value(s, "minimum")), hi = json_as_number(json_value(s, "maximum"));
+    if (lo && *x < *lo) return where + ": must be >= " + dump_compact(s["minimum"]);
+    if (hi && *x > *hi) return where + ": must be <= " + dump_compact(s["maximum"]);
   }
-  if (v.is_string() && s.contains("minLength") && v.get<std::string>().size() < s["minLength"].get<size_t>())
+  auto min_length = json_as_uint(json_value(s, "minLength"));
+  if (auto text = json_as_string(v); text && min_length && text->size() < *min_length)
     return where + ": must have at least " + dump_compact(s["minLength"]) + " characters";
   if (v.is_array()) {
-    if (s.contains("minItems") && v.size() < s["minItems"].get<size_t>())
+    auto min_items = json_as_uint(json_value(s, "minItems"));
+    if (min_items && v.size() < *min_items)
       return where + ": needs at least " + dump_compact(s["minItems"]) + " items";
     if (s.contains("items"))
       for (size_t i = 0; i < v.size(); ++i)
@@ -52,10 +57,10 @@ std::string check(const json& s, const json& v, const std::string& path) {
   if (v.is_object()) {
     if (s.contains("required"))
       for (const auto& r : s["required"])
-        if (!v.contains(r.get<std::string>())) return where + ": missing required property '" + r.get<std::string>() + "'";
+        if (auto name = json_as_string(r); name && !v.contains(*name))
+          return where + ": missing required property '" + *name + "'";
     const json* props = s.contains("properties") ? &s["properties"] : nullptr;
-    bool closed = s.contains("additionalProperties") && s["additionalProperties"].is_boolean() &&
-                  !s["additionalProperties"].get<bool>();
+    bool closed = json_as_bool(json_value(s, "additionalProperties")) == false;
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (props && props->contains(it.key())) {
         if (auto e = check((*props)[it.key()], it.value(), path + "/" + it.key()); !e.empty()) return e;

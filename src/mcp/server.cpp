@@ -175,7 +175,7 @@ void server::handle_line(const std::string& raw) {
 }
 
 void server::handle_notification(const json& msg) {
-  const std::string method = msg["method"].get<std::string>();
+  const std::string method = json_string(msg, "method");
   if (method == "notifications/initialized") {
     m_initialized = true;
   } else if (method == "notifications/cancelled") {
@@ -194,7 +194,7 @@ void server::handle_notification(const json& msg) {
 
 void server::handle_request(const json& msg) {
   const json& id = msg["id"];
-  const std::string method = msg["method"].get<std::string>();
+  const std::string method = json_string(msg, "method");
   const json params = msg.contains("params") && msg["params"].is_object() ? msg["params"] : json::object();
   std::string version = modern_version(msg);
   bool modern = !version.empty();
@@ -245,7 +245,7 @@ void server::handle_tools_call(const json& id, const json& params, bool modern) 
     send_error(id, rpc_error::invalid_params, "Invalid params: tools/call needs a string 'name'");
     return;
   }
-  std::string name = params["name"].get<std::string>();
+  std::string name = json_string(params, "name");
   const tool_def* tool = find_tool(name);
   if (!tool) {
     send_error(id, rpc_error::invalid_params, "Unknown tool: " + name, {{"tool", name}});

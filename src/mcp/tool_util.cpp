@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/workspace.h"
 #include "core/strings.h"
+#include "mcp/run_registry.h"
 #include "mcp/schema.h"
 
 namespace magpie::mcp {
@@ -20,7 +21,7 @@ std::vector<std::string> arg_strings(const json& a, const char* k) {
   std::vector<std::string> out;
   if (a.contains(k) && a[k].is_array())
     for (const auto& x : a[k])
-      if (x.is_string()) out.push_back(x.get<std::string>());
+      if (auto s = json_as_string(x)) out.push_back(*s);
   return out;
 }
 
@@ -28,9 +29,10 @@ bool arg_set(const json& a, const char* k) {
   if (!a.contains(k)) return false;
   const json& v = a[k];
   if (v.is_null()) return false;
-  if (v.is_string() || v.is_array() || v.is_object()) return !v.empty() && !(v.is_string() && v.get<std::string>().empty());
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number()) return v.get<double>() != 0;
+  if (auto s = json_as_string(v)) return !s->empty();
+  if (v.is_array() || v.is_object()) return !v.empty();
+  if (auto b = json_as_bool(v)) return *b;
+  if (auto d = json_as_number(v)) return *d != 0;
   return true;
 }
 
@@ -107,7 +109,7 @@ status_or<fs::path> write_request_file(const fs::path& out_dir, const std::strin
 /// A run handle's status (run_registry::to_json).
 json run_status_schema() {
   return s_object({{"run_id", s_string("handle")}, {"tool", s_string("tool that started it")},
-                   {"state", s_enum("state", {"queued", "running", "succeeded", "failed", "cancelled", "timed_out"})},
+                   {"state", s_enum("state", run_state_names())},
                    {"elapsed_s", s_number("seconds since start", 0)}, {"info", s_any_object("what was started")},
                    {"log_tail", s_array(s_string("line"), "last log lines")},
                    {"result", s_any_object("Magpie's BenchmarkResult keys + workspace, summary_text")},

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "core/yaml.h"
@@ -212,7 +213,7 @@ tool_result benchmark_tool(const json& a, tool_context& ctx) {
   r["state"] = "running";
   r["poll"] = "call benchmark_status with this run_id; benchmark_cancel stops it";
   r["warnings"] = warnings;
-  return tool_result::ok("benchmark started: " + r["run_id"].get<std::string>(), r);
+  return tool_result::ok("benchmark started: " + json_string(r, "run_id"), r);
 }
 
 tool_result batch_tool(const json& a, tool_context& ctx) {
@@ -234,19 +235,19 @@ tool_result batch_tool(const json& a, tool_context& ctx) {
     auto started = problem.empty() ? start_benchmark_run(cfg, ctx, parallel ? "" : previous, &w)
                                    : status_or<json>(invalid_argument("%s", problem.c_str()));
     if (!started.ok()) {
-      job["status"] = "FAILED";
+      job["status"] = task_status_name(task_status::failed);
       job["error"] = started.get_status().message();
       ++failed;
     } else {
-      std::string id = (*started)["run_id"].get<std::string>();
+      std::string id = json_string(*started, "run_id");
       job["task_id"] = id;
       job["run_id"] = id;
       job["config_file"] = (*started)["config_file"];
-      job["status"] = parallel || previous.empty() ? "SUBMITTED" : "PENDING";
+      job["status"] = task_status_name(parallel || previous.empty() ? task_status::submitted : task_status::pending);
       previous = id;
       ++submitted;
     }
-    for (const auto& x : w) warnings.push_back(strprintf("configs[%zu]: ", i) + x.get<std::string>());
+    for (const auto& x : w) warnings.push_back(strprintf("configs[%zu]: ", i) + json_as_string(x).value_or(dump_compact(x)));
     jobs.push_back(std::move(job));
   }
   json out = {{"parallel", parallel}, {"submitted", submitted}, {"failed", failed}, {"jobs", jobs}, {"warnings", warnings}};
@@ -312,7 +313,7 @@ void add_benchmark_tools(std::vector<tool_def>* out) {
                      {"model", s_string("model")}, {"task_id", s_string("run handle (Magpie's name)")},
                      {"run_id", s_string("run handle")}, {"config_file", s_string("generated YAML")},
                      {"status", s_enum("SUBMITTED: started; PENDING: queued after the previous run; FAILED: refused",
-                                       {"SUBMITTED", "PENDING", "FAILED"})},
+                                       task_status_names({task_status::submitted, task_status::pending, task_status::failed}))},
                      {"error", s_string("why it was refused")}},
                     {"index", "framework", "model", "status"});
   out->push_back({"benchmark_batch", "Benchmark several configurations",

@@ -5,6 +5,7 @@
 // `magpie jobs ...` as a child and read the JSON it prints or the batch.json it saves.
 #include <map>
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "mcp/run_registry.h"
 #include "mcp/schema.h"
@@ -53,7 +54,7 @@ tool_result list_tool(const json& a, tool_context& ctx) {
   if (!j.ok()) return tool_result::error(j.get_status().message());
   json tasks = json::array();  // Magpie's ray_task_list rows; status: sched::batch_status
   for (const auto& b : *j)
-    tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", json_string(b, "status", "UNKNOWN")},
+    tasks.push_back({{"task_id", json_string(b, "batch")}, {"status", json_string(b, "status", task_status_name(task_status::unknown))},
                      {"engine", json_string(b, "engine")}});
   json out = {{"total", j->size()}, {"batches", *j}, {"tasks", tasks}};
   return tool_result::ok(strprintf("%zu batch(es)", j->size()), out);
@@ -106,14 +107,19 @@ tool_result cancel_tool(const json& a, tool_context& ctx) {
 
 bool is_run_handle(const std::string& id) { return starts_with(id, "run-"); }
 
-/// Magpie's status words for a run handle's state.
-std::string run_status_word(const std::string& s) {
-  if (s == "queued") return "PENDING";
-  if (s == "running") return "RUNNING";
-  if (s == "succeeded") return "SUCCEEDED";
-  if (s == "cancelled") return "STOPPED";
-  if (s == "failed" || s == "timed_out") return "FAILED";
-  return "UNKNOWN";
+/// Magpie's status words for a run handle's state (its to_json spelling).
+std::string run_status_word(const std::string& text) {
+  auto s = parse_run_state(text);
+  if (!s) return task_status_name(task_status::unknown);
+  switch (*s) {
+    case run_state::queued: return task_status_name(task_status::pending);
+    case run_state::running: return task_status_name(task_status::running);
+    case run_state::succeeded: return task_status_name(task_status::succeeded);
+    case run_state::cancelled: return task_status_name(task_status::stopped);
+    case run_state::failed:
+    case run_state::timed_out: return task_status_name(task_status::failed);
+  }
+  return task_status_name(task_status::unknown);
 }
 
 tool_result ray_list_tool(const json& a, tool_context& ctx) {
@@ -142,7 +148,8 @@ tool_result ray_result_tool(const json& a, tool_context& ctx) {
   auto s = ctx.runs().status(id, 0);
   if (!s) return tool_result::error("unknown task_id '" + id + "'");
   std::string state = json_string(*s, "state");
-  if (state == "running" || state == "queued") return tool_result::error(id + " has not finished (" + state + ")");
+  if (auto rs = parse_run_state(state); rs && is_active(*rs))
+    return tool_result::error(id + " has not finished (" + state + ")");
   json out = s->contains("result") && (*s)["result"].is_object() ? (*s)["result"] : json::object();  // Magpie: result + _task_id
   out["task_id"] = id;
   out["_task_id"] = id;
@@ -167,7 +174,9 @@ json nullable_object(const std::string& d) { return {{"type", {"object", "null"}
 
 json task_row_schema() {
   return s_object({{"task_id", s_string("batch name or run handle")},
-                   {"status", s_enum("Magpie's words", {"PENDING", "RUNNING", "SUCCEEDED", "FAILED", "STOPPED", "UNKNOWN"})},
+                   {"status", s_enum("Magpie's words", task_status_names({task_status::pending, task_status::running,
+                                                                             task_status::succeeded, task_status::failed,
+                                                                             task_status::stopped, task_status::unknown}))},
                    {"engine", s_string("slurm | ray | local (a run handle of this server)")}},
                   {"task_id", "status"});
 }

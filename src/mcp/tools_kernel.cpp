@@ -1,8 +1,10 @@
 // Kernel tools: analyze, compare (run `magpie analyze|compare -k <generated YAML>` as a child
 // and read the report it writes), create_kernel_config.
 #include "core/log.h"
+#include "core/states.h"
 #include "core/strings.h"
 #include "core/yaml.h"
+#include "kernel/compare.h"
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
 
@@ -131,7 +133,8 @@ tool_result analyze_tool(const json& a, tool_context& ctx) {
     if (res.contains(k)) out[k] = res[k];
   out["warnings"] = warnings;
   std::string summary = strprintf("%s: correctness %s", id.c_str(), json_string(out, "correctness_state", "?").c_str());
-  if (out.contains("kernel_time_median_us")) summary += strprintf(", median %.3f us", out["kernel_time_median_us"].get<double>());
+  if (auto median = json_as_number(json_value(out, "kernel_time_median_us")))
+    summary += strprintf(", median %.3f us", *median);
   summary += " (workspace " + r->second.string() + ")";
   return tool_result::ok(summary, out);
 }
@@ -171,8 +174,8 @@ tool_result compare_tool(const json& a, tool_context& ctx) {
   out["kernels"] = rows;
   out["kernel_configs"] = configs;
   out["warnings"] = warnings;
-  std::string winner = out.contains("winner") && out["winner"].is_number()
-                           ? configs[out["winner"].get<size_t>()]["kernel_id"].get<std::string>() : "none";
+  auto w = json_as_uint(json_value(out, "winner"));
+  std::string winner = w && *w < configs.size() ? json_string(configs[*w], "kernel_id") : "none";
   return tool_result::ok("compared " + std::to_string(paths.size()) + " kernels; winner: " + winner +
                              " (workspace " + r->second.string() + ")", out);
 }
@@ -246,11 +249,11 @@ json closed_object(json props, std::vector<std::string> required) {
 
 /// One kernel's row (kernel_row): states, score, errors, outcome, median time.
 json kernel_row_props() {
-  json state = s_enum("SUCCESS | FAILED | SKIPPED", {"SUCCESS", "FAILED", "SKIPPED"});
+  json state = s_enum("SUCCESS | FAILED | SKIPPED", stage_state_names());
   return {{"kernel_id", s_string("kernel id")}, {"compiling_state", state}, {"correctness_state", state},
           {"performance_state", state}, {"score", s_number("Magpie's score (0..1)")},
           {"errors", s_array(s_string("error"), "errors")},
-          {"outcome", s_enum("kernel outcome", {"passed", "incorrect", "failed", "timeout", "skipped"})},
+          {"outcome", s_enum("kernel outcome", kernel_outcome_names())},
           {"kernel_time_median_us", s_number("median kernel time, microseconds")}};
 }
 
@@ -272,18 +275,16 @@ json compare_output_schema() {
                             {"source_file_path", s_string("absolute path")}, {"testcase_command", s_string("command")},
                             {"working_dir", {{"type", {"string", "null"}}}}, {"is_baseline", s_boolean("baseline")}},
                            {"kernel_id", "source_file_path", "is_baseline"});
-  json winner = {{"type", {"integer", "null"}}, {"description", "index of the winner (null: none)"}};
-  return closed_object({{"workspace", s_string("run workspace")}, {"report_path", s_string("compare_report.json")},
-                        {"winner", winner}, {"winner_reason", {{"type", {"string", "null"}}}},
-                        {"rankings", s_array({{"type", "array"}, {"description", "[kernel index, speedup vs the baseline]"}},
-                                             "ranked correct kernels, fastest first")},
-                        {"verdicts", s_array(s_any_object("verdict"), "per candidate vs the baseline")},
-                        {"comparison_metrics", s_any_object("metrics per kernel")},
-                        {"summary", s_string("comparison summary text")},
-                        {"baseline_index", s_integer("baseline", 0)},
-                        {"kernels", s_array(row, "per kernel")}, {"kernel_configs", s_array(cfg, "per kernel")},
-                        {"warnings", s_array(s_string("warning"), "Magpie arguments accepted but not acted on")}},
-                       {"workspace", "report_path", "kernels", "kernel_configs", "warnings"});
+  // winner, winner_reason, rankings, verdicts, comparison_metrics and baseline_index: the
+  // compare builder's own schema (kernel/compare.h), so the tool says what reports hold.
+  json p = kernel::compare_result_schema()["properties"];
+  p["workspace"] = s_string("run workspace");
+  p["report_path"] = s_string("compare_report.json");
+  p["summary"] = s_string("comparison summary text");
+  p["kernels"] = s_array(row, "per kernel");
+  p["kernel_configs"] = s_array(cfg, "per kernel");
+  p["warnings"] = s_array(s_string("warning"), "Magpie arguments accepted but not acted on");
+  return closed_object(p, {"workspace", "report_path", "kernels", "kernel_configs", "warnings"});
 }
 
 }  // namespace

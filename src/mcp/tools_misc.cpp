@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "gpu/detect.h"
 #include "mcp/schema.h"
@@ -58,9 +59,8 @@ std::optional<double> find_metric(const json& metrics, std::initializer_list<con
   for (const char* n : names)
     for (auto it = metrics.begin(); it != metrics.end(); ++it) {
       if (!contains(it.key(), n)) continue;
-      if (it.value().is_number()) return it.value().get<double>();
-      if (it.value().is_object() && it.value().contains("value") && it.value()["value"].is_number())
-        return it.value()["value"].get<double>();
+      if (auto v = json_as_number(it.value())) return v;
+      if (auto v = json_as_number(json_value(it.value(), "value"))) return v;
     }
   return std::nullopt;
 }
@@ -89,7 +89,7 @@ void apply_rules(const json& r, std::vector<finding>* f) {
                    {"details", desc}},
                   impact});
   };
-  if (json_string(r, "correctness_state") != "SUCCESS") {
+  if (!row_correct(r)) {
     add("incorrect", "high", 0, "the kernel did not pass correctness", "correctness",
         "fix correctness before optimizing: performance of an incorrect kernel is not ranked", 3);
     return;
@@ -137,7 +137,7 @@ void apply_rules(const json& r, std::vector<finding>* f) {
 tool_result suggest_tool(const json& a, tool_context&) {
   json input = a["analysis_result"];
   if (input.is_string()) {  // Magpie passes the analyze result as a JSON string
-    auto parsed = parse_json(input.get<std::string>(), "analysis_result");
+    auto parsed = parse_json(*json_as_string(input), "analysis_result");
     if (!parsed.ok()) return tool_result::error(parsed.get_status().message());
     input = std::move(*parsed);
   }
@@ -162,27 +162,53 @@ tool_result suggest_tool(const json& a, tool_context&) {
   return tool_result::ok(strprintf("%zu suggestions (%zu high impact)", s.size(), high), out);
 }
 
+/// configure_gpu's arguments, decoded (the schema has checked their shapes).
+struct gpu_settings {
+  std::optional<std::pair<int64_t, int64_t>> gpu_clock_mhz, mem_clock_mhz;  ///< [min, max]
+  std::optional<double> power_limit_watts;
+  std::optional<std::vector<int>> device_ids;  ///< unset: every detected device
+  bool reset = false;
+};
+
+status_or<gpu_settings> decode_gpu_settings(const json& a) {
+  gpu_settings g;
+  json_fields f(a, "configure_gpu arguments");
+  for (auto [key, dst] : {std::pair{"gpu_clock_mhz", &g.gpu_clock_mhz}, {"mem_clock_mhz", &g.mem_clock_mhz}}) {
+    std::vector<int> r;
+    MAGPIE_RETURN_IF_ERROR(f.read(key, &r));
+    if (json_member(a, key) == nullptr || json_value(a, key).is_null()) continue;
+    if (r.size() != 2 || r[0] > r[1]) return invalid_argument("%s: [min, max] with min <= max expected", key);
+    *dst = std::pair<int64_t, int64_t>{r[0], r[1]};
+  }
+  double watts = 0;
+  MAGPIE_RETURN_IF_ERROR(f.read("power_limit_watts", &watts));
+  if (json_as_number(json_value(a, "power_limit_watts"))) g.power_limit_watts = watts;
+  if (const json* ids = json_member(a, "device_ids"); ids && ids->is_array()) {
+    std::vector<int> v;
+    MAGPIE_RETURN_IF_ERROR(f.read("device_ids", &v));
+    g.device_ids = std::move(v);
+  }
+  g.reset = arg_bool(a, "reset", false);
+  return g;
+}
+
 /// The vendor tool commands for one device (Magpie's configure_gpu, research magpie.md §10).
-std::vector<std::vector<std::string>> gpu_commands(const std::string& vendor, int id, const json& a, bool reset) {
+std::vector<std::vector<std::string>> gpu_commands(const std::string& vendor, int id, const gpu_settings& g) {
   std::string d = std::to_string(id);
   std::vector<std::vector<std::string>> cmds;
-  auto range = [&](const char* key) {
-    const json& r = a[key];
-    return strprintf("%lld,%lld", r[0].get<long long>(), r[1].get<long long>());
+  auto range = [](const std::pair<int64_t, int64_t>& r) {
+    return strprintf("%lld,%lld", static_cast<long long>(r.first), static_cast<long long>(r.second));
   };
-  bool has_clock = a.contains("gpu_clock_mhz") && a["gpu_clock_mhz"].is_array();
-  bool has_mem = a.contains("mem_clock_mhz") && a["mem_clock_mhz"].is_array();
-  bool has_power = a.contains("power_limit_watts") && a["power_limit_watts"].is_number();
   if (vendor == "NVIDIA") {
-    if (reset) return {{"nvidia-smi", "-i", d, "-rgc"}, {"nvidia-smi", "-i", d, "-rmc"}};
-    if (has_power) cmds.push_back({"nvidia-smi", "-i", d, "-pl", strprintf("%g", a["power_limit_watts"].get<double>())});
-    if (has_clock) cmds.push_back({"nvidia-smi", "-i", d, "-lgc", range("gpu_clock_mhz")});
-    if (has_mem) cmds.push_back({"nvidia-smi", "-i", d, "-lmc", range("mem_clock_mhz")});
+    if (g.reset) return {{"nvidia-smi", "-i", d, "-rgc"}, {"nvidia-smi", "-i", d, "-rmc"}};
+    if (g.power_limit_watts) cmds.push_back({"nvidia-smi", "-i", d, "-pl", strprintf("%g", *g.power_limit_watts)});
+    if (g.gpu_clock_mhz) cmds.push_back({"nvidia-smi", "-i", d, "-lgc", range(*g.gpu_clock_mhz)});
+    if (g.mem_clock_mhz) cmds.push_back({"nvidia-smi", "-i", d, "-lmc", range(*g.mem_clock_mhz)});
   } else {
-    if (reset) return {{"rocm-smi", "-d", d, "--resetclocks"}};
-    if (has_power) cmds.push_back({"rocm-smi", "-d", d, "--setpoweroverdrive", strprintf("%g", a["power_limit_watts"].get<double>())});
-    if (has_clock) cmds.push_back({"rocm-smi", "-d", d, "--setsclk", std::to_string(a["gpu_clock_mhz"][1].get<long long>())});
-    if (has_mem) cmds.push_back({"rocm-smi", "-d", d, "--setmclk", std::to_string(a["mem_clock_mhz"][1].get<long long>())});
+    if (g.reset) return {{"rocm-smi", "-d", d, "--resetclocks"}};
+    if (g.power_limit_watts) cmds.push_back({"rocm-smi", "-d", d, "--setpoweroverdrive", strprintf("%g", *g.power_limit_watts)});
+    if (g.gpu_clock_mhz) cmds.push_back({"rocm-smi", "-d", d, "--setsclk", std::to_string(g.gpu_clock_mhz->second)});
+    if (g.mem_clock_mhz) cmds.push_back({"rocm-smi", "-d", d, "--setmclk", std::to_string(g.mem_clock_mhz->second)});
   }
   return cmds;
 }
@@ -191,19 +217,17 @@ tool_result configure_gpu_tool(const json& a, tool_context&) {
   gpu::gpu_info g = gpu::detect();
   if (g.devices.empty() || (g.vendor != "NVIDIA" && g.vendor != "AMD"))
     return tool_result::error("configure_gpu: no GPU detected (nvidia-smi / rocm-smi found nothing)");
-  for (const char* k : {"gpu_clock_mhz", "mem_clock_mhz"})
-    if (a.contains(k) && a[k].is_array() && a[k][0].get<double>() > a[k][1].get<double>())
-      return tool_result::error(std::string(k) + ": [min, max] with min <= max expected");
-  bool reset = arg_bool(a, "reset", false);
+  auto settings = decode_gpu_settings(a);
+  if (!settings.ok()) return tool_result::error(settings.get_status().message());
+  const bool reset = settings->reset;
   std::vector<int> ids;
-  if (a.contains("device_ids") && a["device_ids"].is_array())
-    for (const auto& x : a["device_ids"]) ids.push_back(x.get<int>());
+  if (settings->device_ids) ids = *settings->device_ids;
   else
     for (const auto& d : g.devices) ids.push_back(d.index);
   json results = json::object(), errors = json::array(), ran = json::array();
   for (int id : ids) {
     bool ok = true;
-    for (const auto& cmd : gpu_commands(g.vendor, id, a, reset)) {
+    for (const auto& cmd : gpu_commands(g.vendor, id, *settings)) {
       spawn_spec s;
       s.argv = cmd;
       ran.push_back(argv_to_display(cmd));

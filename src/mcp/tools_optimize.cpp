@@ -62,7 +62,7 @@ tool_result optimize_tool(const json& a, tool_context& ctx) {
       *err = "the loop wrote no loop_report.json (" + r.describe() + "): " + r.output_tail(1500);
       return nullptr;
     }
-    std::string outcome = p["outcome"].is_string() ? p["outcome"].get<std::string>() : "";
+    std::string outcome = json_string(p, "outcome");
     if (outcome == "failed") *err = "the loop failed: " + json_string(p, "error");
     else if (r.exit_code != 0 && !r.timed_out && r.term_signal == 0) *err = "magpie optimize exited " + std::to_string(r.exit_code);
     p["workspace"] = ws.string();

@@ -132,9 +132,10 @@ tool_result sources_tool(const json& a, tool_context& ctx) {
   auto infos = source::find_kernel_sources(names, roots);
   if (!infos.ok()) return tool_result::error(infos.get_status().message());
   json r = source::kernel_sources_report(*infos, stats, roots);
-  const json& s = r["summary"];
-  return tool_result::ok(strprintf("%d kernels: %d resolved, %d unresolved, %d unsupported", s["total"].get<int>(),
-                                   s["resolved"].get<int>(), s["unresolved"].get<int>(), s["unsupported"].get<int>()),
+  const json s = json_value(r, "summary");
+  auto count = [&](const char* k) { return static_cast<long long>(json_int(s, k, 0)); };
+  return tool_result::ok(strprintf("%lld kernels: %lld resolved, %lld unresolved, %lld unsupported", count("total"),
+                                   count("resolved"), count("unresolved"), count("unsupported")),
                          r);
 }
 

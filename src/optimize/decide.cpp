@@ -96,11 +96,11 @@ std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>
   for (const auto& k : sources["kernels"]) {
     if (!k.is_object()) continue;
     std::optional<double> c;
-    if (k.contains("confidence") && k["confidence"].is_number()) c = k["confidence"].get<double>();
+    if (auto v = json_as_number(json_value(k, "confidence"))) c = *v;
     std::vector<std::string> cands;
     if (k.contains("candidates") && k["candidates"].is_array())
       for (const auto& x : k["candidates"])
-        cands.push_back(x.is_string() ? x.get<std::string>() : dump_compact(x));
+        cands.push_back(json_as_string(x).value_or(dump_compact(x)));
     out[json_string(k, "name")] = {c, cands};
   }
   return out;
@@ -182,7 +182,7 @@ json gate_result::to_json() const {
 namespace {
 
 std::optional<double> opt_num(const json& o, const char* key) {
-  if (o.is_object() && o.contains(key) && o[key].is_number()) return o[key].get<double>();
+  if (auto v = json_as_number(json_value(o, key))) return *v;
   return std::nullopt;
 }
 
@@ -206,7 +206,7 @@ candidate_result read_candidate(const json& k, const json& verdicts) {
   }
   if (k.contains("errors") && k["errors"].is_array())
     for (const auto& e : k["errors"])
-      if (c.errors.size() < 3) c.errors.push_back(e.is_string() ? e.get<std::string>() : dump_compact(e));
+      if (c.errors.size() < 3) c.errors.push_back(json_as_string(e).value_or(dump_compact(e)));
   return c;
 }
 
@@ -219,7 +219,7 @@ gate_result choose_winner(const json& report, const op_config& op) {
   const json verdicts = res.contains("verdicts") && res["verdicts"].is_array() ? res["verdicts"] : json::array();
   if (res.contains("kernel_results") && res["kernel_results"].is_array())
     for (const auto& k : res["kernel_results"]) g.kernels.push_back(read_candidate(k, verdicts));
-  if (res.contains("reference") && res["reference"].is_string()) g.reference = res["reference"].get<std::string>();
+  if (auto ref = json_as_string(json_value(res, "reference"))) g.reference = *ref;
   auto stop = [&](const char* code, std::string msg) {
     g.stop = stop_reason{code, std::move(msg), g.to_json()};
     return g;

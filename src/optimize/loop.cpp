@@ -205,7 +205,7 @@ status loop_run::warm_up(const variant_server& s) {
   // Default: the measured runs' own requests (same seed and count), so every prompt length a run
   // sends has been served once (per-shape plans and compilations happen here, not in a run).
   const auto& w = m_cfg.workload;
-  int64_t runs = m_report.contains("num_prompts") ? m_report["num_prompts"].get<int64_t>() : w.num_prompts;
+  int64_t runs = json_int(m_report, "num_prompts", w.num_prompts);
   int64_t n = w.warmup_prompts >= 0 ? w.warmup_prompts : runs > 0 ? runs : 3 * w.concurrency();
   if (n <= 0) return ok_status();
   MAGPIE_ASSIGN_OR_RETURN(bench_result r, bench("warmup_" + s.tag(), s, n, "bench/warmup_" + s.tag()));
@@ -260,9 +260,15 @@ status loop_run::step_calibrate() {
   return ok_status();
 }
 
+status_or<int64_t> loop_run::calibrated_prompts() const {
+  auto n = json_as_int(json_value(m_report, "num_prompts"));
+  if (!n || *n < 1) return error(status_code::failed_precondition, "loop report: num_prompts is not set (the calibrate step did not run)");
+  return *n;
+}
+
 status loop_run::step_baseline_benchmarks() {
   json runs = json::array();
-  int64_t n = m_report["num_prompts"].get<int64_t>();
+  MAGPIE_ASSIGN_OR_RETURN(int64_t n, calibrated_prompts());
   for (int64_t i = 0; i < m_cfg.workload.initial_runs; ++i) {
     MAGPIE_ASSIGN_OR_RETURN(bench_result r, bench(strprintf("bench_initial_%lld", static_cast<long long>(i)), *m_baseline, n,
                                                   strprintf("bench/initial_%lld", static_cast<long long>(i))));

@@ -49,6 +49,8 @@ class loop_run {
   std::string candidate_variant() const;
   status check_identity(const variant_server& s, bool candidate);
   status run_side(const std::string& side, int pair, std::vector<bench_result>& runs);
+  /// The calibrated num_prompts of the report (an error when calibrate has not set it).
+  status_or<int64_t> calibrated_prompts() const;
   struct series_clock {
     double elapsed_s = 0, longest_pair_s = 0;  ///< since the series' first run; the slowest pair so far
   };

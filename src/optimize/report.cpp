@@ -10,7 +10,8 @@ namespace magpie::optimize {
 namespace {
 
 std::string f(const json& v, const char* fmt = "%.2f") {
-  return v.is_number() ? strprintf(fmt, v.get<double>()) : std::string("-");
+  auto x = json_as_number(v);
+  return x ? strprintf(fmt, *x) : std::string("-");
 }
 
 const json& obj(const json& r, const char* k) {
@@ -36,7 +37,7 @@ std::string runs_only(const json& rep, const char* key, const char* name) {
   std::vector<double> xs;
   if (rep.contains(key) && rep[key].is_array())
     for (const auto& r : rep[key])
-      if (r.contains("metrics") && r["metrics"].contains(name) && r["metrics"][name].is_number()) xs.push_back(r["metrics"][name].get<double>());
+      if (auto x = json_as_number(json_value(json_value(r, "metrics"), name))) xs.push_back(*x);
   if (xs.empty()) return "-";
   double m = 0, sd = 0, lo = xs[0], hi = xs[0];
   for (double x : xs) m += x, lo = std::min(lo, x), hi = std::max(hi, x);
@@ -47,6 +48,11 @@ std::string runs_only(const json& rep, const char* key, const char* name) {
 }
 
 std::string short_name(const std::string& n) { return n.size() <= 60 ? n : utf8_prefix(n, 57) + "..."; }
+
+std::string median_us(const json& candidate) {
+  auto ns = json_as_number(json_value(candidate, "median_ns"));
+  return ns ? strprintf("%.2f", *ns / 1e3) : std::string("-");
+}
 
 }  // namespace
 
@@ -62,18 +68,18 @@ std::string summary_table(const json& rep) {
   const json& design = obj(rep, "design");
   std::vector<std::pair<std::string, std::string>> rows = {
       {"outcome", json_string(rep, "outcome", "-") + (rep.contains("control_result") ? " (" + json_string(rep, "control_result") + ")" : "")},
-      {"prompts per run", strprintf("%s (concurrency %s)", f(rep.value("num_prompts", json()), "%.0f").c_str(),
+      {"prompts per run", strprintf("%s (concurrency %s)", f(json_value(rep, "num_prompts"), "%.0f").c_str(),
                                     f(obj(rep, "benchmark").value("concurrency", json()), "%.0f").c_str())},
       {"warm-up passes (discarded)", warm.empty() ? "-" : warm},
       {"measurement design", design.empty() ? "-" : strprintf("%s, servers %s, %s pairs, %s server starts", json_string(design, "order").c_str(),
-                                                                json_string(design, "servers").c_str(), f(design.value("pairs", json()), "%.0f").c_str(),
-                                                                f(design.value("server_starts", json()), "%.0f").c_str())},
+                                                                json_string(design, "servers").c_str(), f(json_value(design, "pairs"), "%.0f").c_str(),
+                                                                f(json_value(design, "server_starts"), "%.0f").c_str())},
       {"baseline output tok/s", tp[0]}, {"baseline TPOT ms", tpot[0]},
       {"chosen kernel", ch.empty() ? "-" : strprintf("%s (#%s, %s%% of window, op %s)", short_name(json_string(ch, "kernel")).c_str(),
-                                                    f(ch.value("rank", json()), "%.0f").c_str(), f(ch.value("pct_total", json())).c_str(),
+                                                    f(json_value(ch, "rank"), "%.0f").c_str(), f(json_value(ch, "pct_total")).c_str(),
                                                     json_string(ch, "op").c_str())},
-      {"source", ch.empty() ? "-" : strprintf("%s:%s (confidence %s)", json_string(ch, "file").c_str(), f(ch.value("line", json()), "%.0f").c_str(),
-                                             f(ch.value("confidence", json())).c_str())},
+      {"source", ch.empty() ? "-" : strprintf("%s:%s (confidence %s)", json_string(ch, "file").c_str(), f(json_value(ch, "line"), "%.0f").c_str(),
+                                             f(json_value(ch, "confidence")).c_str())},
       {"kernel speedup", k.contains("winner") ? strprintf("%s: %.3fx (95%% CI %.3f–%.3f) vs %s", json_string(k, "winner").c_str(),
                                                           json_number(k, "speedup", 0), json_number(k, "ci_low", 0), json_number(k, "ci_high", 0),
                                                           json_string(k, "baseline_id").c_str())
@@ -81,7 +87,7 @@ std::string summary_table(const json& rep) {
       {"new output tok/s", tp[1]}, {"new TPOT ms", tpot[1]},
       {"e2e change (throughput)", tp[2]}, {"e2e change (TPOT)", tpot[2]},
       {"kernel gain predicts", pred.empty() ? "-" : strprintf("%s%% of GPU time x (1 - 1/%.3f) = %+.2f%% GPU time; %+.2f%% throughput if GPU-bound (measured %+.2f%%)",
-                                                             f(pred.value("op_share_of_gpu_time_pct", json())).c_str(), json_number(pred, "kernel_speedup", 0),
+                                                             f(json_value(pred, "op_share_of_gpu_time_pct")).c_str(), json_number(pred, "kernel_speedup", 0),
                                                              json_number(pred, "gpu_time_change_pct", 0), json_number(pred, "throughput_change_pct_if_gpu_bound", 0),
                                                              json_number(pred, "measured_change_pct", 0))},
       {"stop reason", !stop.empty() ? json_string(stop, "code") + ": " + json_string(stop, "message")
@@ -109,15 +115,15 @@ std::string report_markdown(const json& rep) {
   }
   if (const json& ch = obj(rep, "chosen"); !ch.empty())
     md += strprintf("Chosen: `%s` → `%s:%s` (op `%s`).\n\n", json_string(ch, "kernel").c_str(), json_string(ch, "file").c_str(),
-                    f(ch.value("line", json()), "%.0f").c_str(), json_string(ch, "op").c_str());
+                    f(json_value(ch, "line"), "%.0f").c_str(), json_string(ch, "op").c_str());
   if (const json& k = obj(rep, "kernel"); !k.empty()) {
     md += "## Candidates (magpie compare, correctness gate vs " + json_string(k, "reference", "-") +
           ")\n\n| id | outcome | verdict | speedup | 95% CI | median µs |\n|---|---|---|---|---|---|\n";
-    for (const auto& c : k.value("kernels", json::array()))
+    for (const auto& c : json_value(k, "kernels"))
       md += strprintf("| %s | %s | %s | %s | %s–%s | %s |\n", json_string(c, "id").c_str(), json_string(c, "outcome").c_str(),
-                      json_string(c, "verdict").c_str(), f(c.value("speedup", json()), "%.3f").c_str(), f(c.value("ci_low", json()), "%.3f").c_str(),
-                      f(c.value("ci_high", json()), "%.3f").c_str(),
-                      c.value("median_ns", json()).is_number() ? strprintf("%.2f", c["median_ns"].get<double>() / 1e3).c_str() : "-");
+                      json_string(c, "verdict").c_str(), f(json_value(c, "speedup"), "%.3f").c_str(), f(json_value(c, "ci_low"), "%.3f").c_str(),
+                      f(json_value(c, "ci_high"), "%.3f").c_str(),
+                      median_us(c).c_str());
     md += "\n";
   }
   if (const json& d = obj(rep, "design"); !d.empty()) {

@@ -30,7 +30,7 @@ run_metrics metrics_from_json(const json& m) {
   run_metrics r;
   if (!m.is_object()) return r;
   for (auto it = m.begin(); it != m.end(); ++it)
-    if (it.value().is_number()) r[it.key()] = it.value().get<double>();
+    if (auto x = json_as_number(it.value())) r[it.key()] = *x;
   return r;
 }
 
@@ -39,7 +39,7 @@ fingerprint fingerprint_from_json(const json& run) {
   f.total = json_string(run, "fingerprint");
   if (run.contains("fingerprint_parts") && run["fingerprint_parts"].is_object())
     for (auto it = run["fingerprint_parts"].begin(); it != run["fingerprint_parts"].end(); ++it)
-      f.parts[it.key()] = it.value().is_string() ? it.value().get<std::string>() : dump_compact(it.value());
+      f.parts[it.key()] = json_as_string(it.value()).value_or(dump_compact(it.value()));
   return f;
 }
 
@@ -114,7 +114,7 @@ status loop_run::step_switch_in() {
 }
 
 status loop_run::run_side(const std::string& side, int pair, std::vector<bench_result>& runs) {
-  int64_t n = m_report["num_prompts"].get<int64_t>();
+  MAGPIE_ASSIGN_OR_RETURN(int64_t n, calibrated_prompts());
   std::string variant = side == "A" ? m_cfg.server.baseline : candidate_variant();
   std::string name = strprintf("bench_%s_%d", side == "A" ? "baseline" : "after", static_cast<int>(runs.size()));
   if (m_cfg.e2e.servers == "concurrent") {

@@ -16,83 +16,6 @@ namespace magpie::sched {
 
 using kernel::eval_request;
 using kernel::kernel_type;
-using kernel::scheduler_options;
-
-json job_record::to_json() const {
-  return {{"name", name},     {"role", role},         {"kernels", kernels},         {"after", after},
-          {"sbatch_args", sbatch_args}, {"ray_request", ray_request}, {"dir", dir.string()}, {"deferred", deferred},
-          {"job_id", job_id}, {"submit_error", submit_error}, {"last", last.to_json()}};
-}
-
-job_record job_record::from_json(const json& j) {
-  job_record r;
-  r.name = json_string(j, "name");
-  r.role = json_string(j, "role");
-  if (j.contains("kernels") && j["kernels"].is_array())
-    for (const auto& k : j["kernels"]) r.kernels.push_back(k.get<int>());
-  if (j.contains("after") && j["after"].is_array())
-    for (const auto& a : j["after"]) r.after.push_back(a.get<std::string>());
-  if (j.contains("sbatch_args") && j["sbatch_args"].is_array())
-    for (const auto& a : j["sbatch_args"]) r.sbatch_args.push_back(a.get<std::string>());
-  if (j.contains("ray_request")) r.ray_request = j["ray_request"];
-  r.deferred = j.value("deferred", false);
-  r.dir = json_string(j, "dir");
-  r.job_id = json_string(j, "job_id");
-  r.submit_error = json_string(j, "submit_error");
-  if (j.contains("last") && j["last"].is_object()) {
-    const json& l = j["last"];
-    r.last.job_id = json_string(l, "job_id");
-    r.last.name = json_string(l, "name");
-    r.last.state = parse_job_state(json_string(l, "state"));
-    if (json_string(l, "state") == "NOT_SUBMITTED") r.last.state = job_state::not_submitted;
-    r.last.state_text = json_string(l, "state_text");
-    r.last.reason = l.contains("reason") && l["reason"].is_string() ? l["reason"].get<std::string>() : "";
-    r.last.nodes = l.contains("nodes") && l["nodes"].is_string() ? l["nodes"].get<std::string>() : "";
-    r.last.exit_status = l.contains("exit_code") && l["exit_code"].is_number() ? l["exit_code"].get<int>() : -1;
-    r.last.exit_signal = l.contains("exit_signal") && l["exit_signal"].is_number() ? l["exit_signal"].get<int>() : 0;
-    r.last.elapsed_s = l.contains("elapsed_s") && l["elapsed_s"].is_number() ? l["elapsed_s"].get<double>() : -1;
-    r.last.start = l.contains("start") && l["start"].is_string() ? l["start"].get<std::string>() : "";
-    r.last.end = l.contains("end") && l["end"].is_string() ? l["end"].get<std::string>() : "";
-    r.last.time_limit = json_string(l, "time_limit");
-    r.last.source = json_string(l, "source");
-  }
-  return r;
-}
-
-status batch::save() const {
-  json js = json::array();
-  for (const auto& j : jobs) js.push_back(j.to_json());
-  json b = {{"batch", dir.filename().string()}, {"dir", dir.string()},      {"engine", engine},
-            {"engine_config", engine_config},   {"mode", mode},
-            {"created", created},               {"run_seed", run_seed},     {"output_dir", output_dir.string()},
-            {"submit_host", submit_host},       {"command", command},       {"jobs", js},
-            {"collected", collected}};
-  return write_json_file(dir / "batch.json", b);
-}
-
-status_or<batch> batch::load(const fs::path& dir) {
-  MAGPIE_ASSIGN_OR_RETURN(json j, read_json_file(dir / "batch.json"));
-  batch b;
-  b.dir = absolute_path(dir);
-  b.engine = json_string(j, "engine", "slurm");  // batches from before the Ray engine are Slurm's
-  if (b.engine != "slurm" && b.engine != "ray")
-    return parse_error("%s/batch.json: unknown engine '%s' (slurm, ray)", dir.c_str(), b.engine.c_str());
-  if (j.contains("engine_config")) b.engine_config = j["engine_config"];
-  b.mode = json_string(j, "mode");
-  b.created = json_string(j, "created");
-  if (j.contains("run_seed") && j["run_seed"].is_number_unsigned()) b.run_seed = j["run_seed"].get<uint64_t>();
-  b.output_dir = json_string(j, "output_dir");
-  b.submit_host = json_string(j, "submit_host");
-  if (j.contains("command") && j["command"].is_array())
-    for (const auto& a : j["command"]) b.command.push_back(a.get<std::string>());
-  if (!j.contains("jobs") || !j["jobs"].is_array()) return parse_error("%s/batch.json: no 'jobs' list", dir.c_str());
-  for (const auto& r : j["jobs"]) {
-    b.jobs.push_back(job_record::from_json(r));
-    b.jobs.back().engine = b.engine;
-  }
-  if (j.contains("collected")) b.collected = j["collected"];
-  return b;
-}
 
 const job_record* batch::find(const std::string& name) const {
   for (const auto& j : jobs)
@@ -246,9 +169,8 @@ bool is_gpu(kernel_type t) { return t != kernel_type::host; }
 
 }  // namespace
 
-status_or<batch> plan_kernel_batch(const eval_request& req_in) {
+status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_options& so) {
   eval_request req = req_in;
-  const scheduler_options& so = req.scheduler;
   const bool compare = req.mode == "compare";
   int n = static_cast<int>(req.kernels.size());
   if (n == 0) return invalid_argument("no kernels to %s", req.mode.c_str());
@@ -258,8 +180,7 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in) {
   if (!req.correctness.seed) req.correctness.seed = fresh_seed();
   MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch(req.mode, compare ? "" : req.kernels[0].id, so, req.output_dir));
   b.run_seed = *req.correctness.seed;
-  req.scheduler.environment = "local";  // what each job does on its node
-  MAGPIE_RETURN_IF_ERROR(write_json_file(b.dir / "request.json", request_to_json(req)));
+  MAGPIE_RETURN_IF_ERROR(write_json_file(b.dir / "request.json", request_to_json(req, so)));
   fs::path magpie = resolve_magpie_bin(so);
   const bool ref_job = compare || req.reference.has_value();
   const bool baseline_is_ref = compare && !req.reference;
@@ -389,6 +310,12 @@ status_or<std::vector<std::string>> submit_ready(batch& b, engine& e) {
 status_or<eval_request> load_batch_request(const batch& b) {
   MAGPIE_ASSIGN_OR_RETURN(json j, read_json_file(b.dir / "request.json"));
   return request_from_json(j);
+}
+
+json load_batch_options(const batch& b) {
+  auto j = read_json_file(b.dir / "request.json");
+  if (!j.ok() || !j->is_object() || !j->contains("scheduler")) return nullptr;
+  return (*j)["scheduler"];
 }
 
 }  // namespace magpie::sched

@@ -20,6 +20,7 @@
 
 #include "core/json.h"
 #include "kernel/spec.h"
+#include "sched/options.h"
 #include "sched/slurm_parse.h"
 
 namespace magpie::sched {
@@ -39,7 +40,8 @@ struct job_record {
   job_info last;                        ///< last known Slurm view
   int unknown_rounds = 0;               ///< consecutive polls neither squeue nor sacct knew it (not saved)
   json to_json() const;
-  static job_record from_json(const json& j);
+  /// Errors name the file and field of `f` (batch_codec.cpp).
+  static status_or<job_record> from_json(const json_fields& f);
 };
 
 struct batch {
@@ -65,20 +67,20 @@ struct batch {
 bool job_settled(const job_record& j);
 
 /// Absolute shared directory of `so` ("" → <output_dir>/batches).
-fs::path resolve_shared_dir(const kernel::scheduler_options& so, const fs::path& output_dir);
+fs::path resolve_shared_dir(const scheduler_options& so, const fs::path& output_dir);
 /// The magpie executable jobs run (scheduler.magpie_bin, else this binary).
-fs::path resolve_magpie_bin(const kernel::scheduler_options& so);
+fs::path resolve_magpie_bin(const scheduler_options& so);
 /// gres for a job evaluating these kernel types: none when all are host kernels.
-std::string gres_for(const kernel::scheduler_options& so, bool needs_gpu);
+std::string gres_for(const scheduler_options& so, bool needs_gpu);
 /// sbatch arguments common to every job of `so` (partition, account, time, cpus, ...).
-std::vector<std::string> common_sbatch_args(const kernel::scheduler_options& so, const std::string& time_limit,
+std::vector<std::string> common_sbatch_args(const scheduler_options& so, const std::string& time_limit,
                                             const std::string& gres);
 
 /// Plans an analyze or compare batch: fixes the run seed, writes request.json and each job's
 /// task.json and job.sh. Nothing is submitted.
-status_or<batch> plan_kernel_batch(const kernel::eval_request& req);
+status_or<batch> plan_kernel_batch(const kernel::eval_request& req, const scheduler_options& so);
 /// Plans a one-job batch that runs `magpie <args...>` (adds -o <job>/results unless given).
-status_or<batch> plan_command_batch(const std::vector<std::string>& args, const kernel::scheduler_options& so,
+status_or<batch> plan_command_batch(const std::vector<std::string>& args, const scheduler_options& so,
                                     const fs::path& output_dir, bool needs_gpu);
 class engine;
 /// Submits every job in order, dependencies by id (Slurm), or the jobs without dependencies
@@ -90,9 +92,12 @@ status submit_batch(batch& b, engine& e);
 /// when the engine cannot be reached (the jobs stay deferred).
 status_or<std::vector<std::string>> submit_ready(batch& b, engine& e);
 /// The engine name and settings of these options: ("ray", {"address": URL}) or ("slurm", null).
-status engine_for(const kernel::scheduler_options& so, std::string* name, json* config);
+status engine_for(const scheduler_options& so, std::string* name, json* config);
 
 /// The request of a kernel batch (request.json).
 status_or<kernel::eval_request> load_batch_request(const batch& b);
+/// The scheduler options a kernel batch was planned with (request.json "scheduler"), as
+/// reported; null when request.json is unreadable or has none.
+json load_batch_options(const batch& b);
 
 }  // namespace magpie::sched

@@ -42,7 +42,8 @@ json config_snapshot(const batch& b, const kernel::eval_request& req) {
   snap["performance"]["timing"] = req.timing.to_json();
   if (b.mode == "compare") snap["compare"] = req.compare.to_json();
   snap["run_seed"] = b.run_seed;
-  snap["scheduler"] = req.scheduler.to_json();
+  snap["scheduler"] = load_batch_options(b);
+  if (!snap["scheduler"].is_object()) snap["scheduler"] = json::object();
   snap["scheduler"]["environment"] = b.engine;
   snap["scheduler"]["batch_dir"] = b.dir.string();
   return snap;

@@ -1,5 +1,6 @@
 #include "sched/job_results.h"
 
+#include "core/states.h"
 #include "core/strings.h"
 
 namespace magpie::sched {
@@ -35,12 +36,13 @@ std::optional<kernel::external_reference> reference_from_job(const batch& b) {
   ext.report = row;
   if (row.contains("extra")) ext.id = json_string(row["extra"], "kernel_id", ext.id);
   ext.correctness_method = json_string(row, "correctness_method", "reference");
-  if (report.contains("manifest_dir") && report["manifest_dir"].is_string())
-    ext.manifest_dir = report["manifest_dir"].get<std::string>();
-  if (json_string(row, "correctness_state") != "SUCCESS") {
-    std::string why = json_string(row, "compiling_state") == "FAILED" ? "compile failed" : "correctness failed";
-    if (row.contains("errors") && row["errors"].is_array() && !row["errors"].empty() && row["errors"][0].is_string())
-      why = row["errors"][0].get<std::string>();
+  ext.manifest_dir = json_string(report, "manifest_dir");
+  if (!row_correct(row)) {
+    bool compile_failed = row_stage_state(row, "compiling_state", stage_state::skipped) == stage_state::failed;
+    std::string why = compile_failed ? "compile failed" : "correctness failed";
+    const json* errors = json_member(row, "errors");
+    if (errors && errors->is_array() && !errors->empty())
+      if (auto first = json_as_string(errors->front())) why = *first;
     ext.failure = why;
   }
   return ext;

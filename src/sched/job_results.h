@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/states.h"
 #include "kernel/spec.h"
 #include "sched/batch.h"
 
@@ -28,7 +29,7 @@ struct kernel_row {
   std::string job;         ///< job name ("reference" for compare's baseline-as-reference)
   json row = nullptr;      ///< its kernel_eval_json (null when the job wrote none)
   std::string missing;     ///< why `row` is null
-  bool correct() const { return row.is_object() && row.value("correctness_state", "") == "SUCCESS"; }
+  bool correct() const { return row_correct(row); }
 };
 std::vector<kernel_row> correctness_rows(const batch& b, const kernel::eval_request& req);
 

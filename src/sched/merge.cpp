@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "magpie_generated/version.h"
@@ -20,10 +21,11 @@ using namespace merge_detail;
 json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why) {
   std::string msg = why.empty() ? job_end_text(job) : why;
   bool timeout = job && job->last.state == job_state::timeout;
-  return {{"compiling_state", "SKIPPED"},
-          {"correctness_state", "FAILED"},
-          {"performance_state", "SKIPPED"},
-          {"latency_state", "SKIPPED"},
+  const char* skipped = stage_state_name(stage_state::skipped);
+  return {{"compiling_state", skipped},
+          {"correctness_state", stage_state_name(stage_state::failed)},
+          {"performance_state", skipped},
+          {"latency_state", skipped},
           {"errors", {msg}},
           {"score", 0.0},
           {"compiling_result", nullptr},
@@ -31,7 +33,7 @@ json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, 
           {"performance_result", nullptr},
           {"latency_result", nullptr},
           {"extra", {{"kernel_id", spec.id}, {"kernel_type", kernel::kernel_type_name(spec.type)}}},
-          {"outcome", timeout ? "timeout" : "failed"},
+          {"outcome", kernel_outcome_name(timeout ? kernel_outcome::timeout : kernel_outcome::failed)},
           {"correctness_method", "none"},
           {"correctness", {{"method", "none"}, {"failures", {msg}}}},
           {"timing", nullptr},
@@ -67,21 +69,21 @@ json scheduler_section(const batch& b, const eval_request& req) {
   json s = {{"environment", b.engine}, {"batch", b.dir.filename().string()}, {"batch_dir", b.dir.string()},
           {"submit_host", b.submit_host}, {"created", b.created}, {"collected", iso_time_now()},
           {"complete", complete}, {"job_states", counts}, {"jobs", jobs},
-          {"options", req.scheduler.to_json()}};
+          {"options", load_batch_options(b)}};
   if (b.engine == "ray") s["ray_address"] = json_string(b.engine_config, "address");
   return s;
 }
 
 std::string engine_title(const batch& b) { return b.engine == "ray" ? "Ray" : "Slurm"; }
 
-std::string batch_status(const batch& b) {
+task_status batch_status(const batch& b) {
   bool failed = false;
   for (const auto& j : b.jobs) {
-    if (!job_settled(j)) return "RUNNING";
+    if (!job_settled(j)) return task_status::running;
     bool outcome = b.mode != "command" && j.last.state == job_state::failed && j.last.exit_status == 1;
     failed = failed || !(j.last.state == job_state::completed || outcome);
   }
-  return failed ? "FAILED" : "SUCCEEDED";
+  return failed ? task_status::failed : task_status::succeeded;
 }
 
 std::string jobs_table(const batch& b) {
@@ -106,7 +108,7 @@ merged_report merge_analyze(const batch& b, const eval_request& req, const std::
   json report = header(b, req, "analyze", ts, views);
   json ref = nullptr;
   if (auto it = views.find("reference"); it != views.end()) {
-    ref = it->second.report.is_object() ? it->second.report.value("reference", json(nullptr))
+    ref = it->second.report.is_object() ? json_value(it->second.report, "reference")
                                         : json{{"error", job_end_text(it->second.job)}};
   }
   report["reference"] = ref;
@@ -120,16 +122,15 @@ merged_report merge_analyze(const batch& b, const eval_request& req, const std::
     row["job"] = job_brief(job);
     report["summary"].push_back(summary_row_from(row));
     report["results"].push_back(row);
-    if (row.value("correctness_state", "") != "SUCCESS") m.exit_code = 1;
+    if (!row_correct(row)) m.exit_code = 1;
     m.console += strprintf("Kernel: %s  [%s %s on %s]\n  Compiling: %s  Correctness: %s (%s)  Performance: %s  Score: %.2f\n",
                            req.kernels[i].id.c_str(), job ? job->job_id.c_str() : "-",
                            job ? job_state_name(job->last.state) : "-",
                            job && !job->last.nodes.empty() ? job->last.nodes.c_str() : "-",
-                           row.value("compiling_state", "").c_str(), row.value("correctness_state", "").c_str(),
-                           row.value("correctness_method", "").c_str(), row.value("performance_state", "").c_str(),
-                           row.value("score", 0.0));
-    if (row.contains("errors") && row["errors"].is_array() && !row["errors"].empty())
-      m.console += "  Error: " + row["errors"][0].get<std::string>() + "\n";
+                           json_string(row, "compiling_state").c_str(), json_string(row, "correctness_state").c_str(),
+                           json_string(row, "correctness_method").c_str(), json_string(row, "performance_state").c_str(),
+                           json_number(row, "score", 0.0));
+    if (auto errors = json_strings(row, "errors"); !errors.empty()) m.console += "  Error: " + errors[0] + "\n";
   }
   json sched = scheduler_section(b, req);
   sched["inputs"] = inputs;

@@ -7,6 +7,7 @@
 // (correctness FAILED, outcome timeout|failed, the job state and log path): nothing is lost.
 #pragma once
 
+#include "core/states.h"
 #include "kernel/spec.h"
 #include "sched/batch.h"
 
@@ -35,6 +36,6 @@ std::string engine_title(const batch& b);
 /// SUCCEEDED when every job completed, or (kernel batches) failed with exit code 1 — a kernel
 /// that is not correct or does not compile is an outcome in the report, not a failed run;
 /// FAILED otherwise (time limit, cancelled, lost, never submitted, other exit codes).
-std::string batch_status(const batch& b);
+task_status batch_status(const batch& b);
 
 }  // namespace magpie::sched

@@ -1,5 +1,6 @@
 #include "sched/merge_util.h"
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "magpie_generated/version.h"
 #include "sched/engine.h"
@@ -49,20 +50,28 @@ json job_brief(const job_record* j) {
 }
 
 json summary_row_from(const json& row) {
-  json extra = row.value("extra", json::object());
-  json r = {{"kernel_id", extra.value("kernel_id", "")},
-            {"kernel_type", extra.value("kernel_type", "")},
-            {"compiling_state", row.value("compiling_state", "SKIPPED")},
-            {"correctness_state", row.value("correctness_state", "FAILED")},
-            {"performance_state", row.value("performance_state", "SKIPPED")},
-            {"latency_state", "SKIPPED"},
-            {"score", row.value("score", 0.0)},
-            {"outcome", row.value("outcome", "failed")},
-            {"correctness_method", row.value("correctness_method", "none")}};
-  const json& t = row.contains("timing") ? row["timing"] : json(nullptr);
-  if (t.is_object() && t.value("success", false) && t.contains("stats_ns") && t["stats_ns"].contains("median"))
-    r["kernel_time_median_us"] = t["stats_ns"]["median"].get<double>() / 1e3;
+  const json* extra = json_member(row, "extra");
+  const json& e = extra ? *extra : row;  // a row without extra has no kernel_id / kernel_type
+  auto state = [&](const char* key, stage_state dflt) { return stage_state_name(row_stage_state(row, key, dflt)); };
+  json r = {{"kernel_id", extra ? json_string(e, "kernel_id") : ""},
+            {"kernel_type", extra ? json_string(e, "kernel_type") : ""},
+            {"compiling_state", state("compiling_state", stage_state::skipped)},
+            {"correctness_state", state("correctness_state", stage_state::failed)},
+            {"performance_state", state("performance_state", stage_state::skipped)},
+            {"latency_state", stage_state_name(stage_state::skipped)},
+            {"score", json_number(row, "score", 0.0)},
+            {"outcome", kernel_outcome_name(row_outcome(row, kernel_outcome::failed))},
+            {"correctness_method", json_string(row, "correctness_method", "none")}};
+  if (auto median = timed_median_ns(row)) r["kernel_time_median_us"] = *median / 1e3;
   return r;
+}
+
+std::optional<double> timed_median_ns(const json& row) {
+  const json* t = json_member(row, "timing");
+  if (!t || !json_bool(*t, "success", false)) return std::nullopt;
+  const json* stats = json_member(*t, "stats_ns");
+  const json* median = stats ? json_member(*stats, "median") : nullptr;
+  return median ? json_as_number(*median) : std::nullopt;
 }
 
 json header(const batch& b, const eval_request& req, const std::string& mode, const std::string& ts,
@@ -75,7 +84,7 @@ json header(const batch& b, const eval_request& req, const std::string& mode, co
   }
   return {{"mode", mode},
           {"timestamp", ts},
-          {"magpie_version", std::string(MAGPIE_VERSION) + "+" + MAGPIE_GIT_COMMIT},
+          {"magpie_version", std::string(MAGPIE_VERSION "+" MAGPIE_GIT_COMMIT)},
           {"config_file", req.config_file.empty() ? json(nullptr) : json(req.config_file)},
           {"gpu_arch", gpu},
           {"cupti_injection", cupti},
@@ -87,21 +96,21 @@ json check_inputs(const batch& b, const std::map<std::string, job_view>& views, 
                   std::vector<bool>* bad) {
   json seeds = nullptr, manifest = nullptr;
   if (auto it = views.find("reference"); it != views.end() && it->second.report.is_object()) {
-    seeds = it->second.report.value("seeds", json(nullptr));
-    manifest = it->second.report.value("manifest_dir", json(nullptr));
+    seeds = json_value(it->second.report, "seeds");
+    manifest = json_value(it->second.report, "manifest_dir");
   }
   json problems = json::array();
   for (const auto& [name, v] : views) {
     if (!v.report.is_object()) continue;
-    if (v.report.value("run_seed", json(nullptr)) != json(b.run_seed))
-      problems.push_back(name + ": run_seed " + v.report.value("run_seed", json(nullptr)).dump() + " is not the batch's");
-    if (name != "reference" && v.report.contains("external_reference") && !manifest.is_null() &&
-        v.report["external_reference"].value("manifest_dir", json(nullptr)) != manifest)
+    json run_seed = json_value(v.report, "run_seed");
+    if (run_seed != json(b.run_seed))
+      problems.push_back(name + ": run_seed " + dump_compact(run_seed) + " is not the batch's");
+    if (name != "reference" && json_member(v.report, "external_reference") && !manifest.is_null() &&
+        json_value(json_value(v.report, "external_reference"), "manifest_dir") != manifest)
       problems.push_back(name + ": compared against another reference manifest");
   }
   for (const auto& r : rows) {
-    if (!r.row.is_object() || !r.row.contains("correctness")) continue;
-    json s = r.row["correctness"].value("seeds", json(nullptr));
+    json s = json_value(json_value(r.row, "correctness"), "seeds");
     if (s.is_null()) continue;
     if (seeds.is_null()) seeds = s;
     if (s != seeds) {
@@ -117,8 +126,8 @@ json check_inputs(const batch& b, const std::map<std::string, job_view>& views, 
 }
 
 void force_incorrect(json& row, const std::string& why) {
-  row["correctness_state"] = "FAILED";
-  if (row.value("outcome", "") == "passed") row["outcome"] = "failed";
+  row["correctness_state"] = stage_state_name(stage_state::failed);
+  if (row_outcome(row, kernel_outcome::failed) == kernel_outcome::passed) row["outcome"] = kernel_outcome_name(kernel_outcome::failed);
   if (!row.contains("errors") || !row["errors"].is_array()) row["errors"] = json::array();
   row["errors"].push_back(why);
 }

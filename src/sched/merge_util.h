@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ std::string job_end_text(const job_record* j);
 json job_brief(const job_record* j);
 /// The local run's summary row, from a kernel_eval_json row.
 json summary_row_from(const json& row);
+/// timing.stats_ns.median of a row whose timing succeeded; nullopt otherwise.
+std::optional<double> timed_median_ns(const json& row);
 /// The local report header (mode, timestamp, magpie_version, config_file, gpu_arch, ...).
 json header(const batch& b, const kernel::eval_request& req, const std::string& mode, const std::string& ts,
             const std::map<std::string, job_view>& views);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "core/states.h"
 #include "core/strings.h"
 
 namespace magpie::sched {
@@ -31,19 +32,27 @@ status_or<net::endpoint_url> resolve_ray_address(const std::string& cluster_addr
 }
 
 job_state ray_status_state(std::string_view status, int exit_code) {
-  if (status == "PENDING") return job_state::pending;
-  if (status == "RUNNING") return job_state::running;
-  if (status == "SUCCEEDED") return job_state::completed;
-  if (status == "STOPPED") return job_state::cancelled;
-  if (status == "FAILED") return exit_code == 124 ? job_state::timeout : job_state::failed;
+  auto s = parse_task_status(status);
+  if (!s) return job_state::unknown;
+  switch (*s) {
+    case task_status::pending: return job_state::pending;
+    case task_status::running: return job_state::running;
+    case task_status::succeeded: return job_state::completed;
+    case task_status::stopped: return job_state::cancelled;
+    case task_status::failed: return exit_code == 124 ? job_state::timeout : job_state::failed;
+    case task_status::submitted:
+    case task_status::unknown: break;
+  }
   return job_state::unknown;
 }
 
 namespace {
 
 std::string iso_from_ms(const json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_number()) return "";
-  std::time_t t = static_cast<std::time_t>(j[key].get<double>() / 1000.0);
+  const json* v = json_member(j, key);
+  auto ms = v ? json_as_number(*v) : std::nullopt;
+  if (!ms) return "";
+  std::time_t t = static_cast<std::time_t>(*ms / 1000.0);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char buf[32];
@@ -77,23 +86,23 @@ std::string error_text(const std::string& body) {
 job_info parse_ray_job(const json& d) {
   job_info j;
   j.job_id = json_string(d, "submission_id");
-  if (d.contains("metadata") && d["metadata"].is_object()) j.name = json_string(d["metadata"], "magpie_job");
+  j.name = json_string(json_value(d, "metadata"), "magpie_job");
   std::string st = json_string(d, "status");
-  if (d.contains("driver_exit_code") && d["driver_exit_code"].is_number_integer())
-    j.exit_status = d["driver_exit_code"].get<int>();
+  if (const json* code = json_member(d, "driver_exit_code"); code && code->is_number_integer())
+    j.exit_status = static_cast<int>(json_int(d, "driver_exit_code", -1));
   j.state = ray_status_state(st, j.exit_status);
   j.state_text = st;
   if (j.state == job_state::timeout) j.reason = "TimeLimit";
   else if (j.state == job_state::failed || j.state == job_state::cancelled) j.reason = first_line(json_string(d, "message"));
-  if (d.contains("driver_info") && d["driver_info"].is_object()) j.nodes = json_string(d["driver_info"], "node_ip_address");
-  if (j.nodes.empty() && d.contains("driver_agent_http_address") && d["driver_agent_http_address"].is_string()) {
-    auto u = net::parse_base_url(d["driver_agent_http_address"].get<std::string>());
+  j.nodes = json_string(json_value(d, "driver_info"), "node_ip_address");
+  if (std::string agent = json_string(d, "driver_agent_http_address"); j.nodes.empty() && !agent.empty()) {
+    auto u = net::parse_base_url(agent);
     if (u.ok()) j.nodes = u->host;
   }
   j.start = iso_from_ms(d, "start_time");
   j.end = iso_from_ms(d, "end_time");
-  if (d.contains("start_time") && d["start_time"].is_number() && d.contains("end_time") && d["end_time"].is_number())
-    j.elapsed_s = (d["end_time"].get<double>() - d["start_time"].get<double>()) / 1000.0;
+  auto start_ms = json_as_number(json_value(d, "start_time")), end_ms = json_as_number(json_value(d, "end_time"));
+  if (start_ms && end_ms) j.elapsed_s = (*end_ms - *start_ms) / 1000.0;
   j.source = "ray";
   return j;
 }
@@ -152,7 +161,7 @@ status_or<std::string> ray_client::logs(const std::string& id) {
 
 status_or<bool> ray_client::stop(const std::string& id) {
   MAGPIE_ASSIGN_OR_RETURN(json j, call("POST", "/api/jobs/" + id + "/stop", ""));
-  return j.value("stopped", false);
+  return json_bool(j, "stopped", false);
 }
 
 }  // namespace magpie::sched

@@ -151,7 +151,7 @@ status_or<kernel_spec> kernel_spec_from_json(const json& j) {
   return k;
 }
 
-json request_to_json(const eval_request& req) {
+json request_to_json(const eval_request& req, const scheduler_options& so) {
   json ks = json::array();
   for (const auto& k : req.kernels) ks.push_back(kernel_spec_to_json(k));
   json c = req.correctness.to_json();
@@ -168,7 +168,7 @@ json request_to_json(const eval_request& req) {
             {"output_dir", req.output_dir.string()},
             {"config_file", req.config_file},
             {"raw_config", req.raw_config},
-            {"scheduler", req.scheduler.to_json()}};
+            {"scheduler", so.to_json()}};
   return j;
 }
 

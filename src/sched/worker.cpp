@@ -111,6 +111,14 @@ status_or<run_outcome> run_command_job(const batch& b, const fs::path& dir) {
   return out;
 }
 
+// kernel: task.json names exactly one request kernel.
+status_or<run_outcome> kernel_job(const batch& b, const eval_request& req, const json& task, const fs::path& dir) {
+  std::vector<int> kernels;
+  MAGPIE_RETURN_IF_ERROR(json_fields(task, (dir / "task.json").string()).require("kernels", &kernels));
+  if (kernels.size() != 1) return invalid_argument("%s/task.json: a kernel job evaluates exactly one kernel", dir.c_str());
+  return run_kernel_job(b, req, kernels[0], dir);
+}
+
 }  // namespace
 
 int run_task(const fs::path& job_dir_in) {
@@ -119,7 +127,7 @@ int run_task(const fs::path& job_dir_in) {
                  {"ray_submission_id", ray_submission_id()},
                  {"node", host_name()},
                  {"started", iso_time_now()},
-                 {"magpie_version", std::string(MAGPIE_VERSION) + "+" + MAGPIE_GIT_COMMIT},
+                 {"magpie_version", std::string(MAGPIE_VERSION "+" MAGPIE_GIT_COMMIT)},
                  {"exit_code", 2},
                  {"error", nullptr},
                  {"workspace", nullptr},
@@ -148,7 +156,7 @@ int run_task(const fs::path& job_dir_in) {
     if (!req.ok()) return finish(2, req.get_status().message());
     req->output_dir = dir;
     if (role == "reference") out = kernel::run_reference_only(*req);
-    else if (role == "kernel" && (*task)["kernels"].size() == 1) out = run_kernel_job(*b, *req, (*task)["kernels"][0].get<int>(), dir);
+    else if (role == "kernel") out = kernel_job(*b, *req, *task, dir);
     else if (role == "timing") out = run_timing_job(*b, *req, dir, &result);
   }
   if (!out.ok()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "core/config.h"
@@ -97,13 +98,15 @@ status_or<std::vector<prompt_spec>> custom_prompts(const dataset_options& o) {
     if (!j.is_object() || !j.contains("prompt")) return invalid_argument("%s: expected an object with \"prompt\"", where.c_str());
     prompt_spec p;
     const json& pr = j["prompt"];
-    if (pr.is_string()) {
-      p.text = pr.get<std::string>();
+    if (auto text = json_as_string(pr)) {
+      p.text = *text;
       p.prompt_len = estimate_tokens(p.text);
     } else if (pr.is_array() && !pr.empty()) {
       for (const auto& t : pr) {
-        if (!t.is_number_integer()) return invalid_argument("%s: \"prompt\" list must hold token ids", where.c_str());
-        p.token_ids.push_back(t.get<int32_t>());
+        auto id = json_as_int(t);
+        if (!t.is_number_integer() || !id || *id < std::numeric_limits<int32_t>::min() || *id > std::numeric_limits<int32_t>::max())
+          return invalid_argument("%s: \"prompt\" list must hold token ids", where.c_str());
+        p.token_ids.push_back(static_cast<int32_t>(*id));
       }
       p.prompt_len = static_cast<int64_t>(p.token_ids.size());
       p.prompt_len_exact = true;

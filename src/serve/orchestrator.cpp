@@ -169,7 +169,7 @@ void note_server_death(benchmark_run& run, const server_process& server) {
 void note_system_profiler(benchmark_run& run, const server_plan& plan) {
   if (plan.system_profiler.is_null()) return;
   if (plan.system_profiler.contains("skipped")) {
-    std::string why = plan.system_profiler["skipped"].get<std::string>();
+    std::string why = json_string(plan.system_profiler, "skipped");
     MAGPIE_LOG_WARN("%s", why.c_str());
     run.warnings.push_back(why);
     return;
@@ -231,7 +231,7 @@ void run_with_lifecycle(benchmark_run& run) {
   run_clients(run, plan->url, nullptr, plan->server_trace_dir, monotonic_seconds() + c.timeout_seconds);
   if (run.profiled) (void)wait_for_traces(plan->host_trace_dir, c.profiler.trace_wait_s, 1.0);
   run.server["exit"] = release_persistent_server(srv, c.lifecycle.cleanup, run.workspace);
-  MAGPIE_LOG_INFO("server: %s", run.server["exit"].get<std::string>().c_str());
+  MAGPIE_LOG_INFO("server: %s", json_string(run.server, "exit").c_str());
   collect_system_profile(run, *plan);
   collect_and_analyse_traces(run, plan->host_trace_dir, "", 0.0);
 }
@@ -290,7 +290,7 @@ void run_orchestrated(benchmark_run& run, double deadline) {
     if (run.profiled && !server->exited()) (void)wait_for_traces(plan->host_trace_dir, c.profiler.trace_wait_s, 1.0);
   }
   run.server["exit"] = server->stop();
-  MAGPIE_LOG_INFO("server stopped: %s", run.server["exit"].get<std::string>().c_str());
+  MAGPIE_LOG_INFO("server stopped: %s", json_string(run.server, "exit").c_str());
   collect_system_profile(run, *plan);
   collect_and_analyse_traces(run, plan->host_trace_dir, "", 0.0);
 }

@@ -98,21 +98,21 @@ status_or<trace::inference_config> inference_settings(const benchmark_config& cf
     const json& st = t["analysis_stages"];
     std::vector<std::string> stages;
     if (st.is_string()) {
-      for (const auto& x : split(st.get<std::string>(), ','))
+      for (const auto& x : split(*json_as_string(st), ','))
         if (!trim(x).empty()) stages.emplace_back(trim(x));
     } else if (st.is_array()) {
       for (const auto& x : st)
-        if (x.is_string()) stages.push_back(x.get<std::string>());
+        if (auto s = json_as_string(x)) stages.push_back(*s);
     } else {
       return invalid_argument("profiler.tracelens.analysis_stages must be 'all', a list or a comma-separated string");
     }
     if (!stages.empty()) ic.stages = stages;
   }
-  if (t.contains("gpu_arch_config") && t["gpu_arch_config"].is_string()) ic.gpu_spec_file = t["gpu_arch_config"].get<std::string>();
+  if (auto f = json_as_string(json_value(t, "gpu_arch_config"))) ic.gpu_spec_file = *f;
   std::string mode = json_string(t, "analysis_mode", "inference");
   if (mode != "inference") return invalid_argument("profiler.tracelens.analysis_mode '%s': magpie implements 'inference'", mode.c_str());
   ic.export_format = json_string(t, "export_format", "csv");  // legacy boolean export_excel: true → excel
-  if (t.contains("export_excel") && t["export_excel"].is_boolean() && t["export_excel"].get<bool>()) ic.export_format = "excel";
+  if (json_bool(t, "export_excel", false)) ic.export_format = "excel";
   ic.isl = cfg.env("ISL");
   ic.osl = cfg.env("OSL");
   ic.conc = cfg.env("CONC");

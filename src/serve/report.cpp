@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "magpie_generated/version.h"
 #include "serve/launcher.h"
@@ -119,7 +120,7 @@ std::string summary_text(const benchmark_run& run) {
   s += "Benchmark Result: " + to_upper_ascii(c.framework.empty() ? "openai" : c.framework) + "\n";
   s += bar + "\n";
   s += "Model: " + (run.client ? run.client->model : c.model) + "\n";
-  s += std::string("Status: ") + (run.success ? "SUCCESS" : "FAILED") + "\n";
+  s += std::string("Status: ") + stage_state_name(run.success ? stage_state::success : stage_state::failed) + "\n";
   s += "Run kind: " + c.effective_run_kind() + "\n";
   s += std::string("Reward eligible: ") + (run.success && c.effective_run_kind() == "measurement" ? "True" : "False") + "\n";
   if (run.client) {

@@ -175,7 +175,7 @@ status start_container(const server_plan& plan, const fs::path& log_path, double
   sp.argv = plan.argv;  // the server's environment travels as -e flags
   auto r = run_command(sp, timeout_s);
   if (!r.ok()) return r.get_status();
-  std::string text = "# magpie: " + argv_to_display(plan.to_json()["launch_command"].get<std::vector<std::string>>()) +
+  std::string text = "# magpie: " + argv_to_display(json_strings(plan.to_json(), "launch_command")) +
                      "\n" + r->out + r->err + "# magpie: server output: docker logs " + plan.container_name + "\n";
   (void)write_file_atomic(log_path, text);
   if (!r->success())

@@ -19,7 +19,7 @@ status_or<std::unique_ptr<server_process>> server_process::start(const server_pl
   sp->m_plan = plan;
   sp->m_log = std::fopen(log_path.c_str(), "w");
   if (!sp->m_log) return io_error("cannot write %s", log_path.c_str());
-  std::fprintf(sp->m_log, "# magpie: %s\n", argv_to_display(plan.to_json()["launch_command"].get<std::vector<std::string>>()).c_str());
+  std::fprintf(sp->m_log, "# magpie: %s\n", argv_to_display(json_strings(plan.to_json(), "launch_command")).c_str());
   std::fflush(sp->m_log);
   spawn_spec s;
   s.argv = plan.argv;

@@ -37,19 +37,19 @@ const json* first_of(const json& args, std::initializer_list<const char*> names)
 
 /// Python's str() of a JSON scalar.
 std::string py_str(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_number_float()) return python_float_repr(v.get<double>());
+  if (v.is_string()) return json_as_string(v).value_or("");
+  if (v.is_boolean()) return json_as_bool(v).value_or(false) ? "True" : "False";
+  if (v.is_number_float()) return python_float_repr(json_as_number(v).value_or(0));
   if (v.is_number()) return v.dump();
   if (v.is_null()) return "None";
   return v.dump();
 }
 
 std::optional<int64_t> py_int(const json& v) {
-  if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
-  if (v.is_number_float() && std::isfinite(v.get<double>())) return static_cast<int64_t>(v.get<double>());
-  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
-  if (v.is_string()) return parse_int(trim(v.get<std::string>()));
+  if (v.is_number_integer() || v.is_number_unsigned()) return json_as_int(v).value_or(0);
+  if (v.is_number_float() && std::isfinite(json_as_number(v).value_or(0))) return static_cast<int64_t>(json_as_number(v).value_or(0));
+  if (v.is_boolean()) return json_as_bool(v).value_or(false) ? 1 : 0;
+  if (v.is_string()) return parse_int(trim(json_as_string(v).value_or("")));
   return std::nullopt;
 }
 
@@ -285,9 +285,9 @@ class adapt_sink : public trace::event_sink {
       return v ? json(py_str(*v)) : json(nullptr);
     };
     json grid = vector_of(args, "grid"), block = vector_of(args, "block");
-    json dur = ev.contains("dur") && ev["dur"].is_number() ? json(ev["dur"].get<double>()) : json(nullptr);
-    json ts = ev.contains("ts") && ev["ts"].is_number() ? json(ev["ts"].get<double>()) : json(nullptr);
-    if (dur.is_number() && dur.get<double>() < 0) return invalid_argument("runtime.duration_us must be non-negative");
+    json dur = ev.contains("dur") && ev["dur"].is_number() ? json(json_as_number(ev["dur"]).value_or(0)) : json(nullptr);
+    json ts = ev.contains("ts") && ev["ts"].is_number() ? json(json_as_number(ev["ts"]).value_or(0)) : json(nullptr);
+    if (dur.is_number() && json_as_number(dur).value_or(0) < 0) return invalid_argument("runtime.duration_us must be non-negative");
     std::string stage = stage_of(ev, m_path);
     MAGPIE_ASSIGN_OR_RETURN(std::string gpu_uid, stable_key({{"name", symbol}, {"rank", rank},
                                                              {"tid", ev.value("tid", json(nullptr))},
@@ -326,7 +326,7 @@ class adapt_sink : public trace::event_sink {
                          {"constexpr", json::object()}, {"meta", {{"profiler_category", ev.contains("cat") ? py_str(ev["cat"]) : ""}}},
                          {"python_grid", nullptr}}},
           {"runtime", runtime},
-          {"timestamp_ns", ts.is_null() ? json(nullptr) : json(static_cast<int64_t>(ts.get<double>() * 1000))},
+          {"timestamp_ns", ts.is_null() ? json(nullptr) : json(static_cast<int64_t>(json_as_number(ts).value_or(0) * 1000))},
           {"warnings", warnings}};
       w->submit(record, *key);
     }
@@ -391,9 +391,9 @@ status_or<json> adapt_torch_traces(const target_config& cfg, const adapt_request
   json coverage = {{"seen", 0}, {"sampled", 0}, {"written", 0}, {"dropped", 0}, {"dropped_by_reason", json::object()}};
   for (auto& [key, w] : st.writers) {
     json r = w->close(req.run_id);
-    for (const char* k : {"seen", "sampled", "written", "dropped"}) coverage[k] = coverage[k].get<int64_t>() + r["counters"][k].get<int64_t>();
+    for (const char* k : {"seen", "sampled", "written", "dropped"}) coverage[k] = json_as_int(coverage[k]).value_or(0) + json_as_int(r["counters"][k]).value_or(0);
     for (auto it = r["counters"]["dropped_by_reason"].begin(); it != r["counters"]["dropped_by_reason"].end(); ++it)
-      coverage["dropped_by_reason"][it.key()] = coverage["dropped_by_reason"].value(it.key(), int64_t{0}) + it.value().get<int64_t>();
+      coverage["dropped_by_reason"][it.key()] = coverage["dropped_by_reason"].value(it.key(), int64_t{0}) + json_as_int(it.value()).value_or(0);
     shards.push_back(std::move(r));
   }
   json targets = json::array();

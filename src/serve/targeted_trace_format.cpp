@@ -37,16 +37,16 @@ void append_string(std::string& out, const std::string& s) {
 status append_value(std::string& out, const json& v) {
   switch (v.type()) {
     case json::value_t::null: out += "null"; return ok_status();
-    case json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; return ok_status();
-    case json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); return ok_status();
-    case json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); return ok_status();
+    case json::value_t::boolean: out += json_as_bool(v).value_or(false) ? "true" : "false"; return ok_status();
+    case json::value_t::number_integer: out += std::to_string(json_as_int(v).value_or(0)); return ok_status();
+    case json::value_t::number_unsigned: out += std::to_string(json_as_uint(v).value_or(0)); return ok_status();
     case json::value_t::number_float: {
-      double d = v.get<double>();
+      double d = json_as_number(v).value_or(0);
       if (!std::isfinite(d)) return invalid_argument("non-finite number %g is not JSON (allow_nan=False)", d);
       out += python_float_repr(d);
       return ok_status();
     }
-    case json::value_t::string: append_string(out, v.get<std::string>()); return ok_status();
+    case json::value_t::string: append_string(out, json_as_string(v).value_or("")); return ok_status();
     case json::value_t::array: {
       out += '[';
       for (size_t i = 0; i < v.size(); ++i) {
@@ -177,17 +177,17 @@ status_or<std::string> envelope_line(const std::string& record_type, int64_t seq
 
 std::string counters_problem(const json& c) {
   for (const char* k : {"seen", "sampled", "written", "dropped"})
-    if (!c.contains(k) || !c[k].is_number_integer() || c[k].get<int64_t>() < 0)
+    if (!c.contains(k) || !c[k].is_number_integer() || json_as_int(c[k]).value_or(0) < 0)
       return "coverage counters must be non-negative integers";
   int64_t by_reason = 0, sampling = 0;
   if (c.contains("dropped_by_reason") && c["dropped_by_reason"].is_object())
     for (auto it = c["dropped_by_reason"].begin(); it != c["dropped_by_reason"].end(); ++it) {
       if (!it.value().is_number_integer()) return "dropped_by_reason values must be integers";
-      by_reason += it.value().get<int64_t>();
-      if (it.key() == "sampling") sampling = it.value().get<int64_t>();
+      by_reason += json_as_int(it.value()).value_or(0);
+      if (it.key() == "sampling") sampling = json_as_int(it.value()).value_or(0);
     }
-  int64_t seen = c["seen"].get<int64_t>(), sampled = c["sampled"].get<int64_t>(), written = c["written"].get<int64_t>(),
-          dropped = c["dropped"].get<int64_t>();
+  int64_t seen = json_as_int(c["seen"]).value_or(0), sampled = json_as_int(c["sampled"]).value_or(0), written = json_as_int(c["written"]).value_or(0),
+          dropped = json_as_int(c["dropped"]).value_or(0);
   if (by_reason != dropped) return "dropped_by_reason does not sum to dropped";
   if (seen != written + dropped) return "seen must equal written + dropped";
   if (sampled != written + dropped - sampling) return "sampled must equal written + non-sampling drops";

@@ -19,18 +19,18 @@ const std::string k_zero(64, '0');
 
 bool is_sha(const json& v) {
   static const std::regex re("^[0-9a-f]{64}$");
-  return v.is_string() && std::regex_match(v.get<std::string>(), re);
+  return v.is_string() && std::regex_match(json_as_string(v).value_or(""), re);
 }
 
 bool nonempty_str(const json& o, const char* k, const std::string& dflt = "") {
-  std::string s = o.contains(k) && !o[k].is_null() ? (o[k].is_string() ? o[k].get<std::string>() : o[k].dump()) : dflt;
+  std::string s = o.contains(k) && !o[k].is_null() ? (o[k].is_string() ? json_as_string(o[k]).value_or("") : o[k].dump()) : dflt;
   return !trim(s).empty();
 }
 
 int64_t int_or(const json& o, const char* k, int64_t d) {
   if (!o.contains(k) || o[k].is_null()) return d;
-  if (o[k].is_number()) return static_cast<int64_t>(o[k].get<double>());
-  auto v = o[k].is_string() ? parse_int(o[k].get<std::string>()) : std::nullopt;
+  if (o[k].is_number()) return static_cast<int64_t>(json_as_number(o[k]).value_or(0));
+  auto v = o[k].is_string() ? parse_int(json_as_string(o[k]).value_or("")) : std::nullopt;
   return v ? *v : d;
 }
 
@@ -66,9 +66,9 @@ std::string record_problem(const json& p) {
     }
   }
   const json rt = p.value("runtime", json::object());
-  if (rt.is_object() && rt.contains("duration_us") && rt["duration_us"].is_number() && rt["duration_us"].get<double>() < 0)
+  if (rt.is_object() && rt.contains("duration_us") && rt["duration_us"].is_number() && json_as_number(rt["duration_us"]).value_or(0) < 0)
     return "runtime.duration_us must be non-negative";
-  if (p.contains("timestamp_ns") && p["timestamp_ns"].is_number() && p["timestamp_ns"].get<double>() < 0)
+  if (p.contains("timestamp_ns") && p["timestamp_ns"].is_number() && json_as_number(p["timestamp_ns"]).value_or(0) < 0)
     return "record.timestamp_ns must be non-negative";
   return {};
 }
@@ -78,7 +78,7 @@ std::string envelope_problem(const json& e, int64_t expected, const std::string&
   if (e.value("schema_name", json()) != json(k_schema_name) || e.value("schema_version", json()) != json(k_schema_version))
     return "unsupported envelope schema " + dump_compact(e.value("schema_name", json())) + "@" +
            dump_compact(e.value("schema_version", json()));
-  std::string type = e.value("record_type", json()).is_string() ? e["record_type"].get<std::string>() : "";
+  std::string type = e.value("record_type", json()).is_string() ? json_as_string(e["record_type"]).value_or("") : "";
   if (type != "header" && type != "event" && type != "end") return "invalid record_type " + dump_compact(e.value("record_type", json()));
   if (e.value("sequence", json()) != json(expected))
     return strprintf("sequence mismatch: expected %lld, got %s", static_cast<long long>(expected),
@@ -89,7 +89,7 @@ std::string envelope_problem(const json& e, int64_t expected, const std::string&
   body.erase("checksum");
   auto sum = sha256_json(body);
   if (!sum.ok()) return "envelope is not canonical JSON";
-  if (*sum != e["checksum"].get<std::string>()) return "envelope checksum mismatch";
+  if (*sum != json_as_string(e["checksum"]).value_or("")) return "envelope checksum mismatch";
   if (!e.contains("payload") || !e["payload"].is_object()) return "envelope payload must be an object";
   return {};
 }
@@ -129,7 +129,7 @@ shard_result validate_shard(const fs::path& path, const json* receipt, const std
     if (!e->is_object()) return issue(strprintf("line %lld: envelope is not an object", static_cast<long long>(line_no))), void(stop = true);
     if (std::string p = envelope_problem(*e, expected, previous); !p.empty())
       return issue(strprintf("line %lld: %s", static_cast<long long>(line_no), p.c_str())), void(stop = true);
-    std::string type = (*e)["record_type"].get<std::string>();
+    std::string type = json_as_string((*e)["record_type"]).value_or("");
     const json& payload = (*e)["payload"];
     if (expected == 0 && type != "header") return issue("line 1: first envelope is not a header"), void(stop = true);
     if (type == "header") {
@@ -151,12 +151,12 @@ shard_result validate_shard(const fs::path& path, const json* receipt, const std
       if (!c.is_object()) return issue(strprintf("line %lld: invalid end counters: missing", static_cast<long long>(line_no))), void(stop = true);
       if (std::string p = counters_problem(c); !p.empty())
         return issue(strprintf("line %lld: invalid end counters: %s", static_cast<long long>(line_no), p.c_str())), void(stop = true);
-      if (c["written"].get<int64_t>() != events) return issue("end counters written does not match event envelope count"), void(stop = true);
+      if (json_as_int(c["written"]).value_or(0) != events) return issue("end counters written does not match event envelope count"), void(stop = true);
       out.counters = c;
       saw_end = true;
     }
     r["sequence_end"] = expected;
-    previous = (*e)["checksum"].get<std::string>();
+    previous = json_as_string((*e)["checksum"]).value_or("");
     r["chain_checksum"] = previous;
     ++expected;
   };
@@ -195,8 +195,8 @@ shard_result validate_shard(const fs::path& path, const json* receipt, const std
 /// TargetedTraceManifest.from_dict checks; "" when the manifest is valid.
 std::string manifest_problem(const json& m) {
   if (!m.is_object()) return "manifest root must be an object";
-  std::string name = m.value("schema_name", json("")).is_string() ? m["schema_name"].get<std::string>() : "";
-  std::string version = m.value("schema_version", json("")).is_string() ? m["schema_version"].get<std::string>() : "";
+  std::string name = m.value("schema_name", json("")).is_string() ? json_as_string(m["schema_name"]).value_or("") : "";
+  std::string version = m.value("schema_version", json("")).is_string() ? json_as_string(m["schema_version"]).value_or("") : "";
   if (name != k_schema_name || version != k_schema_version)
     return "unsupported schema " + (name.empty() ? "<missing>" : name) + "@" + (version.empty() ? "<missing>" : version) +
            "; expected " + k_schema_name + "@" + k_schema_version;
@@ -222,10 +222,10 @@ std::string manifest_problem(const json& m) {
     if (std::string p = counters_problem(c); !p.empty()) return p;
     if (!keys.insert(dump_compact({int_or(s, "rank", 0), int_or(s, "pid", 0), s["path"]})).second)
       return "manifest contains duplicate shard receipts";
-    for (const char* k : {"seen", "sampled", "written", "dropped"}) sum[k] = sum[k].get<int64_t>() + c[k].get<int64_t>();
+    for (const char* k : {"seen", "sampled", "written", "dropped"}) sum[k] = json_as_int(sum[k]).value_or(0) + json_as_int(c[k]).value_or(0);
     if (c.contains("dropped_by_reason"))
       for (auto it = c["dropped_by_reason"].begin(); it != c["dropped_by_reason"].end(); ++it)
-        sum["dropped_by_reason"][it.key()] = sum["dropped_by_reason"].value(it.key(), int64_t{0}) + it.value().get<int64_t>();
+        sum["dropped_by_reason"][it.key()] = sum["dropped_by_reason"].value(it.key(), int64_t{0}) + json_as_int(it.value()).value_or(0);
   }
   if (!m.contains("coverage") || !m["coverage"].is_object()) return "manifest coverage must be an object";
   if (std::string p = counters_problem(m["coverage"]); !p.empty()) return p;
@@ -261,7 +261,7 @@ status_or<json> postprocess_trace_dir(const fs::path& dir, const std::optional<f
   std::map<std::string, json> receipts;
   if (!manifest.is_null())
     for (const auto& rc : manifest["shards"]) {
-      fs::path p = rc["path"].get<std::string>();
+      fs::path p = json_as_string(rc["path"]).value_or("");
       receipts[absolute_path(p).string()] = rc;
       receipts[p.filename().string()] = rc;
     }
@@ -304,12 +304,12 @@ status_or<json> postprocess_trace_dir(const fs::path& dir, const std::optional<f
     else if (auto it2 = receipts.find(p.filename().string()); it2 != receipts.end()) rc = &it2->second;
     shard_result v = validate_shard(p, rc, observe);
     observed.insert(p.filename().string());
-    all_valid = all_valid && v.j["valid"].get<bool>();
+    all_valid = all_valid && json_as_bool(v.j["valid"]).value_or(false);
     if (!v.counters.is_null()) {
-      for (const char* k : {"seen", "sampled", "written", "dropped"}) coverage[k] = coverage[k].get<int64_t>() + v.counters[k].get<int64_t>();
+      for (const char* k : {"seen", "sampled", "written", "dropped"}) coverage[k] = json_as_int(coverage[k]).value_or(0) + json_as_int(v.counters[k]).value_or(0);
       if (v.counters.contains("dropped_by_reason"))
         for (auto it = v.counters["dropped_by_reason"].begin(); it != v.counters["dropped_by_reason"].end(); ++it)
-          coverage["dropped_by_reason"][it.key()] = coverage["dropped_by_reason"].value(it.key(), int64_t{0}) + it.value().get<int64_t>();
+          coverage["dropped_by_reason"][it.key()] = coverage["dropped_by_reason"].value(it.key(), int64_t{0}) + json_as_int(it.value()).value_or(0);
     }
     shards.push_back(v.j);
   }
@@ -317,23 +317,23 @@ status_or<json> postprocess_trace_dir(const fs::path& dir, const std::optional<f
   if (!manifest.is_null()) {
     const json prov = manifest.value("provenance", json::object());
     if (prov.contains("adapter_warnings") && prov["adapter_warnings"].is_array())
-      for (const auto& w : prov["adapter_warnings"]) issues.push_back("acquisition: " + (w.is_string() ? w.get<std::string>() : w.dump()));
+      for (const auto& w : prov["adapter_warnings"]) issues.push_back("acquisition: " + (w.is_string() ? json_as_string(w).value_or("") : w.dump()));
     std::set<std::string> declared;
     for (const auto& rc : manifest["shards"]) {
-      std::string name = fs::path(rc["path"].get<std::string>()).filename().string();
+      std::string name = fs::path(json_as_string(rc["path"]).value_or("")).filename().string();
       declared.insert(name);
-      if (!observed.count(name)) issues.push_back("manifest shard missing: " + rc["path"].get<std::string>());
+      if (!observed.count(name)) issues.push_back("manifest shard missing: " + json_as_string(rc["path"]).value_or(""));
     }
     for (const auto& o : observed)
       if (!declared.count(o)) issues.push_back("undeclared trace shard: " + o);
   }
   for (const auto& s : shards)
-    for (const auto& i : s["issues"]) issues.push_back(s["path"].get<std::string>() + ": " + i.get<std::string>());
+    for (const auto& i : s["issues"]) issues.push_back(json_as_string(s["path"]).value_or("") + ": " + json_as_string(i).value_or(""));
   if (shard_paths.empty()) issues.push_back("no trace shards found under " + dir.string());
   json failures = json::object();
-  for (const auto& i : issues) bump(failures, failure_reason(i.get<std::string>()));
-  int64_t seen = coverage["seen"].get<int64_t>(), written = coverage["written"].get<int64_t>(),
-          dropped = coverage["dropped"].get<int64_t>();
+  for (const auto& i : issues) bump(failures, failure_reason(json_as_string(i).value_or("")));
+  int64_t seen = json_as_int(coverage["seen"]).value_or(0), written = json_as_int(coverage["written"]).value_or(0),
+          dropped = json_as_int(coverage["dropped"]).value_or(0);
   bool lossless = seen > 0 && dropped == 0 && written == seen;
   bool complete_sem = written > 0 && complete_records == written;
   bool claimed = issues.empty() && lossless && complete_sem;

@@ -160,7 +160,7 @@ std::string strip_clone_suffixes(std::string_view name) {
   for (bool changed = true; changed;) {
     changed = false;
     for (std::string_view suf : {" [clone .kd]", ".kd", ".k.d", ".cold"}) {
-      if (ends_with(s, suf)) { s.resize(s.size() - suf.size()); changed = true; }
+      if (ends_with(s, suf)) { s.erase(s.size() - suf.size()); changed = true; }  // erase: resize trips GCC 12 -Wstringop-overflow
     }
     // " [clone .constprop.0]" and friends at the end of a demangled name.
     if (ends_with(s, "]")) {
@@ -186,7 +186,7 @@ parsed_kernel_name parse_kernel_name(std::string_view name) {
   r.demangled = strip_clone_suffixes(demangle(name));
   std::string s = replace_all(r.demangled, k_anon, k_anon_token);
   for (std::string_view q : {" const", " volatile", " &&", " &"}) {
-    if (ends_with(s, q)) s.resize(s.size() - q.size());
+    if (ends_with(s, q)) s.erase(s.size() - q.size());
   }
   std::string_view v = s;
   size_t name_end = v.size();

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <set>
 
+#include "core/states.h"
 #include "core/strings.h"
 
 namespace magpie::store {
@@ -53,10 +54,11 @@ std::string throughput_unit(const std::string& key) {
 void benchmark_metrics(const json& r, std::vector<metric>* out) {
   if (r.contains("throughput") && r["throughput"].is_object()) {
     for (auto it = r["throughput"].begin(); it != r["throughput"].end(); ++it) {
-      if (!it.value().is_number()) continue;
+      auto value = json_as_number(it.value());
+      if (!value) continue;
       const std::string& k = it.key();
       std::string name = "throughput." + k;
-      double v = it.value().get<double>();
+      double v = *value;
       if (contains(k, "throughput") || contains(k, "goodput")) add(out, name, v, throughput_unit(k), "higher");
       else if (k == "completed_requests") add(out, name, v, "count", "higher");
       else if (k == "duration_seconds") add(out, name, v, "s", "none");
@@ -67,13 +69,12 @@ void benchmark_metrics(const json& r, std::vector<metric>* out) {
     for (auto m = r["latency"].begin(); m != r["latency"].end(); ++m) {
       if (!m.value().is_object()) continue;
       for (auto s = m.value().begin(); s != m.value().end(); ++s) {
-        if (s.value().is_number() && ends_with(s.key(), "_ms"))
-          add(out, "latency." + m.key() + "." + s.key(), s.value().get<double>(), "ms", "lower");
+        if (auto v = json_as_number(s.value()); v && ends_with(s.key(), "_ms"))
+          add(out, "latency." + m.key() + "." + s.key(), *v, "ms", "lower");
       }
     }
   }
-  if (r.contains("execution_time") && r["execution_time"].is_number())
-    add(out, "execution_time", r["execution_time"].get<double>(), "s", "none");
+  if (auto t = json_as_number(json_value(r, "execution_time"))) add(out, "execution_time", *t, "s", "none");
 }
 
 std::string kernel_id_of(const json& res, size_t i) {
@@ -97,9 +98,9 @@ void kernel_metrics(const json& results, std::vector<metric>* out) {
                     {"p75", json_number(s, "p75", 0) / 1e3}, {"rel_stdev", json_number(s, "rel_stdev", 0)}};
       add(out, id + ".kernel_time_median_us", json_number(s, "median", 0) / 1e3, "us", "lower", extra);
     }
-    if (res.contains("score") && res["score"].is_number()) add(out, id + ".score", res["score"].get<double>(), "", "higher");
+    if (auto score = json_as_number(json_value(res, "score"))) add(out, id + ".score", *score, "", "higher");
     if (res.contains("correctness_state"))
-      add(out, id + ".correct", json_string(res, "correctness_state") == "SUCCESS" ? 1.0 : 0.0, "bool", "higher");
+      add(out, id + ".correct", row_correct(res) ? 1.0 : 0.0, "bool", "higher");
   }
 }
 
@@ -118,9 +119,8 @@ std::vector<metric> extract_metrics(const std::string& mode, const json& r) {
     kernel_metrics(res.contains("kernel_results") ? res["kernel_results"] : json(), &out);
     if (res.contains("verdicts") && res["verdicts"].is_array()) {
       for (const auto& v : res["verdicts"]) {
-        if (v.is_object() && v.contains("speedup_vs_baseline") && v["speedup_vs_baseline"].is_number())
-          add(&out, json_string(v, "kernel_id", "kernel") + ".speedup_vs_baseline",
-              v["speedup_vs_baseline"].get<double>(), "x", "higher");
+        if (auto x = json_as_number(json_value(v, "speedup_vs_baseline")))
+          add(&out, json_string(v, "kernel_id", "kernel") + ".speedup_vs_baseline", *x, "x", "higher");
       }
     }
   }

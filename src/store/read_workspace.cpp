@@ -2,6 +2,7 @@
 // samples (vLLM-style result JSON with ttfts / latencies / itls arrays in seconds).
 #include <ctime>
 
+#include "core/states.h"
 #include "core/strings.h"
 #include "store/extract.h"
 
@@ -14,7 +15,7 @@ std::vector<double> seconds_to_ms(const json& arr) {
   std::vector<double> v;
   if (!arr.is_array()) return v;
   for (const auto& x : arr)
-    if (x.is_number()) v.push_back(x.get<double>() * 1e3);
+    if (auto d = json_as_number(x)) v.push_back(*d * 1e3);
   return v;
 }
 
@@ -37,7 +38,7 @@ void samples_from_result(const json& r, std::map<std::string, std::vector<double
       r["output_lens"].size() == ttft.size()) {
     std::vector<double> tpot;
     for (size_t i = 0; i < ttft.size(); ++i) {
-      double n = r["output_lens"][i].is_number() ? r["output_lens"][i].get<double>() : 0;
+      double n = json_as_number(r["output_lens"][i]).value_or(0);
       if (n > 1) tpot.push_back((e2el[i] - ttft[i]) / (n - 1));
     }
     if (!tpot.empty()) (*out)["latency.tpot"] = tpot;
@@ -107,7 +108,7 @@ bool success_of(const std::string& mode, const json& r) {
            json_bool(r["results"]["comparison_metrics"], "all_correct", false);
   if (!r.contains("results") || !r["results"].is_array() || r["results"].empty()) return false;
   for (const auto& k : r["results"])
-    if (json_string(k, "correctness_state") != "SUCCESS") return false;
+    if (!row_correct(k)) return false;
   return true;
 }
 

@@ -186,7 +186,7 @@ status_or<std::map<std::string, std::vector<double>>> results_store::samples(int
     if (!j.ok() || !j->is_array()) continue;
     auto& v = out[s.column_text(0)];
     for (const auto& x : *j)
-      if (x.is_number()) v.push_back(x.get<double>());
+      if (auto d = json_as_number(x)) v.push_back(*d);
   }
   return out;
 }

@@ -26,10 +26,10 @@ roofline_point roofline(double flops, std::optional<double> bytes, const std::st
 namespace {
 
 std::string param_value(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_number()) return python_float_repr(v.get<double>());
+  if (auto s = json_as_string(v)) return *s;
+  if (auto b = json_as_bool(v)) return *b ? "True" : "False";
+  if (v.is_number_integer()) return v.is_number_unsigned() ? v.dump() : std::to_string(json_as_int(v).value_or(0));
+  if (auto d = json_as_number(v)) return python_float_repr(*d);
   return v.dump();
 }
 

@@ -46,24 +46,29 @@ status read_optional_list(const json& j, const char* key, std::optional<std::vec
   if (!v.is_array()) return invalid_argument("gap_analysis.%s: expected a list of strings", key);
   std::vector<std::string> items;
   for (const auto& e : v) {
-    if (!e.is_string()) return invalid_argument("gap_analysis.%s: expected a list of strings", key);
-    items.push_back(e.get<std::string>());
+    auto s = json_as_string(e);
+    if (!s) return invalid_argument("gap_analysis.%s: expected a list of strings", key);
+    items.push_back(*s);
   }
   *out = std::move(items);
   return ok_status();
 }
 
 status read_number(const json& j, const char* key, double* out) {
-  if (!j.contains(key) || j[key].is_null()) return ok_status();
-  if (!j[key].is_number()) return invalid_argument("gap_analysis.%s: expected a number", key);
-  *out = j[key].get<double>();
+  const json v = json_value(j, key);
+  if (v.is_null()) return ok_status();
+  auto d = json_as_number(v);
+  if (!d) return invalid_argument("gap_analysis.%s: expected a number", key);
+  *out = *d;
   return ok_status();
 }
 
 status read_bool(const json& j, const char* key, bool* out) {
-  if (!j.contains(key) || j[key].is_null()) return ok_status();
-  if (!j[key].is_boolean()) return invalid_argument("gap_analysis.%s: expected true or false", key);
-  *out = j[key].get<bool>();
+  const json v = json_value(j, key);
+  if (v.is_null()) return ok_status();
+  auto b = json_as_bool(v);
+  if (!b) return invalid_argument("gap_analysis.%s: expected true or false", key);
+  *out = *b;
   return ok_status();
 }
 
@@ -104,8 +109,7 @@ status_or<gap_config> gap_config::from_json(const json& j) {
   MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "rank_files", &rank_files));
   if (rank_files) c.rank_files = *rank_files;
   MAGPIE_RETURN_IF_ERROR(read_bool(j, "auto_clone_repos", &c.auto_clone_repos));
-  if (j.contains("repos_base_dir") && j["repos_base_dir"].is_string())
-    c.repos_base_dir = j["repos_base_dir"].get<std::string>();
+  if (auto dir = json_as_string(json_value(j, "repos_base_dir"))) c.repos_base_dir = *dir;
   static const char* k_known[] = {"enabled", "trace_start_pct", "trace_end_pct", "top_k", "min_duration_us",
                                   "categories", "ignore_categories", "find_kernel_sources",
                                   "kernel_source_repos", "auto_clone_repos", "repos_base_dir", "rank_files"};
@@ -162,8 +166,8 @@ class gap_sink : public event_sink {
     if (key == "deviceProperties" && j->is_array() && !j->empty() && (*j)[0].is_object())
       m_device = json_string((*j)[0], "name");
     if (key == "distributedInfo" && j->is_object()) {
-      if ((*j).contains("world_size") && (*j)["world_size"].is_number_integer()) m_world = (*j)["world_size"].get<int64_t>();
-      if ((*j).contains("rank") && (*j)["rank"].is_number_integer()) m_rank = (*j)["rank"].get<int64_t>();
+      if (auto w = json_as_int(json_value(*j, "world_size")); w && json_value(*j, "world_size").is_number_integer()) m_world = *w;
+      if (auto r = json_as_int(json_value(*j, "rank")); r && json_value(*j, "rank").is_number_integer()) m_rank = *r;
     }
   }
 

@@ -198,8 +198,8 @@ json timeline_breakdown::communication_json() const {
 std::string timeline_breakdown::to_csv() const {
   std::string out = "type,time ms,percent\n";
   for (const auto& r : to_json())
-    out += r["type"].get<std::string>() + "," + python_float_repr(r["time ms"].get<double>()) + "," +
-           python_float_repr(r["percent"].get<double>()) + "\n";
+    out += json_string(r, "type") + "," + python_float_repr(json_number(r, "time ms", 0)) + "," +
+           python_float_repr(json_number(r, "percent", 0)) + "\n";
   return out;
 }
 

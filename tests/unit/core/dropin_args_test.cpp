@@ -12,6 +12,7 @@ using namespace magpie;
 TEST(dropin_args, bounded_numbers_name_the_flag_and_range) {
   arg_parser p("prog", "test");
   p.add_value("--warmup", "", "N", "").add_value("--max-time", "", "S", "").add_value("--atol", "", "X", "");
+  p.add_value("--absent", "", "N", "");
   ASSERT_TRUE(p.parse({"--warmup", "-1", "--max-time", "0", "--atol=nan"}).ok());
   auto w = p.integer_in("--warmup", 10, 0, 100);
   ASSERT_FALSE(w.ok());

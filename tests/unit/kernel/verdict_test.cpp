@@ -46,11 +46,11 @@ TEST(verdict, process_effect_widens_the_interval_instead_of_a_false_verdict) {
   auto a = make(10000, {0.0, 0.015}, 400, 0.002, 1);
   auto b = make(10000, {0.015, 0.0}, 400, 0.002, 2);
   auto v = build_verdicts({impl(a), impl(b)}, 0, p, 7);
-  EXPECT_EQ(v[0].verdict, "baseline");
+  EXPECT_EQ(v[0].verdict, verdict_kind::baseline);
   EXPECT_LE(v[1].ci_low, 1.0);
   EXPECT_GE(v[1].ci_high, 1.0);
-  EXPECT_NE(v[1].verdict, "faster");
-  EXPECT_NE(v[1].verdict, "slower");
+  EXPECT_NE(v[1].verdict, verdict_kind::faster);
+  EXPECT_NE(v[1].verdict, verdict_kind::slower);
   // Within-process noise alone would have given a narrow interval around the process offsets.
   EXPECT_GT(v[1].ci_high - v[1].ci_low, 0.02);
 }
@@ -61,8 +61,8 @@ TEST(verdict, aa_without_process_effect_is_same_and_3pct_slower_is_slower) {
   auto copy = make(10000, {0, 0}, 300, 0.003, 2);
   auto slow = make(10300, {0, 0}, 300, 0.003, 3);
   auto v = build_verdicts({impl(base), impl(copy), impl(slow)}, 0, p, 9);
-  EXPECT_EQ(v[1].verdict, "same") << v[1].reason;
-  EXPECT_EQ(v[2].verdict, "slower") << v[2].reason;
+  EXPECT_EQ(v[1].verdict, verdict_kind::same) << v[1].reason;
+  EXPECT_EQ(v[2].verdict, verdict_kind::slower) << v[2].reason;
   EXPECT_NEAR(v[2].speedup, 1 / 1.03, 0.005);
   EXPECT_EQ(v[2].df, 3);
 }
@@ -82,10 +82,10 @@ TEST(verdict, implausible_untrusted_and_incorrect) {
   rejected.timed = false;
   rejected.not_timed_reason = "rejected: forged records";
   auto v = build_verdicts({impl(base), floor, untrusted, wrong, rejected}, 0, p, 3);
-  EXPECT_EQ(v[1].verdict, "implausible");
+  EXPECT_EQ(v[1].verdict, verdict_kind::implausible);
   EXPECT_NE(v[1].reason.find("physical floor"), std::string::npos);
-  EXPECT_EQ(v[2].verdict, "ambiguous");
-  EXPECT_EQ(v[3].verdict, "not_ranked");
-  EXPECT_EQ(v[4].verdict, "not_ranked");
+  EXPECT_EQ(v[2].verdict, verdict_kind::ambiguous);
+  EXPECT_EQ(v[3].verdict, verdict_kind::not_ranked);
+  EXPECT_EQ(v[4].verdict, verdict_kind::not_ranked);
   EXPECT_NE(v[4].reason.find("forged"), std::string::npos);
 }

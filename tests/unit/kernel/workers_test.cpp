@@ -27,8 +27,7 @@ TEST(workers, visible_devices_lists) {
 }
 
 TEST(workers, pool_sources_in_order) {
-  scheduler_options s;
-  s.gpu_devices = {3, 5};
+  std::vector<int64_t> s = {3, 5};  // scheduler.gpu_devices
   auto p = discover_device_pool(s, {{"CUDA_VISIBLE_DEVICES", "0,1"}}, false);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->ids, (std::vector<std::string>{"3", "5"}));
@@ -36,7 +35,7 @@ TEST(workers, pool_sources_in_order) {
   EXPECT_EQ(p->bind(1), (env_list{{"CUDA_VISIBLE_DEVICES", "5"}}));
   auto amd = discover_device_pool(s, {}, true);
   EXPECT_EQ(amd->bind(0), (env_list{{"ROCR_VISIBLE_DEVICES", "3"}}));
-  s.gpu_devices.clear();
+  s.clear();
   auto e = discover_device_pool(s, {{"HIP_VISIBLE_DEVICES", "1,0"}, {"PATH", "/bin"}}, false);
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->variable, "HIP_VISIBLE_DEVICES");

@@ -27,7 +27,7 @@ bool has_prefix(const std::vector<std::string>& v, const std::string& p) {
 TEST(batch, compare_plan_reference_kernels_timing) {
   auto req = request("compare", 3);
   req.correctness.seed = 99;
-  auto b = plan_kernel_batch(req);
+  auto b = plan_kernel_batch(req, req.scheduler);
   ASSERT_TRUE(b.ok()) << b.get_status().message();
   ASSERT_EQ(b->jobs.size(), 4u);
   EXPECT_EQ(b->jobs[0].name, "reference");
@@ -55,13 +55,15 @@ TEST(batch, compare_plan_reference_kernels_timing) {
   EXPECT_EQ(again.jobs[0].last.state, job_state::not_submitted);
   auto back = load_batch_request(again).value();
   EXPECT_EQ(*back.correctness.seed, 99u);
-  EXPECT_EQ(back.scheduler.environment, "");  // jobs run locally on their node
+  json options = load_batch_options(again);  // reported in the merged report; jobs ignore it
+  EXPECT_EQ(options["environment"], "slurm");
+  EXPECT_EQ(options["magpie_bin"], "/opt/magpie/bin/magpie");
 }
 
 TEST(batch, seed_is_fixed_when_unset_and_no_perf_has_no_timing_job) {
   auto req = request("compare", 2);
   req.performance.enabled = false;
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   EXPECT_NE(b.run_seed, 0u);
   EXPECT_EQ(*load_batch_request(b).value().correctness.seed, b.run_seed);
   ASSERT_EQ(b.jobs.size(), 2u);  // reference (= baseline 0) and k01
@@ -72,7 +74,7 @@ TEST(batch, separate_reference_and_baseline_get_their_own_jobs) {
   auto req = request("compare", 2);
   req.reference = spec("ref");
   req.baseline_index = 1;
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   std::vector<std::string> names;
   for (const auto& j : b.jobs) names.push_back(j.name);
   EXPECT_EQ(names, (std::vector<std::string>{"reference", "k00_k0", "k01_k1", "timing"}));
@@ -80,7 +82,7 @@ TEST(batch, separate_reference_and_baseline_get_their_own_jobs) {
 
 TEST(batch, analyze_without_reference_has_independent_jobs) {
   auto req = request("analyze", 2);
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   ASSERT_EQ(b.jobs.size(), 2u);
   for (const auto& j : b.jobs) EXPECT_TRUE(j.after.empty());
   EXPECT_NE(b.dir.filename().string().find("batch_analyze_k0_"), std::string::npos) << b.dir;
@@ -94,7 +96,7 @@ TEST(batch, gpu_kernels_get_gres_and_site_options) {
   req.scheduler.mem = "16G";
   req.scheduler.sbatch_args = {"--exclusive"};
   req.scheduler.setup = {"module load cuda/13"};
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   EXPECT_FALSE(has_prefix(b.jobs[0].sbatch_args, "--gres"));
   EXPECT_TRUE(has(b.jobs[1].sbatch_args, "--gres=gpu:1"));
   EXPECT_TRUE(has(b.jobs[1].sbatch_args, "--partition=gpu"));
@@ -103,24 +105,24 @@ TEST(batch, gpu_kernels_get_gres_and_site_options) {
   EXPECT_TRUE(has(b.jobs[1].sbatch_args, "--exclusive"));
   EXPECT_NE(read_file(b.jobs[1].dir / "job.sh").value().find("module load cuda/13\n"), std::string::npos);
   req.scheduler.gres = "gpu:h200:2";
-  auto c = plan_kernel_batch(req).value();
+  auto c = plan_kernel_batch(req, req.scheduler).value();
   EXPECT_TRUE(has(c.jobs[1].sbatch_args, "--gres=gpu:h200:2"));
 }
 
 TEST(batch, rejects_bad_time_limits_and_requests) {
   auto req = request("compare", 2);
   req.scheduler.time_limit = "soon";
-  EXPECT_FALSE(plan_kernel_batch(req).ok());
+  EXPECT_FALSE(plan_kernel_batch(req, req.scheduler).ok());
   auto one = request("compare", 1);
-  EXPECT_FALSE(plan_kernel_batch(one).ok());
+  EXPECT_FALSE(plan_kernel_batch(one, one.scheduler).ok());
   auto base = request("compare", 2);
   base.baseline_index = 5;
-  EXPECT_FALSE(plan_kernel_batch(base).ok());
+  EXPECT_FALSE(plan_kernel_batch(base, base.scheduler).ok());
 }
 
 TEST(batch, submit_passes_dependencies_by_id_and_cancels_on_failure) {
   auto req = request("compare", 3);
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   std::vector<std::vector<std::string>> calls;
   int next = 100;
   int fail_at = -1;
@@ -147,7 +149,7 @@ TEST(batch, submit_passes_dependencies_by_id_and_cancels_on_failure) {
   EXPECT_EQ(calls[3].back(), (b.jobs[3].dir / "job.sh").string());
   EXPECT_EQ(batch::load(b.dir).value().jobs[2].job_id, "102");
 
-  auto b2 = plan_kernel_batch(req).value();
+  auto b2 = plan_kernel_batch(req, req.scheduler).value();
   calls.clear();
   next = 100;
   fail_at = 2;
@@ -158,4 +160,33 @@ TEST(batch, submit_passes_dependencies_by_id_and_cancels_on_failure) {
   auto saved = batch::load(b2.dir).value();
   EXPECT_FALSE(saved.jobs[2].submit_error.empty());
   EXPECT_TRUE(saved.jobs[3].job_id.empty());
+}
+
+// batch.json outlives magpie versions and is edited by hand: a mistyped field is an error that
+// names the file and the field (batch_codec.cpp), not an exception.
+TEST(batch, load_names_the_mistyped_field) {
+  auto req = request("compare", 2);
+  auto b = plan_kernel_batch(req, req.scheduler).value();
+  json j = read_json_file(b.dir / "batch.json").value();
+  j["jobs"][1]["last"]["exit_code"] = "zero";
+  ASSERT_TRUE(write_json_file(b.dir / "batch.json", j).ok());
+  auto bad = batch::load(b.dir);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.get_status().message().find("batch.json: field 'jobs[1].last.exit_code': expected an integer, got string"),
+            std::string::npos)
+      << bad.get_status().message();
+  j["jobs"][1]["last"]["exit_code"] = 3;
+  j["jobs"][0]["kernels"] = {1, "x"};
+  ASSERT_TRUE(write_json_file(b.dir / "batch.json", j).ok());
+  EXPECT_NE(batch::load(b.dir).get_status().message().find("field 'jobs[0].kernels[1]'"), std::string::npos);
+  j["jobs"][0]["kernels"] = json::array();
+  j["run_seed"] = -4;
+  ASSERT_TRUE(write_json_file(b.dir / "batch.json", j).ok());
+  EXPECT_NE(batch::load(b.dir).get_status().message().find("field 'run_seed': expected a non-negative integer"),
+            std::string::npos);
+  j["run_seed"] = 4;
+  ASSERT_TRUE(write_json_file(b.dir / "batch.json", j).ok());
+  auto good = batch::load(b.dir);
+  ASSERT_TRUE(good.ok()) << good.get_status().message();
+  EXPECT_EQ(good->jobs[1].last.exit_status, 3);
 }

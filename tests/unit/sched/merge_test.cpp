@@ -42,7 +42,7 @@ struct fixture {
     }
     req.correctness.seed = 5;
     req.output_dir = make_temp_dir("/tmp", "magpie_merge_").value();
-    b = plan_kernel_batch(req).value();
+    b = plan_kernel_batch(req, {}).value();
     for (auto& j : b.jobs) {
       j.job_id = std::to_string(10 + (&j - &b.jobs[0]));
       j.last.state = job_state::completed;
@@ -161,4 +161,74 @@ TEST(merge, analyze_rows_in_order_and_exit_code) {
   EXPECT_EQ(m.report["results"][3]["outcome"], "timeout");
   EXPECT_EQ(m.exit_code, 1);
   EXPECT_FALSE(m.report["scheduler"]["timing"]["interleaved"].get<bool>());
+}
+
+// Files written by jobs are read field by field: a mistyped or out-of-range field in the timing
+// job's result or report leaves the batch untimed with a note naming it, never an exception.
+TEST(merge, malformed_timing_files_become_a_note) {
+  struct bad_case {
+    json result_extra;
+    json results;
+    const char* note_part;
+  };
+  json good_rows = {row("base", true, 200), row("fast", true, 100)};
+  json verdicts = {{{"verdict", "baseline"}}, {{"verdict", "faster"}, {"speedup_vs_baseline", 2.0}}};
+  std::vector<bad_case> cases = {
+      {{{"timed_indices", "0,1"}}, {{"kernel_results", good_rows}, {"verdicts", verdicts}},
+       "field 'timed_indices': expected a list of integers, got string"},
+      {{{"timed_indices", {0, 9}}}, {{"kernel_results", good_rows}, {"verdicts", verdicts}},
+       "timed_indices do not name the request's kernels"},
+      {{{"timed_indices", {0, 1}}}, {{"kernel_results", good_rows}},
+       "field 'results.verdicts' is missing"},
+      {{{"timed_indices", {0, 1}}},
+       {{"kernel_results", good_rows}, {"verdicts", {verdicts[0], {{"verdict", "quicker"}, {"speedup_vs_baseline", 2.0}}}}},
+       "field 'results.verdicts[1].verdict': unknown verdict 'quicker'"},
+      {{{"timed_indices", {0, 1}}},
+       {{"kernel_results", good_rows}, {"verdicts", {verdicts[0], {{"verdict", "faster"}, {"speedup_vs_baseline", "2x"}}}}},
+       "field 'results.verdicts[1].speedup_vs_baseline': expected a number"},
+      {{{"timed_indices", {0, 1}}}, {{"kernel_results", good_rows}, {"verdicts", {verdicts[0], 3}}},
+       "field 'results.verdicts[1]' must be an object"},
+  };
+  for (const auto& c : cases) {
+    fixture f;
+    f.standard_jobs();
+    f.write("timing", {{"mode", "compare"}, {"run_seed", 5}, {"results", c.results}}, c.result_extra);
+    auto m = merge_compare(f.b, f.req, "20260101_000000");
+    const json& timing = m.report["scheduler"]["timing"];
+    EXPECT_FALSE(timing["interleaved"].get<bool>());
+    EXPECT_NE(json_string(timing, "note").find(c.note_part), std::string::npos) << timing.dump();
+    EXPECT_EQ(m.report["results"]["verdicts"][1]["verdict"], "not_ranked");
+    EXPECT_EQ(m.report["results"]["winner"], 0);  // the correct baseline
+  }
+}
+
+TEST(merge, rows_with_mistyped_states_read_as_not_correct) {
+  fixture f;
+  f.standard_jobs();
+  json odd = row("fast", true);
+  odd["correctness_state"] = 1;  // not a state word
+  odd["extra"] = "not an object";
+  f.write("k01_fast", {{"run_seed", 5}, {"external_reference", {{"manifest_dir", "/m/ref"}}}, {"results", {odd}}});
+  auto m = merge_analyze(f.b, f.req, "20260101_000000");
+  EXPECT_EQ(m.report["summary"][1]["correctness_state"], "FAILED");
+  EXPECT_EQ(m.report["summary"][1]["kernel_id"], "");
+  EXPECT_EQ(m.exit_code, 1);
+}
+
+// Rankings and the winner are rebuilt from the verdicts by the same builder as a local compare
+// (kernel/compare.h): what the timing report claims about them is not taken over.
+TEST(merge, winner_comes_from_the_verdicts_like_a_local_compare) {
+  fixture f;
+  f.standard_jobs();
+  json verdicts = {{{"verdict", "baseline"}, {"speedup_vs_baseline", 1.0}},
+                   {{"verdict", "faster"}, {"speedup_vs_baseline", 2.0}, {"ci_low", 1.8}, {"ci_high", 2.2}}};
+  json results = {{"kernel_results", {row("base", true, 200), row("fast", true, 100)}}, {"verdicts", verdicts},
+                  {"rankings", json::array()}, {"winner", 0}, {"winner_reason", "claimed"}};
+  f.write("timing", {{"mode", "compare"}, {"run_seed", 5}, {"results", results}}, {{"timed_indices", {0, 1}}});
+  auto m = merge_compare(f.b, f.req, "20260101_000000");
+  const json& r = m.report["results"];
+  EXPECT_EQ(r["winner"], 1);
+  EXPECT_EQ(r["winner_reason"], "fastest candidate that is significantly faster than the baseline");
+  EXPECT_EQ(r["rankings"], json({{1, 2.0}, {0, 1.0}}));
+  EXPECT_EQ(r["verdicts"][1]["interval_df"], 0);  // verdicts are written by verdict::to_json
 }

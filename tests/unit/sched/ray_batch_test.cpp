@@ -15,7 +15,7 @@ using namespace magpie::sched;
 
 namespace {
 
-eval_request ray_request(const std::string& mode, int n) { return magpie::sched_test::request(mode, n, "ray"); }
+magpie::sched_test::test_request ray_request(const std::string& mode, int n) { return magpie::sched_test::request(mode, n, "ray"); }
 
 // A dashboard whose jobs take the states the test sets; every submission is recorded.
 struct fake_cluster {
@@ -62,7 +62,7 @@ TEST(ray_batch, plan_writes_ray_requests) {
   req.scheduler.time_limit = "1:30";  // 90 s
   req.scheduler.ray.env_vars = {{"HF_HOME", "/shared/hf"}};
   req.scheduler.ray.metadata = {{"owner", "me"}};
-  auto b = plan_kernel_batch(req);
+  auto b = plan_kernel_batch(req, req.scheduler);
   ASSERT_TRUE(b.ok()) << b.get_status().message();
   EXPECT_EQ(b->engine, "ray");
   EXPECT_EQ(json_string(b->engine_config, "address"), "http://127.0.0.1:8265");
@@ -89,7 +89,7 @@ TEST(ray_batch, plan_writes_ray_requests) {
   req.scheduler.ray.entrypoint_num_gpus = 0.5;
   req.scheduler.ray.entrypoint_num_cpus = 4;
   req.scheduler.time_limit = "UNLIMITED";
-  auto c = plan_kernel_batch(req).value();
+  auto c = plan_kernel_batch(req, req.scheduler).value();
   EXPECT_EQ(c.find("k02_k2")->ray_request["entrypoint_num_gpus"], 0.5);
   EXPECT_EQ(c.find("k01_k1")->ray_request["entrypoint_num_cpus"], 4.0);
   EXPECT_EQ(c.find("k01_k1")->ray_request["entrypoint"].get<std::string>().find("timeout"), std::string::npos);
@@ -97,7 +97,7 @@ TEST(ray_batch, plan_writes_ray_requests) {
 
 TEST(ray_batch, dependent_jobs_are_submitted_when_their_dependencies_end) {
   auto req = ray_request("compare", 3);
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   fake_cluster f;
   auto e = f.make();
   ASSERT_TRUE(submit_batch(b, *e).ok());
@@ -129,7 +129,7 @@ TEST(ray_batch, dependent_jobs_are_submitted_when_their_dependencies_end) {
 
 TEST(ray_batch, cancel_stops_running_jobs_and_never_submits_deferred_ones) {
   auto req = ray_request("compare", 2);
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   fake_cluster f;
   auto e = f.make();
   ASSERT_TRUE(submit_batch(b, *e).ok());
@@ -199,7 +199,7 @@ TEST(ray_config, magpie_fields) {
 TEST(ray_batch, merged_rows_name_the_ray_job_and_its_log) {
   auto req = ray_request("compare", 2);
   req.performance.enabled = false;
-  auto b = plan_kernel_batch(req).value();
+  auto b = plan_kernel_batch(req, req.scheduler).value();
   job_record* k = b.find("k01_k1");
   k->job_id = "magpie-x-k01_k1";
   k->last.state = job_state::timeout;
@@ -220,18 +220,18 @@ TEST(ray_batch, merged_rows_name_the_ray_job_and_its_log) {
 TEST(ray_batch, batch_status_words) {
   auto req = ray_request("compare", 2);
   req.performance.enabled = false;
-  auto b = plan_kernel_batch(req).value();
-  EXPECT_EQ(batch_status(b), "FAILED");  // planned, never submitted: nothing ran
+  auto b = plan_kernel_batch(req, req.scheduler).value();
+  EXPECT_EQ(task_status_name(batch_status(b)), std::string("FAILED"));  // planned, never submitted: nothing ran
   b.jobs[0].job_id = "r";
   b.jobs[0].last.state = job_state::running;
-  EXPECT_EQ(batch_status(b), "RUNNING");
+  EXPECT_EQ(task_status_name(batch_status(b)), std::string("RUNNING"));
   b.jobs[0].last.state = job_state::completed;
   b.jobs[1].job_id = "k";
   b.jobs[1].last.state = job_state::failed;
   b.jobs[1].last.exit_status = 1;  // the kernel is not correct: an outcome
-  EXPECT_EQ(batch_status(b), "SUCCEEDED");
+  EXPECT_EQ(task_status_name(batch_status(b)), std::string("SUCCEEDED"));
   b.jobs[1].last.exit_status = 2;  // the task could not run
-  EXPECT_EQ(batch_status(b), "FAILED");
+  EXPECT_EQ(task_status_name(batch_status(b)), std::string("FAILED"));
   b.jobs[1].last.state = job_state::timeout;
-  EXPECT_EQ(batch_status(b), "FAILED");
+  EXPECT_EQ(task_status_name(batch_status(b)), std::string("FAILED"));
 }

@@ -5,6 +5,7 @@
 
 #include "core/fs.h"
 #include "kernel/spec.h"
+#include "sched/options.h"
 
 namespace magpie::sched_test {
 
@@ -17,9 +18,14 @@ inline kernel::kernel_spec spec(const std::string& id, kernel::kernel_type t = k
   return k;
 }
 
+/// A request with the scheduler options it is planned with (plan_kernel_batch(r, r.scheduler)).
+struct test_request : kernel::eval_request {
+  sched::scheduler_options scheduler;
+};
+
 /// `n` host kernels k0..k(n-1) for `mode` on `environment`, results in a fresh temp dir.
-inline kernel::eval_request request(const std::string& mode, int n, const std::string& environment = "slurm") {
-  kernel::eval_request r;
+inline test_request request(const std::string& mode, int n, const std::string& environment = "slurm") {
+  test_request r;
   r.mode = mode;
   for (int i = 0; i < n; ++i) r.kernels.push_back(spec("k" + std::to_string(i)));
   r.output_dir = make_temp_dir("/tmp", "magpie_sched_").value();

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/fs.h"
+#include "core/yaml.h"
+
 using namespace magpie;
 using namespace magpie::kernel;
 using namespace magpie::sched;
@@ -50,10 +53,10 @@ TEST(task_codec, request_round_trip_keeps_every_field) {
   r.output_dir = "/out";
   r.config_file = "/a/k.yaml";
   r.raw_config = {{"kernels", json::array()}};
-  json j = request_to_json(r);
+  json j = request_to_json(r, {});
   auto back = request_from_json(json::parse(j.dump()));
   ASSERT_TRUE(back.ok()) << back.get_status().message();
-  EXPECT_EQ(request_to_json(*back), j);
+  EXPECT_EQ(request_to_json(*back, {}), j);
   EXPECT_EQ(*back->correctness.seed, 1234567890123ull);
   EXPECT_EQ(back->kernels[0].compile_command, k.compile_command);
   EXPECT_EQ(back->kernels[0].env, k.env);
@@ -70,7 +73,7 @@ TEST(task_codec, unset_seed_and_bad_input) {
   kernel_spec k;
   k.type = kernel_type::host;
   r.kernels = {k};
-  auto back = request_from_json(request_to_json(r)).value();
+  auto back = request_from_json(request_to_json(r, {})).value();
   EXPECT_FALSE(back.correctness.seed.has_value());
   EXPECT_EQ(back.kernels[0].type, kernel_type::host);
   EXPECT_FALSE(request_from_json(json::array()).ok());
@@ -102,4 +105,36 @@ TEST(scheduler_section, parses_magpie_and_slurm_keys) {
   EXPECT_NE(st.message().find("b.yaml:1"), std::string::npos) << st.message();
   auto unknown = parse_yaml("scheduler: {partiton: gpu}\n", "u.yaml").value();
   EXPECT_FALSE(parse_scheduler_section(*unknown.get("scheduler"), "scheduler", &so).ok());
+}
+
+// Where a kernel YAML runs is sched's to read: load_kernel_config accepts the scheduler: and
+// ray_config: sections unread (eval_request has no scheduler), load_scheduler_sections reads
+// them from the same file, and a ray_config section alone means Ray.
+TEST(scheduler_section, read_from_the_kernel_yaml_by_sched_only) {
+  fs::path dir = make_temp_dir("/tmp", "magpie_sched_yaml_").value();
+  scoped_dir cleanup(dir);
+  ASSERT_TRUE(write_file_atomic(dir / "host.cpp", "int main() { return 0; }\n").ok());
+  ASSERT_TRUE(write_file_atomic(dir / "k.yaml",
+                                "kernel:\n  type: host\n  source_files: [host.cpp]\n"
+                                "scheduler:\n  partition: gpu\n  time_limit: '5:00'\n"
+                                "ray_config:\n  cluster_address: http://head:8265\n")
+                  .ok());
+  eval_request req;
+  ASSERT_TRUE(load_kernel_config(dir / "k.yaml", &req).ok());
+  EXPECT_EQ(req.kernels.size(), 1u);
+  scheduler_options so;
+  ASSERT_TRUE(load_scheduler_sections(dir / "k.yaml", &so).ok());
+  EXPECT_EQ(so.environment, "ray");
+  EXPECT_EQ(so.partition, "gpu");
+  EXPECT_EQ(so.time_limit, "5:00");
+  EXPECT_EQ(so.ray.cluster_address, "http://head:8265");
+  ASSERT_TRUE(write_file_atomic(dir / "bad.yaml", "kernel:\n  type: host\n  source_files: [host.cpp]\n"
+                                                  "scheduler:\n  partiton: gpu\n")
+                  .ok());
+  eval_request req2;
+  EXPECT_TRUE(load_kernel_config(dir / "bad.yaml", &req2).ok());
+  scheduler_options so2;
+  auto st = load_scheduler_sections(dir / "bad.yaml", &so2);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("bad.yaml:5"), std::string::npos) << st.message();
 }

@@ -2,9 +2,9 @@
 // top-level ray_config): the fields the Ray Jobs engine of src/sched uses, the rest accepted.
 #include "core/log.h"
 #include "core/strings.h"
-#include "kernel/spec.h"
+#include "sched/options.h"
 
-namespace magpie::kernel {
+namespace magpie::sched {
 
 json ray_options::to_json() const {
   auto map = [](const env_list& l) {
@@ -71,7 +71,7 @@ status parse_ray_config(const config_node& n, const std::string& field, schedule
     const config_node* v = r.get(k);
     if (!v || v->is_null()) continue;
     json j = v->to_json();
-    bool matters = !(j.is_array() && j.empty()) && !(j.is_boolean() && !j.get<bool>() && std::string(k) == "multi_node");
+    bool matters = !(j.is_array() && j.empty()) && !(json_as_bool(j) == false && std::string(k) == "multi_node");
     if (matters) unused.push_back(k);
   }
   if (!unused.empty())
@@ -80,4 +80,4 @@ status parse_ray_config(const config_node& n, const std::string& field, schedule
   return r.check_unknown();
 }
 
-}  // namespace magpie::kernel
+}  // namespace magpie::sched

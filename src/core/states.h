@@ -1,0 +1,56 @@
+// The state words of reports, as enums: Magpie's per-stage states (kernel evaluations, serving
+// runs) and the one-word outcome of an evaluated kernel. Reports spell them "SUCCESS" /
+// "passed" and so on; state_codec.cpp is the only place that maps between the two. They live in
+// core because every module reads them from reports (mcp and store from child processes' files).
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/json.h"
+
+namespace magpie {
+
+/// Magpie's compiling_state / correctness_state / performance_state / latency_state.
+enum class stage_state { success, failed, skipped };
+
+/// One word per evaluated kernel (kernel outcomes are data, not errors): compile failed or the
+/// harness broke (failed), a stage ran out of time (timeout), outputs differ from the
+/// reference's (incorrect), correctness not checked (skipped), else passed.
+enum class kernel_outcome { passed, incorrect, failed, timeout, skipped };
+
+/// Magpie's words for a background task (its ray_task_* tools; our batches and run handles).
+enum class task_status { submitted, pending, running, succeeded, failed, stopped, unknown };
+
+/// "SUCCESS", "FAILED", "SKIPPED".
+const char* stage_state_name(stage_state s);
+std::optional<stage_state> parse_stage_state(std::string_view s);
+/// "passed", "incorrect", "failed", "timeout", "skipped".
+const char* kernel_outcome_name(kernel_outcome o);
+std::optional<kernel_outcome> parse_kernel_outcome(std::string_view s);
+/// "SUBMITTED", "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "STOPPED", "UNKNOWN".
+const char* task_status_name(task_status s);
+/// Also Ray's job status words (Magpie took its words from Ray's Jobs API).
+std::optional<task_status> parse_task_status(std::string_view s);
+
+/// nlohmann-json writes the enums as their report words, never as integers (json j = state).
+inline void to_json(json& j, stage_state s) { j = stage_state_name(s); }
+inline void to_json(json& j, kernel_outcome o) { j = kernel_outcome_name(o); }
+inline void to_json(json& j, task_status s) { j = task_status_name(s); }
+
+/// Every spelling, in enum order (the enums of MCP output schemas).
+std::vector<std::string> stage_state_names();
+std::vector<std::string> kernel_outcome_names();
+std::vector<std::string> task_status_names(std::initializer_list<task_status> which);
+
+/// The state in `row[key]` of a kernel_eval row (a report's results entry); `dflt` when the
+/// key is absent or holds no known state.
+stage_state row_stage_state(const json& row, const char* key, stage_state dflt);
+/// True when the row's correctness_state is SUCCESS.
+bool row_correct(const json& row);
+kernel_outcome row_outcome(const json& row, kernel_outcome dflt);
+
+}  // namespace magpie

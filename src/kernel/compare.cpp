@@ -1,0 +1,144 @@
+#include "kernel/compare.h"
+
+#include <algorithm>
+
+#include "core/strings.h"
+
+namespace magpie::kernel {
+
+bool ranks(const verdict& v) {
+  return v.verdict != verdict_kind::not_ranked && v.verdict != verdict_kind::implausible && v.speedup > 0;
+}
+
+compare_result build_compare_result(std::vector<compare_kernel> kernels, int baseline) {
+  compare_result r;
+  r.kernels = std::move(kernels);
+  r.baseline = baseline;
+  for (const auto& k : r.kernels)
+    if (ranks(k.v)) r.rankings.emplace_back(k.v.index, k.v.speedup);
+  std::stable_sort(r.rankings.begin(), r.rankings.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  auto at = [&](int i) -> const compare_kernel& { return r.kernels[static_cast<size_t>(i)]; };
+  for (const auto& [idx, speedup] : r.rankings)
+    if (at(idx).v.verdict == verdict_kind::faster && at(idx).correct) {
+      r.winner = idx;
+      r.winner_reason = "fastest candidate that is significantly faster than the baseline";
+      break;
+    }
+  if (r.winner < 0 && baseline >= 0 && static_cast<size_t>(baseline) < r.kernels.size() && at(baseline).correct) {
+    r.winner = baseline;
+    r.winner_reason = "no correct candidate is significantly faster than the baseline";
+  }
+  for (size_t i = 0; i < r.kernels.size() && r.winner < 0; ++i)
+    if (r.kernels[i].correct) {
+      r.winner = static_cast<int>(i);
+      r.winner_reason = "first correct kernel (the baseline is not correct and nothing was ranked faster)";
+    }
+  return r;
+}
+
+void compare_result::write(json& results, double confidence) const {
+  json correctness = json::array(), scores = json::array(), verdicts = json::array();
+  bool all_correct = true;
+  for (const auto& k : kernels) {
+    all_correct = all_correct && k.correct;
+    correctness.push_back(k.correct);
+    bool unscored = k.v.verdict == verdict_kind::not_ranked || k.v.verdict == verdict_kind::implausible;
+    scores.push_back(unscored ? json(nullptr) : json(k.v.speedup));
+    verdicts.push_back(k.v.to_json(k.id, confidence, k.median_ns));
+  }
+  results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct}, {"perf_scores", scores},
+                                   {"perf_score_definition", "speedup vs the baseline: median(baseline)/median(kernel)"}};
+  results["winner"] = winner >= 0 ? json(winner) : json(nullptr);
+  results["winner_reason"] = winner_reason;
+  json r = json::array();
+  for (const auto& [idx, sp] : rankings) r.push_back({idx, sp});
+  results["rankings"] = r;
+  results["baseline_index"] = baseline;
+  results["verdicts"] = verdicts;
+}
+
+std::string compare_result::summary() const {
+  int correct = 0;
+  for (const auto& k : kernels) correct += k.correct;
+  std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed\n\nResults:\n", kernels.size(),
+                            correct, kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const compare_kernel& k = kernels[i];
+    const verdict& v = k.v;
+    s += strprintf("  %s Kernel %zu: %s", k.correct && !k.rejected ? "\u2713" : "\u2717", i, k.id.c_str());
+    if (v.verdict == verdict_kind::baseline) s += " [baseline]";
+    else if (v.verdict == verdict_kind::not_ranked) s += " [not ranked: " + k.not_ranked_why + "]";
+    else if (v.verdict == verdict_kind::implausible) s += strprintf(" [implausible: %.3fx, below the physical floor]", v.speedup);
+    else s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", verdict_kind_name(v.verdict), v.speedup, v.ci_low, v.ci_high);
+    s += k.note + "\n";
+    if (!k.detail.empty()) s += "      " + k.detail + "\n";
+  }
+  if (winner >= 0) s += strprintf("\nWinner: Kernel %d (%s)\n", winner, kernels[static_cast<size_t>(winner)].id.c_str());
+  else s += "\nWinner: none (no correct kernel)\n";
+  return s;
+}
+
+namespace {
+
+json typed(const char* type, const char* description) { return {{"type", type}, {"description", description}}; }
+json typed_or_null(const char* type, const char* description) {
+  return {{"type", {type, "null"}}, {"description", description}};
+}
+json closed(json properties) {
+  std::vector<std::string> keys;
+  for (auto it = properties.begin(); it != properties.end(); ++it) keys.push_back(it.key());
+  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", keys}, {"additionalProperties", false}};
+}
+json list_of(json items, const char* description) {
+  return {{"type", "array"}, {"items", std::move(items)}, {"description", description}};
+}
+
+}  // namespace
+
+json compare_result_schema() {
+  json verdict_word = typed("string", "baseline | faster | slower | same | ambiguous (by the interval) | not_ranked | implausible");
+  verdict_word["enum"] = verdict_kind_names();
+  json one_verdict = closed({{"index", typed("integer", "kernel index")},
+                             {"kernel_id", typed("string", "kernel id")},
+                             {"verdict", verdict_word},
+                             {"speedup_vs_baseline", typed("number", "median(baseline) / median(kernel); 0 when not timed")},
+                             {"ci_low", typed("number", "low end of the speedup's confidence interval")},
+                             {"ci_high", typed("number", "high end of the speedup's confidence interval")},
+                             {"confidence", typed("number", "confidence of the interval, e.g. 0.95")},
+                             {"interval_df", typed("integer", "degrees of freedom of the interval")},
+                             {"median_ns", typed_or_null("number", "median time per launch, ns (null: not timed)")},
+                             {"reason", typed("string", "why this verdict")}});
+  json metrics = closed({{"correctness", list_of(typed("boolean", "correct"), "per kernel: correctness SUCCESS")},
+                         {"all_correct", typed("boolean", "every kernel is correct")},
+                         {"perf_scores", list_of(typed_or_null("number", "speedup"), "per kernel: speedup, null when not ranked")},
+                         {"perf_score_definition", typed("string", "what perf_scores mean")}});
+  json ranking = list_of(typed("number", "kernel index, then its speedup"), "[kernel index, speedup vs the baseline]");
+  json props = {{"comparison_metrics", metrics},
+                {"winner", typed_or_null("integer", "index of the winner (null: no kernel is correct)")},
+                {"winner_reason", typed("string", "why it won")},
+                {"rankings", list_of(ranking, "ranked kernels, fastest first")},
+                {"baseline_index", typed("integer", "index of the baseline")},
+                {"verdicts", list_of(one_verdict, "per kernel, vs the baseline")}};
+  return {{"type", "object"}, {"properties", props}};
+}
+
+status_or<verdict> verdict_from_json(const json_fields& f, double* median_ns) {
+  MAGPIE_RETURN_IF_ERROR(f.check_object());
+  verdict v;
+  std::string word;
+  MAGPIE_RETURN_IF_ERROR(f.require("verdict", &word));
+  auto kind = parse_verdict_kind(word);
+  if (!kind) return invalid_argument("%s: unknown verdict '%s'", f.field("verdict").c_str(), word.c_str());
+  v.verdict = *kind;
+  MAGPIE_RETURN_IF_ERROR(f.read("index", &v.index));
+  MAGPIE_RETURN_IF_ERROR(f.read("speedup_vs_baseline", &v.speedup));
+  MAGPIE_RETURN_IF_ERROR(f.read("ci_low", &v.ci_low));
+  MAGPIE_RETURN_IF_ERROR(f.read("ci_high", &v.ci_high));
+  MAGPIE_RETURN_IF_ERROR(f.read("interval_df", &v.df));
+  MAGPIE_RETURN_IF_ERROR(f.read("reason", &v.reason));
+  *median_ns = 0;
+  MAGPIE_RETURN_IF_ERROR(f.read("median_ns", median_ns));
+  return v;
+}
+
+}  // namespace magpie::kernel

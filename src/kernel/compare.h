@@ -1,0 +1,56 @@
+// One compare result from per-kernel verdicts: the rankings, the winner and Magpie's
+// comparison metrics, and the console summary. The local compare (kernel/run.cpp) and the merge
+// of a Slurm / Ray batch (sched/merge_compare.cpp) both build their report's results from it, so
+// the rule that picks the winner is written once.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/json.h"
+#include "kernel/verdict.h"
+
+namespace magpie::kernel {
+
+/// One implementation as the compare builder sees it (its index is its position).
+struct compare_kernel {
+  std::string id;
+  bool correct = false;        ///< correctness SUCCESS, after every re-check
+  verdict v;                   ///< against the baseline (v.index = its position)
+  double median_ns = 0;        ///< median of its timed samples (0: not timed)
+  // Its line of the console summary:
+  bool rejected = false;       ///< an integrity check failed: marked ✗ although correct
+  std::string not_ranked_why;  ///< "[not ranked: <why>]" when its verdict is not_ranked
+  std::string note;            ///< appended to the line, e.g. " {job TIMEOUT}"
+  std::string detail;          ///< an indented line under it ("" = none)
+};
+
+struct compare_result {
+  std::vector<compare_kernel> kernels;
+  int baseline = 0;
+  std::vector<std::pair<int, double>> rankings;  ///< (index, speedup) of ranked verdicts, fastest first
+  int winner = -1;                               ///< -1: no kernel is correct
+  std::string winner_reason;
+  /// Magpie's results keys: comparison_metrics, winner, winner_reason, rankings,
+  /// baseline_index and verdicts (each verdict's confidence: `confidence`).
+  void write(json& results, double confidence) const;
+  /// "Compared N kernel implementations ... Winner: ..." for the console and results.summary.
+  std::string summary() const;
+};
+
+/// A verdict ranks when it is neither not_ranked nor implausible and has a speedup.
+bool ranks(const verdict& v);
+
+/// Ranks the verdicts and picks the winner: the fastest candidate that is significantly faster
+/// than the baseline; else the baseline when it is correct; else the first correct kernel.
+compare_result build_compare_result(std::vector<compare_kernel> kernels, int baseline);
+
+/// JSON Schema of what compare_result::write adds to a report's results (the compare MCP
+/// tool's output schema takes these properties; compare_test keeps them in step with write).
+json compare_result_schema();
+
+/// A verdict object of a report (verdict::to_json's keys); errors name `f`'s file and field.
+status_or<verdict> verdict_from_json(const json_fields& f, double* median_ns);
+
+}  // namespace magpie::kernel

@@ -1,0 +1,91 @@
+// batch.json ↔ batch / job_record. A job writes nothing here, but the file outlives magpie
+// versions and is edited by hand at times: every field is type-checked and an error names
+// <batch>/batch.json and the field (jobs[i].last.exit_code, ...), never an exception.
+#include "sched/batch.h"
+
+#include "core/strings.h"
+
+namespace magpie::sched {
+
+json job_record::to_json() const {
+  return {{"name", name},     {"role", role},         {"kernels", kernels},         {"after", after},
+          {"sbatch_args", sbatch_args}, {"ray_request", ray_request}, {"dir", dir.string()}, {"deferred", deferred},
+          {"job_id", job_id}, {"submit_error", submit_error}, {"last", last.to_json()}};
+}
+
+namespace {
+
+status read_last(const json_fields& l, job_info* out) {
+  MAGPIE_RETURN_IF_ERROR(l.check_object());
+  std::string state;
+  for (auto [key, dst] : {std::pair{"job_id", &out->job_id}, {"name", &out->name}, {"state", &state},
+                          {"state_text", &out->state_text}, {"reason", &out->reason}, {"nodes", &out->nodes},
+                          {"start", &out->start}, {"end", &out->end}, {"time_limit", &out->time_limit},
+                          {"source", &out->source}})
+    MAGPIE_RETURN_IF_ERROR(l.read(key, dst));
+  out->state = state == job_state_name(job_state::not_submitted) ? job_state::not_submitted : parse_job_state(state);
+  MAGPIE_RETURN_IF_ERROR(l.read("exit_code", &out->exit_status));
+  MAGPIE_RETURN_IF_ERROR(l.read("exit_signal", &out->exit_signal));
+  return l.read("elapsed_s", &out->elapsed_s);
+}
+
+}  // namespace
+
+status_or<job_record> job_record::from_json(const json_fields& f) {
+  MAGPIE_RETURN_IF_ERROR(f.check_object());
+  job_record r;
+  MAGPIE_RETURN_IF_ERROR(f.require("name", &r.name));
+  MAGPIE_RETURN_IF_ERROR(f.read("role", &r.role));
+  MAGPIE_RETURN_IF_ERROR(f.read("kernels", &r.kernels));
+  MAGPIE_RETURN_IF_ERROR(f.read("after", &r.after));
+  MAGPIE_RETURN_IF_ERROR(f.read("sbatch_args", &r.sbatch_args));
+  MAGPIE_RETURN_IF_ERROR(f.read("ray_request", &r.ray_request));
+  MAGPIE_RETURN_IF_ERROR(f.read("deferred", &r.deferred));
+  MAGPIE_RETURN_IF_ERROR(f.read("dir", &r.dir));
+  MAGPIE_RETURN_IF_ERROR(f.read("job_id", &r.job_id));
+  MAGPIE_RETURN_IF_ERROR(f.read("submit_error", &r.submit_error));
+  if (json_member(f.doc(), "last")) MAGPIE_RETURN_IF_ERROR(read_last(f.child("last"), &r.last));
+  return r;
+}
+
+status batch::save() const {
+  json js = json::array();
+  for (const auto& j : jobs) js.push_back(j.to_json());
+  json b = {{"batch", dir.filename().string()}, {"dir", dir.string()},      {"engine", engine},
+            {"engine_config", engine_config},   {"mode", mode},
+            {"created", created},               {"run_seed", run_seed},     {"output_dir", output_dir.string()},
+            {"submit_host", submit_host},       {"command", command},       {"jobs", js},
+            {"collected", collected}};
+  return write_json_file(dir / "batch.json", b);
+}
+
+status_or<batch> batch::load(const fs::path& dir) {
+  const fs::path file = dir / "batch.json";
+  MAGPIE_ASSIGN_OR_RETURN(json j, read_json_file(file));
+  json_fields f(j, file.string());
+  MAGPIE_RETURN_IF_ERROR(f.check_object());
+  batch b;
+  b.dir = absolute_path(dir);
+  MAGPIE_RETURN_IF_ERROR(f.read("engine", &b.engine));  // batches from before the Ray engine are Slurm's
+  if (b.engine != "slurm" && b.engine != "ray")
+    return parse_error("%s: unknown engine '%s' (slurm, ray)", file.c_str(), b.engine.c_str());
+  MAGPIE_RETURN_IF_ERROR(f.read("engine_config", &b.engine_config));
+  MAGPIE_RETURN_IF_ERROR(f.read("mode", &b.mode));
+  MAGPIE_RETURN_IF_ERROR(f.read("created", &b.created));
+  MAGPIE_RETURN_IF_ERROR(f.read("run_seed", &b.run_seed));
+  MAGPIE_RETURN_IF_ERROR(f.read("output_dir", &b.output_dir));
+  MAGPIE_RETURN_IF_ERROR(f.read("submit_host", &b.submit_host));
+  MAGPIE_RETURN_IF_ERROR(f.read("command", &b.command));
+  const json* jobs = json_member(j, "jobs");
+  if (!jobs || !jobs->is_array()) return parse_error("%s: no 'jobs' list", file.c_str());
+  for (size_t i = 0; i < jobs->size(); ++i) {
+    json_fields jf((*jobs)[i], file.string(), strprintf("jobs[%zu]", i));
+    MAGPIE_ASSIGN_OR_RETURN(job_record r, job_record::from_json(jf));
+    r.engine = b.engine;
+    b.jobs.push_back(std::move(r));
+  }
+  MAGPIE_RETURN_IF_ERROR(f.read("collected", &b.collected));
+  return b;
+}
+
+}  // namespace magpie::sched

@@ -1,0 +1,117 @@
+// The one compare builder (kernel/compare.h): rankings, winner and metrics from typed verdicts,
+// as used by the local compare and the merge of scale-out batches.
+#include "kernel/compare.h"
+
+#include <gtest/gtest.h>
+
+using namespace magpie;
+using namespace magpie::kernel;
+
+namespace {
+
+compare_kernel entry(int i, bool correct, verdict_kind kind, double speedup) {
+  compare_kernel k;
+  k.id = "k" + std::to_string(i);
+  k.correct = correct;
+  k.v.index = i;
+  k.v.verdict = kind;
+  k.v.speedup = k.v.ci_low = k.v.ci_high = speedup;
+  k.not_ranked_why = correct ? "not timed" : "incorrect";
+  return k;
+}
+
+}  // namespace
+
+TEST(compare_result, fastest_significantly_faster_candidate_wins) {
+  auto r = build_compare_result({entry(0, true, verdict_kind::baseline, 1.0), entry(1, true, verdict_kind::ambiguous, 3.0),
+                                 entry(2, true, verdict_kind::faster, 2.0), entry(3, true, verdict_kind::faster, 1.5),
+                                 entry(4, false, verdict_kind::not_ranked, 0), entry(5, true, verdict_kind::implausible, 9.0)},
+                                0);
+  EXPECT_EQ(r.winner, 2);  // 1 is faster on the median but its interval is ambiguous
+  EXPECT_EQ(r.winner_reason, "fastest candidate that is significantly faster than the baseline");
+  ASSERT_EQ(r.rankings.size(), 4u);  // not_ranked and implausible never rank
+  EXPECT_EQ(r.rankings[0].first, 1);
+  EXPECT_EQ(r.rankings[3].first, 0);
+  json results;
+  r.write(results, 0.95);
+  EXPECT_EQ(results["winner"], 2);
+  EXPECT_EQ(results["baseline_index"], 0);
+  EXPECT_FALSE(results["comparison_metrics"]["all_correct"].get<bool>());
+  EXPECT_TRUE(results["comparison_metrics"]["perf_scores"][4].is_null());
+  EXPECT_TRUE(results["comparison_metrics"]["perf_scores"][5].is_null());
+  EXPECT_EQ(results["verdicts"][5]["verdict"], "implausible");
+  EXPECT_EQ(results["verdicts"][2]["confidence"], 0.95);
+  EXPECT_EQ(results["rankings"][0], json({1, 3.0}));
+}
+
+TEST(compare_result, baseline_then_first_correct_kernel) {
+  auto r = build_compare_result({entry(0, true, verdict_kind::baseline, 1.0), entry(1, true, verdict_kind::slower, 0.5)}, 0);
+  EXPECT_EQ(r.winner, 0);
+  EXPECT_EQ(r.winner_reason, "no correct candidate is significantly faster than the baseline");
+  auto none = build_compare_result({entry(0, false, verdict_kind::not_ranked, 0), entry(1, true, verdict_kind::not_ranked, 0)}, 0);
+  EXPECT_EQ(none.winner, 1);
+  EXPECT_NE(none.winner_reason.find("first correct kernel"), std::string::npos);
+  auto nobody = build_compare_result({entry(0, false, verdict_kind::not_ranked, 0)}, 0);
+  EXPECT_EQ(nobody.winner, -1);
+  EXPECT_NE(nobody.summary().find("Winner: none (no correct kernel)"), std::string::npos);
+}
+
+TEST(compare_result, summary_lines) {
+  auto fast = entry(1, true, verdict_kind::faster, 2.0);
+  fast.note = " {job RUNNING}";
+  auto bad = entry(2, false, verdict_kind::not_ranked, 0);
+  bad.detail = "rejected: outputs differ";
+  auto r = build_compare_result({entry(0, true, verdict_kind::baseline, 1.0), fast, bad}, 0);
+  EXPECT_EQ(r.summary(),
+            "Compared 3 kernel implementations\n\nCorrectness: 2/3 passed\n\nResults:\n"
+            "  \u2713 Kernel 0: k0 [baseline]\n"
+            "  \u2713 Kernel 1: k1 [faster: 2.000x vs baseline, CI 2.000-2.000] {job RUNNING}\n"
+            "  \u2717 Kernel 2: k2 [not ranked: incorrect]\n"
+            "      rejected: outputs differ\n"
+            "\nWinner: Kernel 1 (k1)\n");
+}
+
+TEST(compare_result, verdicts_read_back_from_a_report_or_name_the_field) {
+  verdict v;
+  v.index = 3;
+  v.verdict = verdict_kind::same;
+  v.speedup = 1.01;
+  v.ci_low = 0.99;
+  v.ci_high = 1.03;
+  v.df = 4;
+  v.reason = "why";
+  json j = v.to_json("k3", 0.95, 1234.5);
+  double median = 0;
+  auto back = verdict_from_json(json_fields(j, "report.json", "results.verdicts[3]"), &median);
+  ASSERT_TRUE(back.ok()) << back.get_status().message();
+  EXPECT_EQ(back->to_json("k3", 0.95, median), j);
+  j["verdict"] = "quicker";
+  auto bad = verdict_from_json(json_fields(j, "report.json", "results.verdicts[3]"), &median);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.get_status().message().find("report.json: field 'results.verdicts[3].verdict'"), std::string::npos)
+      << bad.get_status().message();
+  j["verdict"] = "same";
+  j["ci_low"] = "low";
+  EXPECT_NE(verdict_from_json(json_fields(j, "report.json"), &median).get_status().message().find("'ci_low'"),
+            std::string::npos);
+}
+
+// The MCP compare tool's output schema takes these properties: every key write() emits, and
+// every key of a verdict object, is declared (and nothing else).
+TEST(compare_result, schema_declares_exactly_what_write_emits) {
+  auto r = build_compare_result({entry(0, true, verdict_kind::baseline, 1.0), entry(1, true, verdict_kind::faster, 2.0)}, 0);
+  json results = json::object();
+  r.write(results, 0.95);
+  json schema = compare_result_schema();
+  auto keys = [](const json& obj) {
+    std::vector<std::string> out;
+    for (auto it = obj.begin(); it != obj.end(); ++it) out.push_back(it.key());
+    return out;
+  };
+  EXPECT_EQ(keys(results), keys(schema["properties"]));
+  const json& vs = schema["properties"]["verdicts"]["items"];
+  EXPECT_EQ(keys(results["verdicts"][1]), keys(vs["properties"]));
+  EXPECT_EQ(keys(results["comparison_metrics"]), keys(schema["properties"]["comparison_metrics"]["properties"]));
+  EXPECT_EQ(vs["properties"]["verdict"]["enum"].size(), 7u);
+  EXPECT_EQ(vs["properties"]["verdict"]["enum"][5], "not_ranked");
+}
