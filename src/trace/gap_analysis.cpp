@@ -149,6 +149,18 @@ struct cpu_shape {
   double ts, dur;
 };
 
+/// Sorts (External id, shape) pairs by id and keeps the last pair of each id in file order:
+/// the map a later cpu_op with the same External id overwrites.
+void last_shape_per_ext(std::vector<std::pair<int64_t, uint32_t>>& v) {
+  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t out = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i + 1 < v.size() && v[i + 1].first == v[i].first) continue;
+    v[out++] = v[i];
+  }
+  v.resize(out);
+}
+
 /// Collects what gap analysis needs from one trace; everything else is dropped on the fly.
 class gap_sink : public event_sink {
  public:
@@ -182,7 +194,7 @@ class gap_sink : public event_sink {
       uint32_t shape = shape_of(e.input_dims);
       if (shape != k_no_shape) {
         if (m_windowed) m_cpu.push_back({e.external_id, shape, e.has_ts, e.ts, dur});
-        else m_shape_by_ext[e.external_id] = shape;
+        else m_shape_by_ext.push_back({e.external_id, shape});
       }
     }
     if (!ci.pass) return;
@@ -205,10 +217,11 @@ class gap_sink : public event_sink {
       t_start = m_t_min + span * (cfg.trace_start_pct / 100.0);
       t_end = m_t_min + span * (cfg.trace_end_pct / 100.0);
       for (const auto& c : m_cpu)
-        if (c.has_ts && c.ts + c.dur >= t_start && c.ts <= t_end) m_shape_by_ext[c.ext] = c.shape;
+        if (c.has_ts && c.ts + c.dur >= t_start && c.ts <= t_end) m_shape_by_ext.push_back({c.ext, c.shape});
     } else {
-      for (const auto& c : m_cpu) m_shape_by_ext[c.ext] = c.shape;  // window fell back to all events
+      for (const auto& c : m_cpu) m_shape_by_ext.push_back({c.ext, c.shape});  // window fell back to all events
     }
+    last_shape_per_ext(m_shape_by_ext);
     std::vector<int32_t> slot(m_names.size(), -1);
     std::vector<kernel_stat>& ks = out->kernels;
     for (const auto& c : m_cands) {
@@ -232,8 +245,9 @@ class gap_sink : public event_sink {
       k.min_us = std::min(k.min_us, c.dur);
       k.max_us = std::max(k.max_us, c.dur);
       if (c.has_ext) {
-        auto it = m_shape_by_ext.find(c.ext);
-        if (it != m_shape_by_ext.end()) add_shape(k, it->second);
+        auto it = std::lower_bound(m_shape_by_ext.begin(), m_shape_by_ext.end(), c.ext,
+                                   [](const std::pair<int64_t, uint32_t>& a, int64_t x) { return a.first < x; });
+        if (it != m_shape_by_ext.end() && it->first == c.ext) add_shape(k, it->second);
       }
     }
     std::stable_sort(ks.begin(), ks.end(), [](const kernel_stat& a, const kernel_stat& b) { return -a.total_us < -b.total_us; });
@@ -252,9 +266,15 @@ class gap_sink : public event_sink {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
+  /// Classification of a category; the last one is remembered (a trace's events come in runs
+  /// of one category), so most events skip the hash lookup.
   const cat_info& category(std::string_view cat) {
+    if (m_last_cat && cat == m_last_cat->first) return m_last_cat->second;
     auto it = m_cats.find(cat);
-    if (it != m_cats.end()) return it->second;
+    if (it != m_cats.end()) {
+      m_last_cat = &*it;
+      return it->second;
+    }
     std::string low = lower_ascii(cat);
     cat_info ci;
     ci.cpu_op = contains(low, "cpu_op");
@@ -262,7 +282,8 @@ class gap_sink : public event_sink {
     bool allowed = m_allow.empty() ||
                    std::any_of(m_allow.begin(), m_allow.end(), [&](const std::string& a) { return contains(low, a); });
     ci.pass = !denied && allowed;
-    return m_cats.emplace(std::string(cat), ci).first->second;
+    m_last_cat = &*m_cats.emplace(std::string(cat), ci).first;
+    return m_last_cat->second;
   }
 
   uint32_t shape_of(std::string_view raw) {
@@ -282,11 +303,12 @@ class gap_sink : public event_sink {
   bool m_windowed;
   std::vector<std::string> m_allow, m_deny;
   std::unordered_map<std::string, cat_info, hash, std::equal_to<>> m_cats;
+  const std::pair<const std::string, cat_info>* m_last_cat = nullptr;  ///< node pointers stay valid
   interner m_names, m_raw_dims, m_shapes;
   std::vector<uint32_t> m_shape_of_raw;
   std::vector<candidate> m_cands;
   std::vector<cpu_shape> m_cpu;
-  std::unordered_map<int64_t, uint32_t> m_shape_by_ext;
+  std::vector<std::pair<int64_t, uint32_t>> m_shape_by_ext;  ///< (External id, shape), file order; sorted in finish
   std::string m_device;
   int64_t m_world = -1, m_rank = -1;
   double m_t_min = std::numeric_limits<double>::infinity();

@@ -93,53 +93,63 @@ scan skip_literal(const char*& p, scan_ctx& ctx, const char* word, size_t n) {
   return scan::ok;
 }
 
+
+
+
+
+/// Object key at q (after '{' or ','): "key" ws ':'. q ends past the ':'.
+inline scan skip_key(const char*& q, const char* p, scan_ctx& ctx) {
+  if (*q != '"') return ctx.fail(q, "object key expected");
+  if (scan r = skip_string(q, ctx, nullptr); r != scan::ok) return r;
+  if (sep_fast(q, ctx.end, ':')) return scan::ok;
+  if (!skip_ws_to(q, ctx.end)) return ctx.eof(p);
+  if (*q != ':') return ctx.fail(q, "':' expected");
+  ++q;
+  return scan::ok;
+}
+
 }  // namespace
 
-
-
-
-
+// One token per iteration, containers' closers on a fixed stack (ctx.stack, k_max_depth
+// deep). Every error is reported at the same byte and with the same message as a
+// token-by-token recursive validator would: the restart point p for a window that ends.
 scan skip_value(const char*& p, scan_ctx& ctx, std::string_view* raw) {
   const char* q = p;
-  if (q < ctx.end && (*q == '"' || *q == '-' || is_digit(*q))) {  // scalar fast path
+  const char* const end = ctx.end;
+  if (q < end && (*q == '"' || *q == '-' || is_digit(*q))) {  // scalar fast path
     scan r = *q == '"' ? skip_string(q, ctx, nullptr) : skip_number(q, ctx, nullptr);
     if (r != scan::ok) return r;
     if (raw) *raw = std::string_view(p, static_cast<size_t>(q - p));
     p = q;
     return scan::ok;
   }
-  auto& st = ctx.stack;
-  st.clear();
+  if (ctx.stack.size() < k_max_depth) ctx.stack.resize(k_max_depth);
+  char* const st = ctx.stack.data();
+  size_t depth = 0;
   scan r;
   for (;;) {
     // Expect a value at q.
-    if ((r = skip_ws(q, ctx)) != scan::ok) return r;
-    if (q == ctx.end) return ctx.eof(p);
+    if (!skip_ws_to(q, end)) return ctx.eof(p);
     char c = *q;
-    if (c == '{' || c == '[') {
-      if (st.size() >= k_max_depth) return ctx.fail(q, "nesting too deep");
-      st.push_back(c == '{' ? '}' : ']');
+    if (c == '"') {
+      if ((r = skip_string(q, ctx, nullptr)) != scan::ok) return r;
+    } else if (c == '-' || is_digit(c)) {
+      if ((r = skip_number(q, ctx, nullptr)) != scan::ok) return r;
+    } else if (c == '{' || c == '[') {
+      if (depth >= k_max_depth) return ctx.fail(q, "nesting too deep");
+      char closer = c == '{' ? '}' : ']';
+      st[depth++] = closer;
       ++q;
-      if ((r = skip_ws(q, ctx)) != scan::ok) return r;
-      if (q == ctx.end) return ctx.eof(p);
-      if (*q == st.back()) {
+      if (!skip_ws_to(q, end)) return ctx.eof(p);
+      if (*q == closer) {
         ++q;
-        st.pop_back();
+        --depth;
       } else if (c == '{') {
-        if (*q != '"') return ctx.fail(q, "object key expected");
-        if ((r = skip_string(q, ctx, nullptr)) != scan::ok) return r;
-        if ((r = skip_ws(q, ctx)) != scan::ok) return r;
-        if (q == ctx.end) return ctx.eof(p);
-        if (*q != ':') return ctx.fail(q, "':' expected");
-        ++q;
+        if ((r = skip_key(q, p, ctx)) != scan::ok) return r;
         continue;
       } else {
         continue;
       }
-    } else if (c == '"') {
-      if ((r = skip_string(q, ctx, nullptr)) != scan::ok) return r;
-    } else if (c == '-' || is_digit(c)) {
-      if ((r = skip_number(q, ctx, nullptr)) != scan::ok) return r;
     } else if (c == 't') {
       if ((r = skip_literal(q, ctx, "true", 4)) != scan::ok) return r;
     } else if (c == 'f') {
@@ -151,29 +161,24 @@ scan skip_value(const char*& p, scan_ctx& ctx, std::string_view* raw) {
     }
     // After a value: close containers or continue with the next element.
     for (;;) {
-      if (st.empty()) {
+      if (depth == 0) {
         if (raw) *raw = std::string_view(p, static_cast<size_t>(q - p));
         p = q;
         return scan::ok;
       }
-      if ((r = skip_ws(q, ctx)) != scan::ok) return r;
-      if (q == ctx.end) return ctx.eof(p);
-      if (*q == st.back()) {
+      if (!skip_ws_to(q, end)) return ctx.eof(p);
+      if (*q == st[depth - 1]) {
         ++q;
-        st.pop_back();
+        --depth;
         continue;
       }
-      if (*q != ',') return ctx.fail(q, "',' or closing bracket expected");
-      ++q;
-      if (st.back() == '}') {
-        if ((r = skip_ws(q, ctx)) != scan::ok) return r;
-        if (q == ctx.end) return ctx.eof(p);
-        if (*q != '"') return ctx.fail(q, "object key expected");
-        if ((r = skip_string(q, ctx, nullptr)) != scan::ok) return r;
-        if ((r = skip_ws(q, ctx)) != scan::ok) return r;
-        if (q == ctx.end) return ctx.eof(p);
-        if (*q != ':') return ctx.fail(q, "':' expected");
+      if (!sep_fast(q, end, ',')) {
+        if (*q != ',') return ctx.fail(q, "',' or closing bracket expected");
         ++q;
+      }
+      if (st[depth - 1] == '}') {
+        if (!skip_ws_to(q, end)) return ctx.eof(p);
+        if ((r = skip_key(q, p, ctx)) != scan::ok) return r;
       }
       break;
     }

@@ -69,9 +69,37 @@ bool micros_to_ns(std::string_view text, int64_t* out, bool* exact = nullptr);
 
 inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+/// The separator `sep` (':' or ',') at q followed by at most one space and a token byte, all
+/// inside the window — the layout of Kineto's and Python's json output. Advances q to that token
+/// byte and returns true; false leaves q unchanged for the general path.
+inline bool sep_fast(const char*& q, const char* end, char sep) {
+  if (end - q < 3 || q[0] != sep) return false;
+  unsigned char c1 = static_cast<unsigned char>(q[1]);
+  if (c1 > ' ') {
+    q += 1;
+    return true;
+  }
+  if (c1 == ' ' && static_cast<unsigned char>(q[2]) > ' ') {
+    q += 2;
+    return true;
+  }
+  return false;
+}
+
+/// Advances q past whitespace; false when the window [q, end) ends first. Bytes above ' '
+/// (every token's first byte) cost one compare.
+inline bool skip_ws_to(const char*& q, const char* end) {
+  while (q < end) {
+    unsigned char c = static_cast<unsigned char>(*q);
+    if (c > ' ' || !is_ws(*q)) return true;
+    ++q;
+  }
+  return false;
+}
+
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-inline const char* find_string_special(const char* p, const char* end) {
+[[gnu::always_inline]] inline const char* find_string_special(const char* p, const char* end) {
 #if defined(__SSE2__)
   const __m128i quote = _mm_set1_epi8('"');
   const __m128i bslash = _mm_set1_epi8('\\');
@@ -102,12 +130,11 @@ inline int hex_value(char c) {
 }
 
 inline scan skip_ws(const char*& p, scan_ctx& ctx) {
-  while (p < ctx.end && is_ws(*p)) ++p;
-  if (p == ctx.end && !ctx.final) return scan::more;
-  return scan::ok;
+  if (skip_ws_to(p, ctx.end) || ctx.final) return scan::ok;
+  return scan::more;
 }
 
-inline scan skip_string(const char*& p, scan_ctx& ctx, bool* escaped) {
+[[gnu::always_inline]] inline scan skip_string(const char*& p, scan_ctx& ctx, bool* escaped) {
   const char* q = p + 1;
   bool esc = false;
   for (;;) {
@@ -166,7 +193,7 @@ inline scan skip_number(const char*& p, scan_ctx& ctx, std::string_view* text) {
   return scan::ok;
 }
 
-inline scan read_string(const char*& p, scan_ctx& ctx, std::string_view* out, std::string* scratch) {
+[[gnu::always_inline]] inline scan read_string(const char*& p, scan_ctx& ctx, std::string_view* out, std::string* scratch) {
   const char* start = p;
   bool esc = false;
   scan r = skip_string(p, ctx, &esc);

@@ -115,21 +115,21 @@ class model_sink : public event_sink {
     t.via_driver = cat == "cuda_driver";
     t.has_correlation = e.has_correlation;
     t.has_external_id = e.has_external_id;
-    t.correlation = static_cast<uint32_t>(e.correlation);
-    t.external_id = static_cast<uint32_t>(e.external_id);
     auto wide = [](bool has, int64_t v) { return has && (v < 0 || v > int64_t{0xFFFFFFFF}); };
     if (wide(e.has_correlation, e.correlation) || wide(e.has_external_id, e.external_id)) {
       t.wide_ids = true;
       m_m.wide_ids[idx] = {e.correlation, e.external_id};
     }
     if (gpu_kind) {
-      t.launcher = k_none;
+      t.launcher = static_cast<uint32_t>(e.has_correlation ? e.correlation : e.external_id);  // link id (link_gpu)
       t.op = k_none;
       t.stream = static_cast<int32_t>(e.has_stream ? e.stream : (e.tid_is_str ? 0 : e.tid));
       t.device = static_cast<int16_t>(e.has_device ? e.device : (e.pid_is_str ? 0 : e.pid));
     } else {
       t.uid = static_cast<uint32_t>(e.index);
+      t.external_id = static_cast<uint32_t>(e.external_id);
       if (kind == ev_kind::cpu_op) t.args = args_tuple(e);
+      else t.correlation = static_cast<uint32_t>(e.correlation);
     }
   }
 
@@ -284,10 +284,21 @@ struct linker {
     return op_by_ext_table->find(id);
   }
 
+  /// The id a GPU event was loaded with (its correlation, else its External id); read once,
+  /// before link() overwrites the slot with the launcher.
+  int64_t link_id(uint32_t gi) const {
+    const trace_event& g = m.events[gi];
+    if (!g.wide_ids) return g.launcher;
+    const auto& w = m.wide_ids.at(gi);
+    return g.has_correlation ? w.first : w.second;
+  }
+
   void link(uint32_t gi) {
     trace_event& g = m.events[gi];
+    const int64_t id = link_id(gi);
+    g.launcher = k_none;
     if (any_corr) {
-      int64_t corr = g.has_correlation ? m.correlation_of(gi) : 0;
+      int64_t corr = g.has_correlation ? id : 0;
       bool have = g.has_correlation || flow_id_at(f, g.thread, g.ts, &corr);
       if (have) g.launcher = runtime_by_corr.find(corr);
     }
@@ -310,7 +321,7 @@ struct linker {
       }
     } else {
       if (!any_corr && g.has_external_id) {  // no correlation anywhere: External id links op directly
-        g.op = op_by_ext(m.external_id_of(gi));
+        g.op = op_by_ext(id);  // no GPU event has a correlation: id is the External id
         g.op_from_ext = g.op != k_none;
       }
       if (g.op == k_none) ++m.gpu_unlinked;

@@ -43,30 +43,36 @@ enum class ev_kind : uint8_t {
 
 constexpr uint32_t k_none = 0xFFFFFFFFu;
 
-/// One kept event, 48 bytes (a 500 MB trace keeps over a million of these: its size is the
+/// One kept event, 40 bytes (a 500 MB trace keeps over a million of these: its size is the
 /// report's memory). Host events (cpu_op, runtime, annotations) and GPU events share storage:
-/// parent / args / uid exist for host events, launcher / op / stream for GPU events.
+/// parent / uid / args / ids exist for host events, launcher / op / stream / device for GPU
+/// events. Ids keep their low 32 bits; an id outside [0, 2^32) sets wide_ids (the full values
+/// are in trace_model::wide_ids).
 struct trace_event {
   int64_t ts = 0;             ///< ns
   uint32_t dur_lo = 0;        ///< dur() in ns = dur_hi << 32 | dur_lo (48 bits: 78 hours)
   uint32_t name = k_none;     ///< interned
   uint32_t thread = k_none;   ///< interned "pid/tid" key
-  /// Low 32 bits of the ids; an id outside [0, 2^32) sets wide_ids (trace_model::correlation_of).
-  uint32_t correlation = 0, external_id = 0;
   union {
     struct {
       uint32_t parent;        ///< host tree parent (index into events)
-      uint32_t args;          ///< cpu_op: index into trace_model::arg_tuples (0: none)
       uint32_t uid;           ///< index in traceEvents (TraceLens UID)
+      union {
+        uint32_t args;        ///< cpu_op: index into trace_model::arg_tuples (0: none)
+        uint32_t correlation; ///< runtime events: args.correlation (trace_model::correlation_of)
+      };
+      uint32_t external_id;   ///< args "External id" (trace_model::external_id_of)
     };
     struct {
-      uint32_t launcher;      ///< GPU events: runtime event that launched it
+      /// GPU events: runtime event that launched it. Until linking (load_trace_model) it holds
+      /// the link id instead: the correlation, else the External id.
+      uint32_t launcher;
       uint32_t op;            ///< GPU events: launcher cpu_op (innermost)
       int32_t stream;         ///< args.stream, else the GPU tid
+      int16_t device;         ///< args.device, else the GPU pid
     };
   };
   uint16_t dur_hi = 0;
-  int16_t device = 0;         ///< GPU events: args.device, else the GPU pid
   ev_kind kind = ev_kind::cpu_op;
   bool has_correlation : 1 = false;
   bool has_external_id : 1 = false;
@@ -77,7 +83,7 @@ struct trace_event {
   bool tracelens_linked : 1 = false;
   bool wide_ids : 1 = false;    ///< the ids did not fit 32 bits (trace_model::wide_ids)
 
-  trace_event() : parent(k_none), args(0), uid(0) {}
+  trace_event() : parent(k_none), uid(0), args(0), external_id(0) {}
   int64_t dur() const { return static_cast<int64_t>((uint64_t{dur_hi} << 32) | dur_lo); }
   void set_dur(int64_t ns) {  // clamped to [0, 2^48)
     uint64_t v = ns <= 0 ? 0 : std::min<uint64_t>(static_cast<uint64_t>(ns), (uint64_t{1} << 48) - 1);
@@ -87,7 +93,7 @@ struct trace_event {
   int64_t end() const { return ts + dur(); }
   bool is_gpu() const { return kind == ev_kind::kernel || kind == ev_kind::memcpy || kind == ev_kind::memset; }
 };
-static_assert(sizeof(trace_event) == 48, "trace_event is the model's memory: keep it at 48 bytes");
+static_assert(sizeof(trace_event) == 40, "trace_event is the model's memory: keep it at 40 bytes");
 
 /// Raw argument texts of a cpu_op (interned ids; k_none when absent).
 struct arg_texts {
@@ -124,6 +130,7 @@ struct trace_model {
   const std::string& name(const trace_event& e) const { return strings.str(e.name); }
   /// Argument texts of a cpu_op (all k_none for other events).
   const arg_texts& args(const trace_event& e) const { return arg_tuples[e.kind == ev_kind::cpu_op ? e.args : 0]; }
+  /// Ids of a host event (correlation: runtime events; External id: cpu_op and runtime events).
   int64_t correlation_of(uint32_t i) const;
   int64_t external_id_of(uint32_t i) const;
   std::string_view text(uint32_t id) const { return id == k_none ? std::string_view() : std::string_view(strings.str(id)); }

@@ -44,9 +44,8 @@ inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\
 
 /// Skips whitespace; ok only when a character is available at q.
 inline scan next(const char*& q, scan_ctx& ctx) {
-  while (q < ctx.end && is_ws(*q)) ++q;
-  if (q == ctx.end) return ctx.eof(q);
-  return scan::ok;
+  if (detail::skip_ws_to(q, ctx.end)) return scan::ok;
+  return ctx.eof(q);
 }
 
 #define SCAN_TRY(expr)             \
@@ -77,13 +76,31 @@ scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string*
 /// The common number shapes, parsed while validated: [-]digits (at most 18) for ints and
 /// [-]digits(.d{1,3})? (at most 15 integer digits) for µs times, ending inside the window with no
 /// exponent. False leaves q unchanged for the general path (which also reports invalid input).
+/// Accumulates the run of ASCII digits at p into v (v * 10^n + digits), 8 at a time while 8
+/// fit in the window (the SWAR tests and conversion of simdjson / fast_float). Overflow wraps;
+/// callers bound the digit count.
+inline void read_digits(const char*& p, const char* end, uint64_t* v) {
+  while (end - p >= 8) {
+    uint64_t x;
+    std::memcpy(&x, p, 8);
+    if ((((x + 0x4646464646464646ull) | (x - 0x3030303030303030ull)) & 0x8080808080808080ull) != 0) break;
+    x -= 0x3030303030303030ull;
+    x = (x * 10) + (x >> 8);
+    x = (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+         (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+    *v = *v * 100000000ull + (x & 0xFFFFFFFFull);
+    p += 8;
+  }
+  while (p < end && *p >= '0' && *p <= '9') *v = *v * 10 + static_cast<uint64_t>(*p++ - '0');
+}
+
 inline bool fast_int(const char*& q, const char* end, int64_t* out) {
   const char* p = q;
   bool neg = *p == '-';
   if (neg) ++p;
   const char* d0 = p;
   uint64_t v = 0;
-  while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+  while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');  // ids: short
   size_t nd = static_cast<size_t>(p - d0);
   if (nd == 0 || nd > 18 || (nd > 1 && *d0 == '0') || p >= end || *p == '.' || *p == 'e' || *p == 'E') return false;
   *out = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
@@ -97,7 +114,7 @@ inline bool fast_micros(const char*& q, const char* end, int64_t* ns, std::strin
   if (neg) ++p;
   const char* d0 = p;
   uint64_t ip = 0;
-  while (p < end && *p >= '0' && *p <= '9') ip = ip * 10 + static_cast<uint64_t>(*p++ - '0');
+  read_digits(p, end, &ip);
   size_t nd = static_cast<size_t>(p - d0);
   if (nd == 0 || nd > 15 || (nd > 1 && *d0 == '0')) return false;
   uint64_t frac = 0;
@@ -234,11 +251,14 @@ scan parse_args(const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
     if (*q != '"') return ctx.fail(q, "object key expected");
     std::string_view key;
     SCAN_TRY(detail::read_string(q, ctx, &key, &s.key));
-    SCAN_TRY(next(q, ctx));
-    if (*q != ':') return ctx.fail(q, "':' expected");
-    ++q;
-    SCAN_TRY(next(q, ctx));
+    if (!detail::sep_fast(q, ctx.end, ':')) {
+      SCAN_TRY(next(q, ctx));
+      if (*q != ':') return ctx.fail(q, "':' expected");
+      ++q;
+      SCAN_TRY(next(q, ctx));
+    }
     SCAN_TRY(parse_arg_value(key, q, ctx, ev));
+    if (detail::sep_fast(q, ctx.end, ',')) continue;
     SCAN_TRY(next(q, ctx));
     if (*q == ',') {
       ++q;
@@ -292,11 +312,14 @@ scan parse_event(const char*& p, scan_ctx& ctx, event_view& ev, scratch& s) {
       if (*q != '"') return ctx.fail(q, "object key expected");
       std::string_view key;
       SCAN_TRY(detail::read_string(q, ctx, &key, &s.key));
-      SCAN_TRY(next(q, ctx));
-      if (*q != ':') return ctx.fail(q, "':' expected");
-      ++q;
-      SCAN_TRY(next(q, ctx));
+      if (!detail::sep_fast(q, ctx.end, ':')) {
+        SCAN_TRY(next(q, ctx));
+        if (*q != ':') return ctx.fail(q, "':' expected");
+        ++q;
+        SCAN_TRY(next(q, ctx));
+      }
       SCAN_TRY(parse_event_value(key, q, ctx, ev, s));
+      if (detail::sep_fast(q, ctx.end, ',')) continue;
       SCAN_TRY(next(q, ctx));
       if (*q == ',') {
         ++q;

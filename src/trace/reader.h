@@ -2,7 +2,7 @@
 // detected from the first bytes, not the name; concatenated gzip members are read), root
 // object {"traceEvents": [...], other keys} or a bare list of events.
 //
-// Memory: a bounded input window (default 4 MiB, grown only for a single event larger than it)
+// Memory: a bounded input window (default 256 KiB, grown only for a single event larger than it)
 // plus whatever the sink keeps; no event is materialised unless the sink copies it. Errors in
 // the data (invalid JSON, truncated JSON or gzip, CRC mismatch, non-object elements, fields of
 // the wrong type) are counted in read_stats and never abort the process; reading stops at the
@@ -68,7 +68,7 @@ class event_sink {
 };
 
 struct read_options {
-  size_t window_bytes = 4u << 20;        ///< initial input window
+  size_t window_bytes = 256u << 10;      ///< initial input window (L2-sized: parsed while cached)
   size_t max_event_bytes = 1024u << 20;  ///< one element larger than this is an error
   bool threaded_inflate = true;          ///< inflate .gz on a second thread (pipelined)
   bool show_progress = true;             ///< progress bar on stderr (drawn only on a terminal)

@@ -196,6 +196,54 @@ TEST(TraceReader, TinyWindowGivesTheSameEventsAsTheDefault) {
   EXPECT_EQ(a->json_bytes, b->json_bytes);
 }
 
+// The fast paths (8 digits at a time, ": " / ", " separators) against the plain digit loop and
+// the general separator path: every integer length 1..18 and times with 1..15 integer digits,
+// compact and spaced layouts, in a default and a 7-byte window.
+TEST(TraceReader, DigitRunsAndSeparatorLayoutsParseAlike) {
+  std::string compact = "[", spaced = "[ ";
+  std::vector<int64_t> ids, ns;
+  int64_t v = 0;
+  for (int len = 1; len <= 18; ++len) {
+    v = v * 10 + (len % 9) + 1;  // 2, 23, 234, ... : no leading zero
+    int64_t t_int = v % 1000000000000000;  // at most 15 integer digits (exact decimal path)
+    std::string e = "{\"ph\":\"X\",\"ts\":" + std::to_string(t_int) + ".25,\"args\":{\"External id\":" + std::to_string(v) +
+                    ",\"x\":[" + std::to_string(v) + ",-" + std::to_string(v) + "]}}";
+    std::string e2 = "{\"ph\" : \"X\",  \"ts\":  " + std::to_string(t_int) + ".25 ,\"args\": {\"External id\" :" +
+                     std::to_string(v) + ",\n\"x\": [" + std::to_string(v) + " , -" + std::to_string(v) + "]}}";
+    compact += (len > 1 ? "," : "") + e;
+    spaced += (len > 1 ? ", " : "") + e2;
+    ids.push_back(v);
+    ns.push_back(t_int * 1000 + 250);
+  }
+  compact += "]";
+  spaced += " ]";
+  for (const std::string* doc : {&compact, &spaced}) {
+    for (size_t window : {size_t{4} << 20, size_t{7}}) {
+      collect c;
+      read_options o;
+      o.window_bytes = window;
+      read_stats st = read_trace_bytes(*doc, c, o);
+      ASSERT_TRUE(st.complete) << st.error;
+      ASSERT_EQ(c.events.size(), ids.size());
+      for (size_t i = 0; i < ids.size(); ++i) {
+        EXPECT_EQ(c.events[i].ext, ids[i]) << i;
+        EXPECT_EQ(c.events[i].ts_ns, ns[i]) << i;
+        EXPECT_EQ(c.events[i].bad, 0u) << i;
+      }
+    }
+  }
+  // Invalid JSON right after a fast separator is reported where it is.
+  for (auto [doc, at] : {std::pair<const char*, const char*>{R"([{"a": 1, }])", "at byte 10"},
+                         {R"([{"a": [1, ]}])", "at byte 11"},
+                         {R"([{"a":: 1}])", "at byte 6"},
+                         {R"([{"a": 12345678x}])", "at byte 15"}}) {
+    collect c;
+    read_stats st = read_trace_bytes(doc, c);
+    EXPECT_FALSE(st.complete) << doc;
+    EXPECT_NE(st.error.find(at), std::string::npos) << doc << ": " << st.error;
+  }
+}
+
 TEST(TraceReader, MissingFileIsAStatus) {
   collect c;
   auto st = read_trace(k_fix / "does_not_exist.json", c);
