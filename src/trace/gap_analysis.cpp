@@ -1,12 +1,14 @@
 #include "trace/gap_analysis.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <set>
 #include <unordered_map>
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "trace/chunked_store.h"
 #include "trace/discovery.h"
 #include "trace/util.h"
 
@@ -199,7 +201,7 @@ class gap_sink : public event_sink {
     }
     if (!ci.pass) return;
     uint32_t name = m_names.intern(e.has_name ? e.name : std::string_view("<?>"));
-    m_cands.push_back({name, e.has_ts, e.has_external_id, e.has_dur, e.ts, dur, e.external_id});
+    m_cands.emplace_back() = candidate{name, e.has_ts, e.has_external_id, e.has_dur, e.ts, dur, e.external_id};
   }
 
   /// Applies window, shapes and min duration; aggregates by name.
@@ -266,15 +268,13 @@ class gap_sink : public event_sink {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
 
-  /// Classification of a category; the last one is remembered (a trace's events come in runs
-  /// of one category), so most events skip the hash lookup.
+  /// Classification of a category. The last few are remembered (a trace interleaves a handful
+  /// of categories), so most events skip the hash lookup.
   const cat_info& category(std::string_view cat) {
-    if (m_last_cat && cat == m_last_cat->first) return m_last_cat->second;
+    for (const auto* c : m_recent_cats)
+      if (c && cat == c->first) return c->second;
     auto it = m_cats.find(cat);
-    if (it != m_cats.end()) {
-      m_last_cat = &*it;
-      return it->second;
-    }
+    if (it != m_cats.end()) return remember(&*it);
     std::string low = lower_ascii(cat);
     cat_info ci;
     ci.cpu_op = contains(low, "cpu_op");
@@ -282,8 +282,12 @@ class gap_sink : public event_sink {
     bool allowed = m_allow.empty() ||
                    std::any_of(m_allow.begin(), m_allow.end(), [&](const std::string& a) { return contains(low, a); });
     ci.pass = !denied && allowed;
-    m_last_cat = &*m_cats.emplace(std::string(cat), ci).first;
-    return m_last_cat->second;
+    return remember(&*m_cats.emplace(std::string(cat), ci).first);
+  }
+  const cat_info& remember(const std::pair<const std::string, cat_info>* c) {
+    m_recent_cats[m_next_recent] = c;
+    m_next_recent = (m_next_recent + 1) % m_recent_cats.size();
+    return c->second;
   }
 
   uint32_t shape_of(std::string_view raw) {
@@ -303,10 +307,11 @@ class gap_sink : public event_sink {
   bool m_windowed;
   std::vector<std::string> m_allow, m_deny;
   std::unordered_map<std::string, cat_info, hash, std::equal_to<>> m_cats;
-  const std::pair<const std::string, cat_info>* m_last_cat = nullptr;  ///< node pointers stay valid
+  std::array<const std::pair<const std::string, cat_info>*, 4> m_recent_cats{};  ///< map nodes stay put
+  size_t m_next_recent = 0;
   interner m_names, m_raw_dims, m_shapes;
   std::vector<uint32_t> m_shape_of_raw;
-  std::vector<candidate> m_cands;
+  chunked_store<candidate> m_cands;  ///< grows without copying (a large trace has millions)
   std::vector<cpu_shape> m_cpu;
   std::vector<std::pair<int64_t, uint32_t>> m_shape_by_ext;  ///< (External id, shape), file order; sorted in finish
   std::string m_device;

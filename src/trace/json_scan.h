@@ -162,7 +162,7 @@ inline scan skip_ws(const char*& p, scan_ctx& ctx) {
   return scan::ok;
 }
 
-inline scan skip_number(const char*& p, scan_ctx& ctx, std::string_view* text) {
+[[gnu::always_inline]] inline scan skip_number(const char*& p, scan_ctx& ctx, std::string_view* text) {
   const char* q = p;
   const char* end = ctx.end;
   if (q < end && *q == '-') ++q;

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "core/progress.h"
@@ -58,12 +59,22 @@ struct scratch {
   std::string key, ph, cat, name, pid, tid, bp;
 };
 
-inline bool key_is(std::string_view k, const char* lit, size_t n) {
-  return k.size() == n && std::memcmp(k.data(), lit, n) == 0;
+/// Key equality with the literal of constant length n: keys of 8-16 bytes as two overlapping
+/// 8-byte words (GCC calls memcmp for them otherwise).
+[[gnu::always_inline]] inline bool key_is(std::string_view k, const char* lit, size_t n) {
+  if (k.size() != n) return false;
+  if (n < 8 || n > 16) return std::memcmp(k.data(), lit, n) == 0;
+  uint64_t a, b, c, d;
+  std::memcpy(&a, k.data(), 8);
+  std::memcpy(&b, lit, 8);
+  std::memcpy(&c, k.data() + n - 8, 8);
+  std::memcpy(&d, lit + n - 8, 8);
+  return a == b && c == d;
 }
 #define KEY(lit) key_is(key, lit, sizeof(lit) - 1)
 
-scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string* s, bool* has, event_view& ev) {
+[[gnu::always_inline]] inline scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string* s,
+                                          bool* has, event_view& ev) {
   if (*q == '"') {
     SCAN_TRY(detail::read_string(q, ctx, out, s));
     if (has) *has = true;
@@ -73,9 +84,6 @@ scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string*
   return detail::skip_value(q, ctx);
 }
 
-/// The common number shapes, parsed while validated: [-]digits (at most 18) for ints and
-/// [-]digits(.d{1,3})? (at most 15 integer digits) for µs times, ending inside the window with no
-/// exponent. False leaves q unchanged for the general path (which also reports invalid input).
 /// Accumulates the run of ASCII digits at p into v (v * 10^n + digits), 8 at a time while 8
 /// fit in the window (the SWAR tests and conversion of simdjson / fast_float). Overflow wraps;
 /// callers bound the digit count.
@@ -94,6 +102,9 @@ inline void read_digits(const char*& p, const char* end, uint64_t* v) {
   while (p < end && *p >= '0' && *p <= '9') *v = *v * 10 + static_cast<uint64_t>(*p++ - '0');
 }
 
+/// The common number shapes, parsed while validated: [-]digits (at most 18) for ints and
+/// [-]digits(.d{1,3})? (at most 15 integer digits) for µs times, ending inside the window with no
+/// exponent. False leaves q unchanged for the general path (which also reports invalid input).
 inline bool fast_int(const char*& q, const char* end, int64_t* out) {
   const char* p = q;
   bool neg = *p == '-';
@@ -133,14 +144,9 @@ inline bool fast_micros(const char*& q, const char* end, int64_t* ns, std::strin
   return true;
 }
 
-scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has, std::string_view* text,
-               bool* bad, event_view& ev) {
-  if (fast_micros(q, ctx.end, ns, text)) {  // exact, |ns| < 1e18 < 2^63; below 2^53 one division rounds correctly
-    *has = true;
-    constexpr int64_t k_2p53 = int64_t{1} << 53;
-    *us = (*ns < k_2p53 && *ns > -k_2p53) ? static_cast<double>(*ns) / 1000.0 : detail::number_to_double(*text);
-    return scan::ok;
-  }
+/// read_time / read_int when the fast path did not apply (q unchanged).
+[[gnu::noinline]] scan read_time_slow(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has,
+                                      std::string_view* text, bool* bad, event_view& ev) {
   if (*q == '-' || (*q >= '0' && *q <= '9')) {
     SCAN_TRY(detail::skip_number(q, ctx, text));
     bool exact = false;
@@ -163,11 +169,7 @@ scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has
   return detail::skip_value(q, ctx);
 }
 
-scan read_int(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view& ev) {
-  if (fast_int(q, ctx.end, out)) {
-    *has = true;
-    return scan::ok;
-  }
+[[gnu::noinline]] scan read_int_slow(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view& ev) {
   if (*q == '-' || (*q >= '0' && *q <= '9')) {
     std::string_view t;
     SCAN_TRY(detail::skip_number(q, ctx, &t));
@@ -177,6 +179,25 @@ scan read_int(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view
   }
   ++ev.bad_fields;
   return detail::skip_value(q, ctx);
+}
+
+[[gnu::always_inline]] inline scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has,
+                                           std::string_view* text, bool* bad, event_view& ev) {
+  if (fast_micros(q, ctx.end, ns, text)) {  // exact, |ns| < 1e18 < 2^63; below 2^53 one division rounds correctly
+    *has = true;
+    constexpr int64_t k_2p53 = int64_t{1} << 53;
+    *us = (*ns < k_2p53 && *ns > -k_2p53) ? static_cast<double>(*ns) / 1000.0 : detail::number_to_double(*text);
+    return scan::ok;
+  }
+  return read_time_slow(q, ctx, us, ns, has, text, bad, ev);
+}
+
+[[gnu::always_inline]] inline scan read_int(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view& ev) {
+  if (fast_int(q, ctx.end, out)) {
+    *has = true;
+    return scan::ok;
+  }
+  return read_int_slow(q, ctx, out, has, ev);
 }
 
 /// pid / tid: an integer or a string.
@@ -300,11 +321,14 @@ scan parse_event_value(std::string_view key, const char*& q, scan_ctx& ctx, even
   return detail::skip_value(q, ctx);
 }
 
+static_assert(std::is_trivially_copyable_v<event_view>);
+
 /// p at '{'. On ok, `ev` describes the event and p is past its '}'.
 scan parse_event(const char*& p, scan_ctx& ctx, event_view& ev, scratch& s) {
   const char* q = p + 1;
+  static const event_view k_blank{};
   uint64_t index = ev.index;
-  ev = event_view{};
+  ev = k_blank;  // a plain copy of a trivially copyable blank (no per-field construction)
   ev.index = index;
   SCAN_TRY(next(q, ctx));
   if (*q != '}') {
