@@ -151,17 +151,47 @@ struct cpu_shape {
   double ts, dur;
 };
 
-/// Sorts (External id, shape) pairs by id and keeps the last pair of each id in file order:
-/// the map a later cpu_op with the same External id overwrites.
-void last_shape_per_ext(std::vector<std::pair<int64_t, uint32_t>>& v) {
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  size_t out = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i + 1 < v.size() && v[i + 1].first == v[i].first) continue;
-    v[out++] = v[i];
+/// External id -> shape id; of pairs with the same id the last in file order wins (a later
+/// cpu_op with the same External id overwrites). Pairs are appended without copying; ids
+/// usually come in increasing order and are then searched where they lie.
+class shape_by_ext {
+ public:
+  using pair = std::pair<int64_t, uint32_t>;
+  void add(int64_t ext, uint32_t shape) {
+    if (!m_pairs.empty() && ext < m_pairs[m_pairs.size() - 1].first) m_sorted = false;
+    m_pairs.emplace_back() = pair{ext, shape};
   }
-  v.resize(out);
-}
+  /// Sorts (stably, only when needed) and keeps the last pair of each id.
+  void finish() {
+    size_t n = m_pairs.size();
+    if (!m_sorted) {
+      m_copy.reserve(n);
+      for (const pair& p : m_pairs) m_copy.push_back(p);
+      std::stable_sort(m_copy.begin(), m_copy.end(), [](const pair& a, const pair& b) { return a.first < b.first; });
+    }
+    m_n = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 1 < n && at(i + 1).first == at(i).first) continue;
+      at(m_n++) = at(i);
+    }
+  }
+  const uint32_t* find(int64_t ext) {
+    size_t lo = 0, hi = m_n;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (at(mid).first < ext) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < m_n && at(lo).first == ext ? &at(lo).second : nullptr;
+  }
+
+ private:
+  pair& at(size_t i) { return m_sorted ? m_pairs[i] : m_copy[i]; }
+  chunked_store<pair> m_pairs;
+  std::vector<pair> m_copy;  ///< sorted copy when the ids came out of order
+  bool m_sorted = true;
+  size_t m_n = 0;
+};
 
 /// Collects what gap analysis needs from one trace; everything else is dropped on the fly.
 class gap_sink : public event_sink {
@@ -196,7 +226,7 @@ class gap_sink : public event_sink {
       uint32_t shape = shape_of(e.input_dims);
       if (shape != k_no_shape) {
         if (m_windowed) m_cpu.push_back({e.external_id, shape, e.has_ts, e.ts, dur});
-        else m_shape_by_ext.push_back({e.external_id, shape});
+        else m_shape_by_ext.add(e.external_id, shape);
       }
     }
     if (!ci.pass) return;
@@ -219,11 +249,11 @@ class gap_sink : public event_sink {
       t_start = m_t_min + span * (cfg.trace_start_pct / 100.0);
       t_end = m_t_min + span * (cfg.trace_end_pct / 100.0);
       for (const auto& c : m_cpu)
-        if (c.has_ts && c.ts + c.dur >= t_start && c.ts <= t_end) m_shape_by_ext.push_back({c.ext, c.shape});
+        if (c.has_ts && c.ts + c.dur >= t_start && c.ts <= t_end) m_shape_by_ext.add(c.ext, c.shape);
     } else {
-      for (const auto& c : m_cpu) m_shape_by_ext.push_back({c.ext, c.shape});  // window fell back to all events
+      for (const auto& c : m_cpu) m_shape_by_ext.add(c.ext, c.shape);  // window fell back to all events
     }
-    last_shape_per_ext(m_shape_by_ext);
+    m_shape_by_ext.finish();
     std::vector<int32_t> slot(m_names.size(), -1);
     std::vector<kernel_stat>& ks = out->kernels;
     for (const auto& c : m_cands) {
@@ -247,9 +277,7 @@ class gap_sink : public event_sink {
       k.min_us = std::min(k.min_us, c.dur);
       k.max_us = std::max(k.max_us, c.dur);
       if (c.has_ext) {
-        auto it = std::lower_bound(m_shape_by_ext.begin(), m_shape_by_ext.end(), c.ext,
-                                   [](const std::pair<int64_t, uint32_t>& a, int64_t x) { return a.first < x; });
-        if (it != m_shape_by_ext.end() && it->first == c.ext) add_shape(k, it->second);
+        if (const uint32_t* shape = m_shape_by_ext.find(c.ext)) add_shape(k, *shape);
       }
     }
     std::stable_sort(ks.begin(), ks.end(), [](const kernel_stat& a, const kernel_stat& b) { return -a.total_us < -b.total_us; });
@@ -313,7 +341,7 @@ class gap_sink : public event_sink {
   std::vector<uint32_t> m_shape_of_raw;
   chunked_store<candidate> m_cands;  ///< grows without copying (a large trace has millions)
   std::vector<cpu_shape> m_cpu;
-  std::vector<std::pair<int64_t, uint32_t>> m_shape_by_ext;  ///< (External id, shape), file order; sorted in finish
+  shape_by_ext m_shape_by_ext;
   std::string m_device;
   int64_t m_world = -1, m_rank = -1;
   double m_t_min = std::numeric_limits<double>::infinity();

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "core/csv.h"
 #include "core/fs.h"
+#include "core/strings.h"
 #include "trace/discovery.h"
 #include "trace/gap_analysis.h"
 #include "trace/util.h"
@@ -103,6 +106,36 @@ TEST(GapAnalysis, MissingFieldsFollowPythonDefaults) {
   EXPECT_EQ(got.count("no_cat"), 0u);  // no category: filtered by the allow-list
   EXPECT_EQ(got["no_ts"].second, 8.0);  // no window: events without ts count
   fs::remove_all(dir);
+}
+
+// Shapes come from the cpu_op with the kernel's External id; a later cpu_op with the same id
+// wins. Ids out of file order take the sorting path, ids in order are searched in place.
+TEST(GapAnalysis, ShapesByExternalIdLastOneWinsInAnyOrder) {
+  auto op = [](int ext, int n) {
+    return strprintf(R"({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 1, "args": {"External id": %d, "Input Dims": [[%d, 2]]}})",
+                     ext, n);
+  };
+  auto kernel = [](int ext) {
+    return strprintf(R"({"ph": "X", "cat": "kernel", "name": "k%d", "ts": 2, "dur": 1, "args": {"External id": %d}})", ext, ext);
+  };
+  for (bool in_order : {true, false}) {
+    std::vector<std::string> ev = in_order ? std::vector<std::string>{op(1, 10), op(2, 20), op(2, 21), op(3, 30)}
+                                           : std::vector<std::string>{op(3, 30), op(2, 20), op(1, 10), op(2, 21)};
+    for (int k = 1; k <= 4; ++k) ev.push_back(kernel(k));
+    fs::path dir = fs::temp_directory_path() / "magpie_gap_shapes";
+    fs::create_directories(dir);
+    ASSERT_TRUE(write_file_atomic(dir / "x.json", "{\"traceEvents\": [" + join(ev, ", ") + "]}").ok());
+    gap_config cfg;
+    gap_result r = analyze_gap(cfg, dir);
+    ASSERT_EQ(r.ranks.size(), 1u);
+    std::map<std::string, std::string> shapes;
+    for (const auto& k : r.ranks[0].kernels) shapes[k.name] = k.unique_shapes();
+    EXPECT_EQ(shapes["k1"], "[10,2]") << in_order;
+    EXPECT_EQ(shapes["k2"], "[21,2]") << in_order;
+    EXPECT_EQ(shapes["k3"], "[30,2]") << in_order;
+    EXPECT_EQ(shapes["k4"], "") << in_order;
+    fs::remove_all(dir);
+  }
 }
 
 TEST(GapAnalysis, ConfigValidationAndJson) {
