@@ -15,6 +15,7 @@
 #include <cstring>
 
 #include "core/spawn.h"
+#include "core/utf8.h"
 #include "core/strings.h"
 
 namespace magpie {
@@ -33,9 +34,9 @@ std::string run_result::describe() const {
 
 std::string run_result::output_tail(size_t max_bytes) const {
   const std::string& s = trim(err).empty() ? out : err;
-  std::string t(trim(s));
-  if (t.size() > max_bytes) t = "..." + t.substr(t.size() - max_bytes);
-  return t;
+  std::string_view t = trim(s);
+  if (t.size() <= max_bytes) return printable_text(t);
+  return "..." + printable_text(t.substr(t.size() - max_bytes));
 }
 
 namespace {

@@ -4,7 +4,8 @@
 # cheat's exits 0, so the cheat is the only "correct" kernel and wins. Defence: it still wins (that
 # is Magpie's rule and the user's config), but the console, the winner_reason and the integrity
 # row all say its correctness rests on its exit code alone; with `correctness.method: outputs`
-# the same config fails every kernel instead.
+# the same config fails every kernel instead. Also: a failing candidate whose output holds
+# invalid UTF-8 and terminal escape sequences cannot put them on the user's terminal or logs.
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 T="$GOLDEN_TMP"
 cat > "$T/k.yaml" <<'YAML'
@@ -43,4 +44,23 @@ assert res["winner"] is None and res["comparison_metrics"]["correctness"] == [Fa
 assert any("an exit code alone proves nothing" in e for e in res["kernel_results"][0]["errors"]), res["kernel_results"][0]["errors"]
 assert res["kernel_results"][1]["outcome"] != "passed"
 PY
-echo "ok: an exit-code-only winner is marked unproven"
+
+# A candidate that prints invalid UTF-8, a terminal escape (clear screen, set title) and random
+# bytes, then fails: console, log and report stay valid UTF-8 without a control character.
+cat > "$T/k3.yaml" <<YAML
+kernels:
+  - {id: base, type: host, testcase_command: [bash, -c, "exit 0"]}
+  - {id: noisy, type: host, testcase_command: [bash, $MAGPIE_SOURCE_DIR/tests/golden/exit_code_form/noisy.sh]}
+YAML
+"$MAGPIE_BIN" compare -k "$T/k3.yaml" --no-perf -o "$T/out3" > "$T/o3.txt" 2> "$T/e3.txt" || fail "noisy compare exited $?"
+python3 - "$T/o3.txt" "$T/e3.txt" "$(workspace_of "$T/out3" compare)/compare_report.json" <<'PY'
+import sys
+for f in sys.argv[1:]:
+    b = open(f, "rb").read()
+    t = b.decode("utf-8")  # raises on invalid UTF-8
+    bad = [c for c in t if (ord(c) < 32 and c not in "\n\t") or ord(c) == 127]
+    assert not bad, (f, bad[:5])
+o = open(sys.argv[1], encoding="utf-8").read()
+assert "Testcase command 1/1 failed (exit code 1)" in o and "\\x1B" in o and "\ufffd" in o, o
+PY
+echo "ok: an exit-code-only winner is marked unproven; candidate output is printable"
