@@ -43,7 +43,7 @@ struct run_result {
   /// "exit code 2", "killed by signal 11 (Segmentation fault)", "timed out after 5.0 s".
   std::string describe() const;
   /// The last `max_bytes` of stderr, else stdout (for error messages).
-  std::string output_tail(size_t max_bytes = 2000) const;
+  std::string output_tail(size_t max_bytes = 2000) const;  ///< printable_text (core/utf8.h)
 };
 
 /// A running child. Destruction kills its process group if it is still alive.

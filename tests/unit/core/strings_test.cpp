@@ -1,4 +1,5 @@
 #include "core/strings.h"
+#include "core/subprocess.h"
 #include "core/utf8.h"
 
 #include <gtest/gtest.h>
@@ -53,4 +54,22 @@ TEST(strings, utf8_prefix_never_cuts_a_character) {
   EXPECT_EQ(utf8_prefix(s, 5), "ab\xe2\x80\x94");
   EXPECT_EQ(utf8_prefix(s, 100), s);
   EXPECT_EQ(utf8_prefix("", 3), "");
+}
+
+TEST(strings, printable_text_escapes_controls_and_repairs_utf8) {
+  EXPECT_EQ(printable_text("ok\tline\nnext \xe2\x80\x94 done"), "ok\tline\nnext \xe2\x80\x94 done");  // unchanged
+  EXPECT_EQ(printable_text("\x1b[31mred\x1b[0m"), "\\x1B[31mred\\x1B[0m");  // no terminal escapes
+  EXPECT_EQ(printable_text(std::string_view("a\rb\x7f\0" "c", 6)), "a\\x0Db\\x7F\\x00c");
+  EXPECT_EQ(printable_text("bad \xff\xfe cut \xe2\x82"), "bad \xef\xbf\xbd\xef\xbf\xbd cut \xef\xbf\xbd");
+}
+
+TEST(strings, output_tail_is_printable) {
+  run_result r;
+  r.err = "x\x1b]0;title\x07";
+  r.err.append(3000, 'y');
+  r.err.append("\xe2\x80\x94\xc3");
+  std::string t = r.output_tail(10);
+  EXPECT_EQ(t, "...yyyyyy\xe2\x80\x94\xef\xbf\xbd");  // the last 10 bytes, repaired
+  r.err = "\x1b[2J";
+  EXPECT_EQ(r.output_tail(), "\\x1B[2J");
 }
