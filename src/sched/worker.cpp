@@ -40,8 +40,8 @@ std::string ray_submission_id() {
 // (no manifest) gates nothing, exactly as a local compare then checks exit codes.
 std::optional<kernel::external_reference> gate_for(const batch& b) {
   auto ext = reference_from_job(b);
-  if (ext && b.mode == "compare" && ext->failure.empty() && ext->manifest_dir.empty() &&
-      ext->correctness_method == "exit_code")
+  if (ext && b.mode == batch_mode::compare && ext->failure.empty() && ext->manifest_dir.empty() &&
+      ext->basis == correctness_basis::exit_code)
     return std::nullopt;
   return ext;
 }
@@ -50,12 +50,12 @@ status_or<run_outcome> run_kernel_job(const batch& b, eval_request req, int inde
   if (index < 0 || static_cast<size_t>(index) >= req.kernels.size())
     return invalid_argument("task kernel index %d is out of range", index);
   eval_request sub = req;
-  sub.mode = "analyze";
+  sub.mode = kernel::run_mode::analyze;
   sub.kernels = {req.kernels[static_cast<size_t>(index)]};
   sub.baseline_index = 0;
   sub.output_dir = dir;
   sub.external_ref = gate_for(b);
-  if (b.mode == "compare") {
+  if (b.mode == batch_mode::compare) {
     sub.performance.enabled = false;  // the timing job times the correct kernels together
     sub.reference.reset();
   }
@@ -84,10 +84,10 @@ status_or<run_outcome> run_timing_job(const batch& b, const eval_request& req, c
   if (sub.external_ref) sub.reference.reset();
   MAGPIE_LOG_INFO("timing %zu kernel(s) together on %s", order.size(), host_name().c_str());
   if (order.size() == 1) {
-    sub.mode = "analyze";
+    sub.mode = kernel::run_mode::analyze;
     return kernel::run_analyze(sub);
   }
-  sub.mode = "compare";
+  sub.mode = kernel::run_mode::compare;
   return kernel::run_compare(sub);
 }
 
