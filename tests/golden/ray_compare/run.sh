@@ -7,6 +7,7 @@
 # the simulator) collected into the results store. Skips (77) where the cluster cannot start.
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 source "$MAGPIE_SOURCE_DIR/tests/ray/golden_lib.sh"
+source "$MAGPIE_SOURCE_DIR/tests/golden/lib/batch_cases.sh"
 ray_up
 EX="$MAGPIE_SOURCE_DIR/examples/host"
 SAME="$MAGPIE_SOURCE_DIR/tests/golden/slurm_compare/same_verdicts.py"
@@ -69,47 +70,10 @@ for j in b["jobs"]:
 PY
 
 # 3. analyze batch with a reference and timing per job: same outcomes, exit code 1 as locally.
-cat > "$T/analyze.yaml" <<YAML
-kernels:
-  - {id: vector_add_unrolled, type: host, source_files: [$EX/vector_add_unrolled.cpp]}
-  - {id: vector_add_offbyone, type: host, source_files: [$EX/vector_add_offbyone.cpp]}
-reference: {id: vector_add, type: host, source_files: [$EX/vector_add.cpp]}
-performance:
-  timing: {warmup: 2, min_samples: 5, min_time_s: 0.05, max_time_s: 1}
-YAML
-set +e
-"$MAGPIE_BIN" analyze -k "$T/analyze.yaml" --seed 5 -o "$T/alocal" > /dev/null; rc1=$?
-"$MAGPIE_BIN" -e ray analyze -k "$T/analyze.yaml" --seed 5 -o "$T/aray" > "$T/a.txt" 2>&1; rc2=$?
-set -e
-[ "$rc1" -eq 1 ] && [ "$rc2" -eq 1 ] || fail "analyze exit codes local=$rc1 ray=$rc2: $(tail "$T/a.txt")"
-python3 "$SAME" "$(workspace_of "$T/alocal" analyze)/analyze_report.json" \
-  "$(workspace_of "$T/aray" analyze)/analyze_report.json" ray
+batch_analyze_case ray "$T" ray
 
 # 4. timed compare: the correct kernels are timed together in the timing job; verdicts valid.
-"$MAGPIE_BIN" -e ray compare -k "$EX/compare.yaml" --seed 42 --max-time 2 --min-time 0.05 -o "$T/timed" \
-  > /dev/null 2>&1 || fail "timed ray compare"
-ws=$(workspace_of "$T/timed" compare)
-check_json "$ws/compare_report.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-res, s = r["results"], r["scheduler"]
-assert res["comparison_metrics"]["correctness"] == [True, True, True, False]
-v = {x["kernel_id"]: x for x in res["verdicts"]}
-assert v["vector_add"]["verdict"] == "baseline" and v["vector_add_offbyone"]["verdict"] == "not_ranked"
-for k in ("vector_add_unrolled", "vector_add_twopass"):
-    assert v[k]["verdict"] in ("faster", "slower", "same", "ambiguous"), v[k]
-assert s["timing_interleaved"] is True and s["timing"]["timed_indices"] == [0, 1, 2], s["timing"]
-n = [res["kernel_results"][i]["timing"]["samples"] for i in range(3)]
-assert len(set(n)) == 1, n  # sampled interleaved in one job
-assert {j["name"]: j["state"] for j in s["jobs"]}["timing"] == "COMPLETED"
-PY
-"$MAGPIE_BIN" results list -o "$T/timed" --json > "$T/runs.json"
-check_json "$T/runs.json" "$ws" <<'PY'
-import json, sys
-runs = json.load(open(sys.argv[1]))
-runs = runs["runs"] if isinstance(runs, dict) else runs
-assert any(str(x.get("workspace", "")).rstrip("/") == sys.argv[2] for x in runs), runs
-PY
+batch_timed_compare_case ray "$T" > /dev/null
 "$MAGPIE_BIN" jobs list -o "$T/timed" --json > "$T/list.json"
 check_json "$T/list.json" <<'PY'
 import json, sys
