@@ -188,14 +188,14 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_o
   const bool baseline_is_ref = compare && !req.reference;
   if (ref_job) {
     const auto& spec = req.reference ? *req.reference : req.kernels[static_cast<size_t>(req.baseline_index)];
-    job_record r{"reference", "reference"};
+    job_record r{"reference", job_role::reference};
     MAGPIE_RETURN_IF_ERROR(write_job(b, r, so, magpie, {}, {so.time_limit, is_gpu(spec.type)}));
   }
   std::vector<std::string> kernel_jobs;
   for (int i = 0; i < n; ++i) {
     if (baseline_is_ref && i == req.baseline_index) continue;  // the reference job evaluates it
     const auto& spec = req.kernels[static_cast<size_t>(i)];
-    job_record k{strprintf("k%02d_%s", i, sanitize_label(spec.id).c_str()), "kernel"};
+    job_record k{strprintf("k%02d_%s", i, sanitize_label(spec.id).c_str()), job_role::kernel};
     k.kernels = {i};
     if (ref_job) k.after = {"reference"};
     kernel_jobs.push_back(k.name);
@@ -204,7 +204,7 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_o
   if (compare && req.performance.enabled) {
     bool gpu = false;
     for (const auto& k : req.kernels) gpu = gpu || is_gpu(k.type);
-    job_record t{"timing", "timing"};
+    job_record t{"timing", job_role::timing};
     t.after = kernel_jobs;
     t.after.push_back("reference");
     const std::string& tl = so.timing_time_limit.empty() ? so.time_limit : so.timing_time_limit;
@@ -219,7 +219,7 @@ status_or<batch> plan_command_batch(const std::vector<std::string>& args, const 
   if (args.empty()) return invalid_argument("no magpie command to submit (give it after --)");
   MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch(batch_mode::command, sanitize_label(args[0]), so, output_dir));
   b.command = args;
-  job_record c{"command", "command"};
+  job_record c{"command", job_role::command};
   MAGPIE_RETURN_IF_ERROR(write_job(b, c, so, resolve_magpie_bin(so), fs::current_path(), {so.time_limit, needs_gpu}));
   MAGPIE_RETURN_IF_ERROR(b.save());
   return b;

@@ -27,9 +27,17 @@
 
 namespace magpie::sched {
 
+/// What a job does: evaluate the reference, one kernel, time the correct kernels together, or
+/// run one magpie command line.
+enum class job_role { reference, kernel, timing, command };
+/// "reference", "kernel", "timing", "command" (batch.json's and task.json's "role").
+const char* job_role_name(job_role r);
+std::optional<job_role> parse_job_role(std::string_view word);
+inline void to_json(json& j, job_role r) { j = job_role_name(r); }
+
 struct job_record {
   std::string name;                     ///< unique in the batch: reference | k<i>_<id> | timing | command
-  std::string role;                     ///< reference | kernel | timing | command
+  job_role role = job_role::kernel;
   std::vector<int> kernels;             ///< request kernel indices it evaluates (kernel role)
   std::vector<std::string> after;       ///< jobs it starts after (afterany), by name
   std::vector<std::string> sbatch_args; ///< slurm: everything but --dependency

@@ -36,7 +36,11 @@ status_or<job_record> job_record::from_json(const json_fields& f) {
   MAGPIE_RETURN_IF_ERROR(f.check_object());
   job_record r;
   MAGPIE_RETURN_IF_ERROR(f.require("name", &r.name));
-  MAGPIE_RETURN_IF_ERROR(f.read("role", &r.role));
+  std::string role;
+  MAGPIE_RETURN_IF_ERROR(f.require("role", &role));
+  auto parsed = parse_job_role(role);
+  if (!parsed) return parse_error("%s: expected reference, kernel, timing or command, got '%s'", f.field("role").c_str(), role.c_str());
+  r.role = *parsed;
   MAGPIE_RETURN_IF_ERROR(f.read("kernels", &r.kernels));
   MAGPIE_RETURN_IF_ERROR(f.read("after", &r.after));
   MAGPIE_RETURN_IF_ERROR(f.read("sbatch_args", &r.sbatch_args));
@@ -52,7 +56,12 @@ status_or<job_record> job_record::from_json(const json_fields& f) {
 namespace {
 constexpr std::pair<batch_mode, const char*> k_batch_mode_names[] = {
     {batch_mode::analyze, "analyze"}, {batch_mode::compare, "compare"}, {batch_mode::command, "command"}};
+constexpr std::pair<job_role, const char*> k_role_names[] = {
+    {job_role::reference, "reference"}, {job_role::kernel, "kernel"}, {job_role::timing, "timing"}, {job_role::command, "command"}};
 }  // namespace
+
+const char* job_role_name(job_role r) { return enum_name(k_role_names, r, "kernel"); }
+std::optional<job_role> parse_job_role(std::string_view word) { return enum_parse(k_role_names, word); }
 
 const char* batch_mode_name(batch_mode m) { return enum_name(k_batch_mode_names, m, "analyze"); }
 std::optional<batch_mode> parse_batch_mode(std::string_view word) { return enum_parse(k_batch_mode_names, word); }

@@ -63,7 +63,7 @@ std::vector<kernel_row> correctness_rows(const batch& b, const kernel::eval_requ
     }
   }
   for (const auto& j : b.jobs) {
-    if (j.role != "kernel" || j.kernels.size() != 1) continue;
+    if (j.role != job_role::kernel || j.kernels.size() != 1) continue;
     size_t i = static_cast<size_t>(j.kernels[0]);
     if (i >= rows.size()) continue;
     rows[i].job = j.name;

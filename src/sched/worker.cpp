@@ -144,20 +144,22 @@ int run_task(const fs::path& job_dir_in) {
   auto task = read_json_file(dir / "task.json");
   if (!task.ok()) return finish(2, task.get_status().message());
   result["name"] = json_string(*task, "name");
-  std::string role = json_string(*task, "role");
-  result["role"] = role;
+  std::string word = json_string(*task, "role");
+  result["role"] = word;
+  auto role = parse_job_role(word);
+  if (!role) return finish(2, (dir / "task.json").string() + ": unknown role '" + word + "'");
   auto b = batch::load(json_string(*task, "batch_dir"));
   if (!b.ok()) return finish(2, b.get_status().message());
-  status_or<run_outcome> out = error(status_code::internal, "unknown role '%s'", role.c_str());
-  if (role == "command") {
+  status_or<run_outcome> out = error(status_code::internal, "unknown role '%s'", word.c_str());
+  if (*role == job_role::command) {
     out = run_command_job(*b, dir);
   } else {
     auto req = load_batch_request(*b);
     if (!req.ok()) return finish(2, req.get_status().message());
     req->output_dir = dir;
-    if (role == "reference") out = kernel::run_reference_only(*req);
-    else if (role == "kernel") out = kernel_job(*b, *req, *task, dir);
-    else if (role == "timing") out = run_timing_job(*b, *req, dir, &result);
+    if (*role == job_role::reference) out = kernel::run_reference_only(*req);
+    else if (*role == job_role::kernel) out = kernel_job(*b, *req, *task, dir);
+    else out = run_timing_job(*b, *req, dir, &result);
   }
   if (!out.ok()) {
     if (result.contains("skipped")) return finish(0, "");
