@@ -53,7 +53,7 @@ run_one() {  # target -> log in $work/$t.log; returns libFuzzer's status
   (cd "$work" && "$bin/$t" -max_total_time="$secs" -max_len=262144 -timeout=10 -rss_limit_mb=2048 \
      -dict="$d" -print_final_stats=1 "$c" > "$work/$t.log" 2>&1)
 }
-summary() { echo "== $1"; grep -E "^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|#[0-9]+ +DONE)|ERROR|SUMMARY|Done [0-9]+ runs" "$work/$1.log" | tail -6; }
+summary() { echo "== $1"; grep -E "^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb|#[0-9]+[[:space:]]+DONE)|ERROR|SUMMARY|Done [0-9]+ runs" "$work/$1.log" | tail -6; }
 rc=0
 if [[ -n "${PARALLEL:-}" ]]; then
   pids=()

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/spawn.h"
 #include "core/strings.h"
 
 namespace magpie {
@@ -164,29 +165,9 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
   posix_spawn_file_actions_addclosefrom_np(&fa, first_free);
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
 
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT}) sigaddset(&defaults, s);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  std::vector<std::string> argv_s = spec.argv;
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_s = build_envp(spec);
-  std::vector<char*> envp;
-  for (auto& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+  int rc = spawn_in_new_session(&pid, exe, &fa, spec.argv, build_envp(spec));
   posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
   for (int fd : lifted)
     if (fd >= 0) ::close(fd);
   ::close(out_p[1]);

@@ -34,6 +34,8 @@ compare_result build_compare_result(std::vector<compare_kernel> kernels, int bas
       r.winner = static_cast<int>(i);
       r.winner_reason = "first correct kernel (the baseline is not correct and nothing was ranked faster)";
     }
+  if (r.winner >= 0 && at(r.winner).exit_code_only)
+    r.winner_reason += "; correct by its own testcase's exit code only: numerical correctness is not proven";
   return r;
 }
 
@@ -59,10 +61,15 @@ void compare_result::write(json& results, double confidence) const {
 }
 
 std::string compare_result::summary() const {
-  int correct = 0;
-  for (const auto& k : kernels) correct += k.correct;
-  std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed\n\nResults:\n", kernels.size(),
-                            correct, kernels.size());
+  int correct = 0, by_exit_code = 0;
+  for (const auto& k : kernels) {
+    correct += k.correct;
+    by_exit_code += k.correct && k.exit_code_only;
+  }
+  std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed", kernels.size(), correct,
+                            kernels.size());
+  if (by_exit_code > 0) s += strprintf(" (%d by exit code only: not proven)", by_exit_code);
+  s += "\n\nResults:\n";
   for (size_t i = 0; i < kernels.size(); ++i) {
     const compare_kernel& k = kernels[i];
     const verdict& v = k.v;
@@ -71,6 +78,7 @@ std::string compare_result::summary() const {
     else if (v.verdict == verdict_kind::not_ranked) s += " [not ranked: " + k.not_ranked_why + "]";
     else if (v.verdict == verdict_kind::implausible) s += strprintf(" [implausible: %.3fx, below the physical floor]", v.speedup);
     else s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", verdict_kind_name(v.verdict), v.speedup, v.ci_low, v.ci_high);
+    if (k.correct && k.exit_code_only) s += " (exit code only)";
     s += k.note + "\n";
     if (!k.detail.empty()) s += "      " + k.detail + "\n";
   }

@@ -17,6 +17,7 @@ namespace magpie::kernel {
 struct compare_kernel {
   std::string id;
   bool correct = false;        ///< correctness SUCCESS, after every re-check
+  bool exit_code_only = false; ///< judged by its testcase's exit code alone (nothing compared)
   verdict v;                   ///< against the baseline (v.index = its position)
   double median_ns = 0;        ///< median of its timed samples (0: not timed)
   // Its line of the console summary:
@@ -44,6 +45,7 @@ bool ranks(const verdict& v);
 
 /// Ranks the verdicts and picks the winner: the fastest candidate that is significantly faster
 /// than the baseline; else the baseline when it is correct; else the first correct kernel.
+/// A winner judged by its exit code alone says so in winner_reason (its correctness is unproven).
 compare_result build_compare_result(std::vector<compare_kernel> kernels, int baseline);
 
 /// JSON Schema of what compare_result::write adds to a report's results (the compare MCP

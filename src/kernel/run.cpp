@@ -212,6 +212,7 @@ compare_kernel compare_kernel_of(const kernel_eval& k, const verdict& v) {
   compare_kernel c;
   c.id = k.spec.id;
   c.correct = k.correctness.state == stage_state::success;
+  c.exit_code_only = k.basis == correctness_basis::exit_code;
   c.v = v;
   c.median_ns = k.timing && k.timing->ok ? k.timing->stats.median : 0;
   c.rejected = k.integrity.rejected();

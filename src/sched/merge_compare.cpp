@@ -133,6 +133,7 @@ compare_kernel merged_kernel(int i, const json& row, const timing_view& t, const
   compare_kernel k;
   k.id = req.kernels[static_cast<size_t>(i)].id;
   k.correct = row_correct(row);
+  k.exit_code_only = row_correctness_basis(row, correctness_basis::none) == correctness_basis::exit_code;
   auto tv = t.verdicts.find(i);
   if (tv != t.verdicts.end() && k.correct) {
     k.v = tv->second;

@@ -13,9 +13,11 @@
 #include <cstring>
 #include <set>
 #include <thread>
+#include <utility>
 
 #include "core/env.h"
 #include "core/log.h"
+#include "core/spawn.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "core/workspace.h"
@@ -109,26 +111,11 @@ status_or<pid_t> spawn_detached(const server_plan& plan, const fs::path& log_pat
   posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGTERM, SIGCHLD, SIGHUP, SIGQUIT}) sigaddset(&defaults, sig);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::vector<std::string> argv_s = plan.argv, env_s;
+  std::vector<std::string> env_s;
   for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
-  std::vector<char*> argv, envp;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env_s) envp.push_back(e.data());
-  envp.push_back(nullptr);
   pid_t pid = -1;
-  int rc = posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+  int rc = spawn_in_new_session(&pid, exe, &fa, plan.argv, std::move(env_s));
   posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
   if (rc != 0) return io_error("cannot start %s: %s", exe.c_str(), std::strerror(rc));
   return pid;
 }

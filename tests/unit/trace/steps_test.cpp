@@ -168,5 +168,16 @@ TEST(PerfModels, InductorTritonKernelsByFusedKind) {
   EXPECT_EQ(op_category("triton_per_fused_sum_0", ""), "reduce");
 }
 
+// Found by fuzz_trace_reader (tests/regress/parsers/trace/): a fused-op segment shorter than a
+// known op name ("a" vs "add") was read past the end of the name (ASan heap-buffer-overflow).
+TEST(PerfModels, InductorNameWithTruncatedOpSegment) {
+  for (const char* name : {"triton_poi_fused_a", "triton_poi_fused_ad", "triton_poi_fused_mul_s", "triton_poi_fused_"}) {
+    op_args p{name, "[[64], []]", "[\"float\", \"Scalar\"]", "[\"\", \"64\"]", ""};
+    perf_result r = model_op(p);
+    ASSERT_TRUE(r.computed) << name << ": " << r.note;
+    EXPECT_DOUBLE_EQ(r.flops, std::string(name) == "triton_poi_fused_mul_s" ? 64.0 : 0.0) << name;  // only "mul" is an op
+  }
+}
+
 }  // namespace
 }  // namespace magpie::trace
