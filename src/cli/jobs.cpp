@@ -102,7 +102,7 @@ int run_list(const std::vector<std::string>& args) {
                    {"status", task_status_name(sched::batch_status(*b))}, {"created", b->created},
                    {"jobs", b->jobs.size()}, {"states", states}, {"collected", b->collected}});
     if (!p.has("--json"))
-      std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), b->engine.c_str(), b->mode.c_str(), b->created.c_str(), st.c_str(),
+      std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), b->engine.c_str(), sched::batch_mode_name(b->mode), b->created.c_str(), st.c_str(),
                   b->collected.is_null() ? "" : "  (collected)");
   }
   if (p.has("--json")) std::fputs(dump_pretty(out).c_str(), stdout);
@@ -135,7 +135,7 @@ int run_status(const std::vector<std::string>& args) {
                    .c_str(),
                stdout);
   } else {
-    std::printf("batch %s (%s, %s)\n%s", b->dir.c_str(), b->mode.c_str(), b->engine.c_str(), sched::jobs_table(*b).c_str());
+    std::printf("batch %s (%s, %s)\n%s", b->dir.c_str(), sched::batch_mode_name(b->mode), b->engine.c_str(), sched::jobs_table(*b).c_str());
   }
   return k_exit_ok;
 }

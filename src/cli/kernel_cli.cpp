@@ -113,8 +113,8 @@ status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
     if (p.has("--rtol")) t->rtol = rtol;
   }
   std::string m = p.value("--correctness-method");
-  if (m == "outputs") req->correctness.method = kernel::correctness_method::outputs;
-  if (m == "exit_code") req->correctness.method = kernel::correctness_method::exit_code;
+  auto method = kernel::parse_correctness_method(m);  // the parser allows only auto, outputs, exit_code
+  if (method && *method != kernel::correctness_method::auto_select) req->correctness.method = *method;
   MAGPIE_ASSIGN_OR_RETURN(int64_t warmup, p.integer_in("--warmup", req->timing.warmup, 0, 1000000));
   req->timing.warmup = static_cast<int>(warmup);
   MAGPIE_ASSIGN_OR_RETURN(int64_t min_samples, p.integer_in("--min-samples", req->timing.min_samples, 1, 10000000));
@@ -165,7 +165,7 @@ kernel::kernel_type type_of_file(const arg_parser& p, const std::string& file) {
 status_or<kernel::eval_request> build_request(const arg_parser& p, const global_options& g, bool compare,
                                               sched::scheduler_options* so) {
   kernel::eval_request req;
-  req.mode = compare ? "compare" : "analyze";
+  req.mode = compare ? kernel::run_mode::compare : kernel::run_mode::analyze;
   MAGPIE_RETURN_IF_ERROR(apply_framework_config(g.config_path, &req, so));
   if (p.has("--kernel-config")) {
     MAGPIE_RETURN_IF_ERROR(kernel::load_kernel_config(p.value("--kernel-config"), &req));

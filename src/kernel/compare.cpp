@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/json_schema.h"
 #include "core/strings.h"
 
 namespace magpie::kernel {
@@ -86,26 +87,10 @@ std::string compare_result::summary() const {
   return s;
 }
 
-namespace {
-
-json typed(const char* type, const char* description) { return {{"type", type}, {"description", description}}; }
-json typed_or_null(const char* type, const char* description) {
-  return {{"type", {type, "null"}}, {"description", description}};
-}
-json closed(json properties) {
-  std::vector<std::string> keys;
-  for (auto it = properties.begin(); it != properties.end(); ++it) keys.push_back(it.key());
-  return {{"type", "object"}, {"properties", std::move(properties)}, {"required", keys}, {"additionalProperties", false}};
-}
-json list_of(json items, const char* description) {
-  return {{"type", "array"}, {"items", std::move(items)}, {"description", description}};
-}
-
-}  // namespace
-
 json compare_result_schema() {
-  json verdict_word = typed("string", "baseline | faster | slower | same | ambiguous (by the interval) | not_ranked | implausible");
-  verdict_word["enum"] = verdict_kind_names();
+  using namespace schema;
+  json verdict_word = words("baseline | faster | slower | same | ambiguous (by the interval) | not_ranked | implausible",
+                            verdict_kind_names());
   json one_verdict = closed({{"index", typed("integer", "kernel index")},
                              {"kernel_id", typed("string", "kernel id")},
                              {"verdict", verdict_word},

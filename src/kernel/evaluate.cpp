@@ -67,7 +67,7 @@ void check_own_manifest(const manifest& m, size_t n_seeds, kernel_eval& k) {
 status_or<eval_context> make_context(const eval_request& req, const std::string& label) {
   eval_context ctx;
   ctx.req = req;
-  MAGPIE_ASSIGN_OR_RETURN(ctx.ws, create_workspace(req.output_dir, req.mode, label));
+  MAGPIE_ASSIGN_OR_RETURN(ctx.ws, create_workspace(req.output_dir, run_mode_name(req.mode), label));
   bool needs_gpu = false;
   for (const auto& k : req.kernels) needs_gpu = needs_gpu || k.type != kernel_type::host;
   if (req.reference) needs_gpu = needs_gpu || req.reference->type != kernel_type::host;
@@ -78,7 +78,7 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
   for (int i = 0; i < req.correctness.trials; ++i) ctx.seeds.push_back(rng.next() >> 1);
   ctx.timing_seed = rng.next() >> 1;
   splitmix64 secret(fresh_seed());
-  if (req.mode != "reference")  // a scale-out reference job: its files are shared, so no secrets in them
+  if (req.mode != run_mode::reference)  // a scale-out reference job: its files are shared, so no secrets in them
     for (int i = 0; i < std::max(req.timing.checked_samples, 0); ++i) ctx.check_seeds.push_back(secret.next() >> 1);
   ctx.order_seed = secret.next() >> 1;
   ctx.pctx.gpu_arch = ctx.gpu_arch;
@@ -90,7 +90,7 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
   snap["correctness"] = req.correctness.to_json();
   snap["performance"] = req.performance.to_json();
   snap["performance"]["timing"] = req.timing.to_json();
-  if (req.mode == "compare") snap["compare"] = req.compare.to_json();
+  if (req.mode == run_mode::compare) snap["compare"] = req.compare.to_json();
   snap["run_seed"] = ctx.run_seed;
   MAGPIE_RETURN_IF_ERROR(write_file_atomic(ctx.ws.dir / "config.yaml", json_to_yaml(snap)));
   return ctx;
@@ -125,7 +125,7 @@ bool default_python_harness(const kernel_spec& s) {
 void use_reference_inputs(kernel_eval& k, const eval_context& ctx) {
   if (!is_python(k.spec.type)) return;
   if (!ctx.ref_inputs) {
-    k.integrity.set("reference_inputs", "skipped", "no python reference: inputs come from the kernel's own module");
+    k.integrity.set("reference_inputs", check_status::skipped, "no python reference: inputs come from the kernel's own module");
     return;
   }
   const auto& ri = *ctx.ref_inputs;
@@ -133,7 +133,7 @@ void use_reference_inputs(kernel_eval& k, const eval_context& ctx) {
   k.prepared.env.emplace_back("MAGPIE_BENCH_GET_INPUTS", ri.get_inputs);
   k.prepared.env.emplace_back("MAGPIE_BENCH_GET_INIT_INPUTS", ri.get_init_inputs);
   std::string own = k.spec.inputs_from.empty() ? (k.spec.source_files.empty() ? "" : k.spec.source_files[0]) : k.spec.inputs_from;
-  k.integrity.set("reference_inputs", "pass",
+  k.integrity.set("reference_inputs", check_status::pass,
                   "inputs, sizes and constructor arguments come from the reference's " + ri.get_inputs + "() in " + ri.module,
                   {{"module", ri.module}, {"get_inputs", ri.get_inputs}, {"reference", ri.reference_id},
                    {"kernel_own_inputs_ignored", own != ri.module && !own.empty()}});
@@ -144,13 +144,13 @@ void use_reference_inputs(kernel_eval& k, const eval_context& ctx) {
 bool judge_missing_manifest(kernel_eval& k, const correctness_policy& p, bool have_reference) {
   bool python = default_python_harness(k.spec);
   if (p.method == correctness_method::auto_select && !have_reference && !python) return true;
-  k.correctness_method = "outputs";
+  k.basis = correctness_basis::outputs;
   std::string why = p.method == correctness_method::outputs ? "correctness.method is outputs"
                     : python ? "the magpie_bench harness always writes one"
                              : "a reference is configured, so every kernel must write one";
   k.correctness.errors.push_back("the testcase wrote no manifest.json (" + why +
                                  "): an exit code alone proves nothing (pass --correctness-method exit_code to accept it)");
-  k.integrity.set("manifest", "fail", "the testcase exited without writing its manifest" +
+  k.integrity.set("manifest", check_status::fail, "the testcase exited without writing its manifest" +
                                            (k.run->error.empty() ? std::string(" (exit code 0)") : " (" + k.run->error + ")"));
   return false;
 }
@@ -202,27 +202,27 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
   const correctness_policy& pol = ctx.req.correctness;
   bool has_manifest = k.run->result.has_value();
   if (pol.method == correctness_method::exit_code) {
-    k.correctness_method = "exit_code";
+    k.basis = correctness_basis::exit_code;
     k.correctness_info["note"] = "correctness.method exit_code (asked for): only the exit code was checked, "
                                  "numerical correctness is not proven";
-    k.integrity.set("correctness_method", "warn", "exit code only, as asked (--correctness-method exit_code)");
+    k.integrity.set("correctness_method", check_status::warn, "exit code only, as asked (--correctness-method exit_code)");
   } else if (!has_manifest) {
     if (judge_missing_manifest(k, pol, reference != nullptr)) {
-      k.correctness_method = "exit_code";
+      k.basis = correctness_basis::exit_code;
       k.correctness_info["note"] = "the testcase does not speak the magpie harness protocol and no reference "
                                    "manifest exists: only its exit code was checked, numerical correctness is not proven";
-      k.integrity.set("correctness_method", "warn", "exit code only: no manifest and nothing to compare against");
+      k.integrity.set("correctness_method", check_status::warn, "exit code only: no manifest and nothing to compare against");
     }
   } else if (is_reference) {
-    k.correctness_method = "reference";
+    k.basis = correctness_basis::reference;
     check_own_manifest(*k.run->result, ctx.seeds.size() + ctx.check_seeds.size(), k);
   } else if (!reference) {
-    k.correctness_method = "none";
+    k.basis = correctness_basis::none;
     check_own_manifest(*k.run->result, ctx.seeds.size(), k);
     k.correctness_info["note"] = "no reference configured (add a 'reference:' entry): outputs were not compared, "
                                  "numerical correctness is not proven";
   } else {
-    k.correctness_method = "outputs";
+    k.basis = correctness_basis::outputs;
     check_own_manifest(*k.run->result, ctx.seeds.size(), k);
     k.correctness_info["reference"] = reference->id;
     k.verdict = compare_to_reference(*reference, *k.run->result, pol, true);
@@ -238,14 +238,14 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
     size_t want = ctx.seeds.size() + (is_reference ? ctx.check_seeds.size() : 0), got = k.run->result->trials.size();
     bool outputs = std::all_of(k.run->result->trials.begin(), k.run->result->trials.end(),
                                [](const manifest_trial& t) { return !t.ok || !t.outputs.empty(); });
-    k.integrity.set("manifest", got == want && outputs ? "pass" : "fail",
+    k.integrity.set("manifest", got == want && outputs ? check_status::pass : check_status::fail,
                     got == want && outputs ? "manifest complete: every requested trial is in it"
                                            : strprintf("short manifest: %zu of %zu trials%s", got, want,
                                                        outputs ? "" : ", some without outputs"),
                     {{"trials", got}, {"requested", want}});
   }
   if (reference && !is_reference)
-    k.integrity.set("reference_outputs", reference->files_removed ? "pass" : "warn",
+    k.integrity.set("reference_outputs", reference->files_removed ? check_status::pass : check_status::warn,
                     reference->files_removed
                         ? "the reference's outputs are held by the supervisor; its files were deleted before any "
                           "candidate ran, and this kernel ran in its own fresh directory"
@@ -253,7 +253,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
                     {{"reference", reference->to_json()}, {"directory", dir->string()}});
   if (is_reference && has_manifest && k.correctness.state == stage_state::success) {
     // A scale-out reference job leaves its files for the batch's candidate jobs (docs/slurm.md).
-    const bool shared = ctx.req.mode == "reference";
+    const bool shared = ctx.req.mode == run_mode::reference;
     k.held = hold_reference(k.spec.id, *k.run->result, !shared);
     std::error_code ec;
     if (!shared) fs::remove(*dir / "manifest.json", ec);  // it names the secret check seeds
@@ -261,7 +261,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
     remove_manifest_files(*k.run->result);
   }
   if (k.verdict) k.correctness.detail["comparison"] = k.verdict->to_json();
-  MAGPIE_LOG_INFO("[%s] correctness (%s): %s%s", k.spec.id.c_str(), k.correctness_method.c_str(), stage_state_name(k.correctness.state),
+  MAGPIE_LOG_INFO("[%s] correctness (%s): %s%s", k.spec.id.c_str(), correctness_basis_name(k.basis), stage_state_name(k.correctness.state),
                   k.correctness.errors.empty() ? "" : (" — " + k.correctness.errors.front()).c_str());
 }
 
@@ -347,18 +347,18 @@ void apply_timing_integrity(kernel_eval& k, const timing_result& t, double floor
     json info = floor_info;
     info["median_ns"] = t.stats.median;
     if (baseline_median > 0 && baseline_median < floor * 0.97)
-      k.integrity.set("physical_floor", "skipped", "the baseline itself is below the input-bytes floor: this problem "
+      k.integrity.set("physical_floor", check_status::skipped, "the baseline itself is below the input-bytes floor: this problem "
                                                    "does not read all of its inputs", info);
     else if (t.stats.median < floor * 0.97)
-      k.integrity.set("physical_floor", "fail",
+      k.integrity.set("physical_floor", check_status::fail,
                       strprintf("implausible: median %.2f us is below the physical floor of %.2f us (%.0f input bytes / "
                                 "%.0f GB/s)", t.stats.median / 1e3, floor / 1e3, json_number(info, "input_bytes", 0),
                                 json_number(info, "peak_bandwidth_gbps", 0)), info);
     else
-      k.integrity.set("physical_floor", "pass", "above the physical floor", info);
+      k.integrity.set("physical_floor", check_status::pass, "above the physical floor", info);
   }
   const integrity_check* out = k.integrity.find("timed_outputs");
-  if (out && out->status == "fail") {
+  if (out && out->status == check_status::fail) {
     k.correctness.state = stage_state::failed;
     k.correctness.errors.push_back(out->detail);
     k.performance.state = stage_state::failed;
@@ -366,7 +366,7 @@ void apply_timing_integrity(kernel_eval& k, const timing_result& t, double floor
     return;
   }
   for (const auto& c : k.integrity.checks)
-    if (c.status == "fail" && c.name != "physical_floor") {
+    if (c.status == check_status::fail && c.name != "physical_floor") {
       k.performance.state = stage_state::failed;
       k.performance.errors.push_back("rejected: " + c.detail);
       return;
@@ -389,7 +389,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
       performance_without_protocol(*k, ctx);
       continue;
     }
-    if (ctx.req.mode == "compare" && k == ks[static_cast<size_t>(ctx.req.baseline_index)])
+    if (ctx.req.mode == run_mode::compare && k == ks[static_cast<size_t>(ctx.req.baseline_index)])
       base = static_cast<int>(timed.size());
     timed.push_back(k);
     mr.kernels.push_back(&k->prepared);
@@ -470,9 +470,9 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
   j["latency_result"] = nullptr;
   j["extra"] = {{"kernel_id", k.spec.id}, {"kernel_type", kernel_type_name(k.spec.type)}};
   j["outcome"] = k.outcome();
-  j["correctness_method"] = k.correctness_method;
+  j["correctness_method"] = k.basis;
   json c = k.correctness_info;
-  c["method"] = k.correctness_method;
+  c["method"] = k.basis;
   c["policy"] = ctx.req.correctness.to_json();
   if (k.verdict) c["comparison"] = k.verdict->to_json();
   if (!k.correctness.errors.empty()) c["failures"] = k.correctness.errors;
@@ -489,7 +489,7 @@ std::string kernel_eval_text(const kernel_eval& k) {
   out += "Kernel: " + k.spec.id + "\n";
   out += std::string("Type: ") + kernel_type_name(k.spec.type) + "\n";
   out += std::string("Compiling: ") + stage_state_name(k.compiling.state) + "\n";
-  out += std::string("Correctness: ") + stage_state_name(k.correctness.state) + " (" + k.correctness_method + ")\n";
+  out += std::string("Correctness: ") + stage_state_name(k.correctness.state) + " (" + correctness_basis_name(k.basis) + ")\n";
   out += std::string("Performance: ") + stage_state_name(k.performance.state);
   if (k.timing && k.timing->ok)
     out += strprintf(" (median %s, IQR %s, %zu samples, %s, %s)", format_duration_ns(k.timing->stats.median).c_str(),

@@ -18,7 +18,7 @@ struct kernel_eval {
   kernel_spec spec;
   prepared_kernel prepared;
   stage_result compiling, correctness, performance;
-  std::string correctness_method = "none";  ///< outputs | exit_code | reference | none
+  correctness_basis basis = correctness_basis::none;  ///< the report's correctness_method
   std::optional<correctness_run> run;
   std::optional<correctness_verdict> verdict;
   std::optional<held_reference> held;       ///< set on the reference entry: its results in memory

@@ -1,8 +1,18 @@
 #include "kernel/integrity.h"
 
+#include "core/enum_names.h"
+
 namespace magpie::kernel {
 
-void integrity_report::set(const std::string& name, const std::string& status, const std::string& detail, json data) {
+namespace {
+constexpr std::pair<check_status, const char*> k_check_names[] = {
+    {check_status::pass, "pass"}, {check_status::fail, "fail"}, {check_status::warn, "warn"}, {check_status::skipped, "skipped"}};
+}  // namespace
+
+const char* check_status_name(check_status s) { return enum_name(k_check_names, s, "fail"); }
+std::vector<std::string> check_status_names() { return enum_words(k_check_names); }
+
+void integrity_report::set(const std::string& name, check_status status, const std::string& detail, json data) {
   for (auto& c : checks) {
     if (c.name == name) {
       c.status = status;
@@ -22,23 +32,23 @@ const integrity_check* integrity_report::find(const std::string& name) const {
 
 bool integrity_report::rejected() const {
   for (const auto& c : checks)
-    if (c.status == "fail") return true;
+    if (c.status == check_status::fail) return true;
   return false;
 }
 
 std::string integrity_report::reason() const {
   for (const auto& c : checks)
-    if (c.status == "fail") return c.detail;
+    if (c.status == check_status::fail) return c.detail;
   return "";
 }
 
 std::string integrity_report::summary() const {
   int pass = 0, warn = 0, skip = 0, fail = 0;
   for (const auto& c : checks) {
-    pass += c.status == "pass";
-    warn += c.status == "warn";
-    skip += c.status == "skipped";
-    fail += c.status == "fail";
+    pass += (c.status == check_status::pass);
+    warn += (c.status == check_status::warn);
+    skip += (c.status == check_status::skipped);
+    fail += (c.status == check_status::fail);
   }
   std::string s = std::to_string(pass) + " passed";
   if (fail) s += ", " + std::to_string(fail) + " failed";

@@ -35,7 +35,7 @@ json summary_row(const kernel_eval& k) {
             {"latency_state", stage_state::skipped},
             {"score", k.score},
             {"outcome", k.outcome()},
-            {"correctness_method", k.correctness_method}};
+            {"correctness_method", k.basis}};
   if (k.timing && k.timing->ok)
     r["kernel_time_median_us"] = k.timing->stats.median / 1e3;
   return r;
@@ -66,7 +66,7 @@ kernel_eval external_reference_eval(const external_reference& ext, const eval_re
   kernel_eval ref;
   if (req.reference) ref.spec = *req.reference;
   ref.spec.id = ext.id;
-  ref.correctness_method = ext.correctness_method.empty() ? "reference" : ext.correctness_method;
+  ref.basis = ext.basis;
   ref.correctness.state = stage_state::success;
   if (!ext.failure.empty()) {
     ref.correctness.state = stage_state::failed;
@@ -98,7 +98,7 @@ json reference_json(const kernel_eval& ref, const eval_context& ctx) {
 
 json external_reference_json(const external_reference& ext) {
   return {{"id", ext.id}, {"manifest_dir", ext.manifest_dir.empty() ? json(nullptr) : json(ext.manifest_dir.string())},
-          {"correctness_method", ext.correctness_method},
+          {"correctness_method", ext.basis},
           {"failure", ext.failure.empty() ? json(nullptr) : json(ext.failure)}};
 }
 
@@ -113,7 +113,7 @@ status write_report(const eval_context& ctx, const char* name, const json& repor
 
 status_or<run_outcome> run_analyze(const eval_request& req_in) {
   eval_request req = req_in;
-  req.mode = "analyze";
+  req.mode = run_mode::analyze;
   if (req.kernels.empty()) return invalid_argument("no kernels to analyze");
   MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, req.kernels[0].id));
   if (req.reference) ctx.ref_inputs = python_reference_inputs(*req.reference);
@@ -165,14 +165,14 @@ verdict_input verdict_input_of(const kernel_eval& k) {
   const bool timing_ok = k.timing && k.timing->ok;
   bool rejected = false;
   for (const auto& c : k.integrity.checks)
-    if (c.status == "fail" && c.name != "physical_floor") rejected = true;
+    if (c.status == check_status::fail && c.name != "physical_floor") rejected = true;
   v.timed = timing_ok && !rejected;
   v.not_timed_reason = !timing_ok ? "no timing for this kernel" : "rejected: " + k.integrity.reason();
   const integrity_check* fl = k.integrity.find("physical_floor");
-  v.implausible = fl && fl->status == "fail";
+  v.implausible = fl && fl->status == check_status::fail;
   v.floor_ns = fl ? json_number(fl->data, "floor_ns", 0) : 0;
   const integrity_check* tm = k.integrity.find("timer");
-  v.trusted_timer = !(tm && tm->status == "warn");
+  v.trusted_timer = !(tm && tm->status == check_status::warn);
   if (timing_ok)
     for (const auto& p : k.timing->processes) v.samples.processes.push_back(p.samples_ns);
   return v;
@@ -212,7 +212,7 @@ compare_kernel compare_kernel_of(const kernel_eval& k, const verdict& v) {
   compare_kernel c;
   c.id = k.spec.id;
   c.correct = k.correctness.state == stage_state::success;
-  c.exit_code_only = k.correctness_method == "exit_code";
+  c.exit_code_only = k.basis == correctness_basis::exit_code;
   c.v = v;
   c.median_ns = k.timing && k.timing->ok ? k.timing->stats.median : 0;
   c.rejected = k.integrity.rejected();
@@ -226,7 +226,7 @@ compare_kernel compare_kernel_of(const kernel_eval& k, const verdict& v) {
 
 status_or<run_outcome> run_compare(const eval_request& req_in) {
   eval_request req = req_in;
-  req.mode = "compare";
+  req.mode = run_mode::compare;
   if (req.kernels.size() < 2) return invalid_argument("compare needs at least 2 kernels, got %zu", req.kernels.size());
   int n = static_cast<int>(req.kernels.size());
   if (req.baseline_index < 0 || req.baseline_index >= n)
@@ -282,7 +282,7 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
         // A baseline kernel judged by its own exit code (Magpie's form, no reference:) is just another
         // kernel: its failure leaves the others to their own testcases, as in Magpie.
         const bool ref_failed = !ref_eval->correctness.success() && !baseline_is_reference;
-        if (!ref_m && (ref_failed || ref_eval->correctness_method != "exit_code")) {
+        if (!ref_m && (ref_failed || ref_eval->basis != correctness_basis::exit_code)) {
           k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
           fail_for_reference(k, *ref_eval);
         } else {
@@ -345,7 +345,7 @@ status_or<run_outcome> run_reference_only(const eval_request& req_in) {
       return invalid_argument("no reference: --baseline %d is out of range (0..%d)", req.baseline_index, n - 1);
     spec = req.kernels[static_cast<size_t>(req.baseline_index)];
   }
-  req.mode = "reference";
+  req.mode = run_mode::reference;
   req.external_ref.reset();
   MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, spec.id));
   kernel_eval ref = evaluate_reference(ctx, spec);

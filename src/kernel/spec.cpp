@@ -2,6 +2,7 @@
 
 #include <tuple>
 
+#include "core/enum_names.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "kernel/spec_paths.h"
@@ -29,6 +30,23 @@ const char* kernel_type_name(kernel_type t) {
   }
   return "UNKNOWN";
 }
+
+namespace {
+constexpr std::pair<correctness_method, const char*> k_method_names[] = {
+    {correctness_method::auto_select, "auto"},
+    {correctness_method::outputs, "outputs"},
+    {correctness_method::exit_code, "exit_code"},
+    {correctness_method::exit_code, "testcase"}};  // Magpie's word; written as exit_code
+constexpr std::pair<run_mode, const char*> k_mode_names[] = {
+    {run_mode::analyze, "analyze"}, {run_mode::compare, "compare"}, {run_mode::reference, "reference"}};
+}  // namespace
+
+const char* correctness_method_name(correctness_method m) { return enum_name(k_method_names, m, "auto"); }
+std::optional<correctness_method> parse_correctness_method(std::string_view word) {
+  return enum_parse(k_method_names, word);
+}
+const char* run_mode_name(run_mode m) { return enum_name(k_mode_names, m, "analyze"); }
+std::optional<run_mode> parse_run_mode(std::string_view word) { return enum_parse(k_mode_names, word); }
 
 bool uses_cuda(kernel_type t) { return t == kernel_type::cuda || is_python(t); }
 bool is_python(kernel_type t) { return t == kernel_type::pytorch || t == kernel_type::triton; }
@@ -61,9 +79,7 @@ json kernel_spec::to_json() const {
 
 json correctness_policy::to_json() const {
   auto tol = [](const tolerance& t) { return json{{"atol", t.atol}, {"rtol", t.rtol}}; };
-  const char* m = method == correctness_method::outputs ? "outputs"
-                  : method == correctness_method::exit_code ? "exit_code" : "auto";
-  return {{"method", m}, {"trials", trials},
+  return {{"method", correctness_method_name(method)}, {"trials", trials},
           {"tolerances", {{"float32", tol(fp32)}, {"float16", tol(fp16)}, {"bfloat16", tol(bf16)}, {"float64", tol(fp64)},
                           {"integer", tol({0, 0})}}},
           {"check_degenerate", check_degenerate}, {"check_mutation", check_mutation}, {"timeout_seconds", timeout_s}};
@@ -164,10 +180,9 @@ status parse_correctness(const config_node& n, correctness_policy* c) {
   field_reader r(n, "correctness");
   std::string method = "auto";
   MAGPIE_RETURN_IF_ERROR(r.read_string("method", &method));
-  if (method == "auto") c->method = correctness_method::auto_select;
-  else if (method == "outputs") c->method = correctness_method::outputs;
-  else if (method == "exit_code" || method == "testcase") c->method = correctness_method::exit_code;
-  else return config_error(*n.get("method"), "correctness.method", "expected auto, outputs or exit_code");
+  auto m = parse_correctness_method(method);
+  if (!m) return config_error(*n.get("method"), "correctness.method", "expected auto, outputs or exit_code");
+  c->method = *m;
   std::string backend;
   MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &backend));
   if (!backend.empty() && backend != "testcase" && backend != "accordo")

@@ -4,10 +4,12 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config.h"
 #include "core/json.h"
+#include "core/states.h"
 
 namespace magpie::kernel {
 
@@ -41,8 +43,13 @@ struct kernel_spec {
   json to_json() const;
 };
 
-/// How correctness is decided.
+/// How correctness is decided (the policy; what a kernel's check ended up being is its
+/// correctness_basis, core/states.h).
 enum class correctness_method { auto_select, outputs, exit_code };
+/// "auto", "outputs", "exit_code".
+const char* correctness_method_name(correctness_method m);
+/// Also Magpie's "testcase" (= exit_code).
+std::optional<correctness_method> parse_correctness_method(std::string_view word);
 
 struct tolerance {
   double atol = 0, rtol = 0;
@@ -99,14 +106,22 @@ struct perf_policy {
 struct external_reference {
   std::string id;
   fs::path manifest_dir;           ///< holds manifest.json; empty when the reference wrote none
-  std::string correctness_method;  ///< the reference's: "reference" or "exit_code"
+  correctness_basis basis = correctness_basis::reference;  ///< the reference's: reference or exit_code
   std::string failure;             ///< non-empty: the reference failed; candidates fail as they do locally
   json report = nullptr;           ///< the reference's kernel_eval_json, copied into reports
 };
 
+/// What a run does: analyze kernels, compare them, or (a scale-out job) evaluate only the
+/// reference. Its word names the workspace (<mode>_<ts>/) and the report's "mode".
+enum class run_mode { analyze, compare, reference };
+/// "analyze", "compare", "reference".
+const char* run_mode_name(run_mode m);
+std::optional<run_mode> parse_run_mode(std::string_view word);
+inline void to_json(json& j, run_mode m) { j = run_mode_name(m); }
+
 /// One run's full request.
 struct eval_request {
-  std::string mode = "analyze";   ///< analyze | compare
+  run_mode mode = run_mode::analyze;
   std::vector<kernel_spec> kernels;
   std::optional<kernel_spec> reference;
   int baseline_index = 0;

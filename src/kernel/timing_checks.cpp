@@ -141,21 +141,21 @@ double med(const std::vector<double>& v) { return v.empty() ? 0 : median(v); }
 
 void check_outputs(timing_result& r) {
   if (r.checks.empty()) {
-    r.integrity.set("timed_outputs", "skipped", "no checked samples");
+    r.integrity.set("timed_outputs", check_status::skipped, "no checked samples");
     return;
   }
   size_t compared = 0;
   for (const auto& c : r.checks) {
     compared += c.compared;
     if (!c.passed) {
-      r.integrity.set("timed_outputs", "fail",
+      r.integrity.set("timed_outputs", check_status::fail,
                       strprintf("timed sample %llu (process %d, fresh inputs): %s — results cached, precomputed or "
                                 "computed outside the timed launch",
                                 static_cast<unsigned long long>(c.sample_id), c.process, c.failure.c_str()));
       return;
     }
   }
-  r.integrity.set("timed_outputs", "pass",
+  r.integrity.set("timed_outputs", check_status::pass,
                   strprintf("%zu timed samples on fresh secret inputs, outputs re-poisoned before each: %zu probed "
                             "against the reference's outputs, all matched",
                             r.checks.size(), compared),
@@ -172,32 +172,32 @@ void check_cupti(timing_result& r) {
   json data = {{"records", r.cupti_records}, {"bad_macs", r.cupti_bad_macs}, {"sequence_errors", r.cupti_sequence_errors},
                {"bad_marks", bad_marks}, {"ops_outside_window", outside}};
   if (!r.cupti_hello)
-    r.integrity.set("cupti_channel", "fail", "the CUPTI injection library never opened its record channel (the bootstrap "
+    r.integrity.set("cupti_channel", check_status::fail, "the CUPTI injection library never opened its record channel (the bootstrap "
                                              "was consumed or tampered with before CUDA initialised)", data);
   else if (r.cupti_bad_macs || r.cupti_sequence_errors)
-    r.integrity.set("cupti_channel", "fail", strprintf("%zu CUPTI records failed authentication and %zu were out of "
+    r.integrity.set("cupti_channel", check_status::fail, strprintf("%zu CUPTI records failed authentication and %zu were out of "
                                                        "sequence: records were forged or removed",
                                                        r.cupti_bad_macs, r.cupti_sequence_errors), data);
   else if (bad_marks || outside)
-    r.integrity.set("cupti_channel", "fail", strprintf("%zu sample marks disagree with the supervisor's clock or were not "
+    r.integrity.set("cupti_channel", check_status::fail, strprintf("%zu sample marks disagree with the supervisor's clock or were not "
                                                        "issued by it, %zu samples ran GPU work outside their window",
                                                        bad_marks, outside), data);
   else
-    r.integrity.set("cupti_channel", "pass", "every record authenticated (per-run key, in sequence)", data);
+    r.integrity.set("cupti_channel", check_status::pass, "every record authenticated (per-run key, in sequence)", data);
   double total_gpu = 0;
   for (double v : r.samples_ns) total_gpu += v;
   json g = {{"samples_without_gpu_work", no_gpu}, {"stray_ops", r.stray_ops}, {"stray_gpu_ns", r.stray_gpu_ns},
             {"unmatched_ops", r.unmatched_ops}};
   if (no_gpu)
-    r.integrity.set("gpu_attribution", "fail", strprintf("%zu of %zu samples had no GPU work launched inside their window "
+    r.integrity.set("gpu_attribution", check_status::fail, strprintf("%zu of %zu samples had no GPU work launched inside their window "
                                                          "(no fallback to the harness's timer)", no_gpu, total + no_gpu), g);
   else if (r.stray_gpu_ns > 0.05 * total_gpu + 1000)
-    r.integrity.set("gpu_attribution", "fail", strprintf("%.1f us of GPU work (%zu operations) was launched by other threads "
+    r.integrity.set("gpu_attribution", check_status::fail, strprintf("%.1f us of GPU work (%zu operations) was launched by other threads "
                                                          "outside the timed windows", r.stray_gpu_ns / 1e3, r.stray_ops), g);
   else
-    r.integrity.set("gpu_attribution", r.unmatched_ops ? "warn" : "pass",
+    r.integrity.set("gpu_attribution", r.unmatched_ops ? check_status::warn : check_status::pass,
                     "all GPU work launched in each window (every thread and stream; kernels, memcpy, memset) is timed", g);
-  r.integrity.set("timer", "pass", "CUPTI activity timestamps, read by the supervisor");
+  r.integrity.set("timer", check_status::pass, "CUPTI activity timestamps, read by the supervisor");
 }
 
 void check_bracket(timing_result& r) {
@@ -218,18 +218,18 @@ void check_bracket(timing_result& r) {
   if (fail.empty() && r.gpu_ops_under_host_timer)
     fail = strprintf("the harness times on the CPU, but CUPTI recorded %zu GPU operations in its process: GPU work "
                      "would go untimed", r.gpu_ops_under_host_timer);
-  r.integrity.set("clock_bracket", fail.empty() ? "pass" : "fail",
+  r.integrity.set("clock_bracket", fail.empty() ? check_status::pass : check_status::fail,
                   fail.empty() ? "the harness's times agree with the supervisor's clock around each sample" : fail, data);
   if (r.source == "host_clock")
-    r.integrity.set("timer", "pass", "host clock in the harness, bounded by the supervisor's clock");
+    r.integrity.set("timer", check_status::pass, "host clock in the harness, bounded by the supervisor's clock");
   else
-    r.integrity.set("timer", "warn", "timer of record inside the candidate's process (CUPTI unavailable): 'faster' "
+    r.integrity.set("timer", check_status::warn, "timer of record inside the candidate's process (CUPTI unavailable): 'faster' "
                                      "verdicts are not certified");
 }
 
 void check_reuse(timing_result& r) {
   if (r.fresh_ns.size() < 3 || r.reused_ns.size() < 8) {
-    r.integrity.set("input_reuse", "skipped", "too few samples to compare fresh and repeated inputs");
+    r.integrity.set("input_reuse", check_status::skipped, "too few samples to compare fresh and repeated inputs");
     return;
   }
   double f = med(r.fresh_ns), u = med(r.reused_ns), fmin = *std::min_element(r.fresh_ns.begin(), r.fresh_ns.end());
@@ -239,11 +239,11 @@ void check_reuse(timing_result& r) {
   // A cache makes every sample on fresh inputs slower than nearly every sample on repeated
   // ones; honest kernels overlap (noise is noise for both).
   if (fmin > 1.5 * u75 + 200 && f > 2 * u)
-    r.integrity.set("input_reuse", "fail", strprintf("samples on fresh inputs take %.2fx as long as samples that repeat "
+    r.integrity.set("input_reuse", check_status::fail, strprintf("samples on fresh inputs take %.2fx as long as samples that repeat "
                                                      "inputs (%.2f vs %.2f us): results are cached between calls",
                                                      f / u, f / 1e3, u / 1e3), data);
   else
-    r.integrity.set("input_reuse", "pass", "fresh and repeated inputs take the same time", data);
+    r.integrity.set("input_reuse", check_status::pass, "fresh and repeated inputs take the same time", data);
 }
 
 void check_input_generation(timing_result& r, const timing_result& base) {
@@ -252,16 +252,16 @@ void check_input_generation(timing_result& r, const timing_result& base) {
                {"kernels_before_checked_sample", r.kernels_per_checked_gap},
                {"baseline_kernels_before_checked_sample", base.kernels_per_checked_gap}};
   if (r.source == "cupti" && base.source == "cupti" && r.kernels_per_checked_gap > base.kernels_per_checked_gap + 0.5)
-    r.integrity.set("input_generation", "fail", strprintf("%.1f GPU kernels launched between samples before each checked "
+    r.integrity.set("input_generation", check_status::fail, strprintf("%.1f GPU kernels launched between samples before each checked "
                                                           "sample, the baseline %.1f: work done while inputs are "
                                                           "generated is not timed",
                                                           r.kernels_per_checked_gap, base.kernels_per_checked_gap), data);
   else if (!r.inputs_bracket_ns.empty() && !base.inputs_bracket_ns.empty() && mine > 3 * theirs + 5e6)
-    r.integrity.set("input_generation", "fail", strprintf("input generation took %.2f ms, %.2f ms for the baseline (same "
+    r.integrity.set("input_generation", check_status::fail, strprintf("input generation took %.2f ms, %.2f ms for the baseline (same "
                                                           "generator): work done there is not timed",
                                                           mine / 1e6, theirs / 1e6), data);
   else
-    r.integrity.set("input_generation", "pass", "input generation costs what it costs the baseline", data);
+    r.integrity.set("input_generation", check_status::pass, "input generation costs what it costs the baseline", data);
 }
 
 }  // namespace
@@ -279,7 +279,7 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
       check_input_generation(r, results[static_cast<size_t>(baseline)]);
     json pm = json::array();
     for (const auto& pr : r.processes) pm.push_back(pr.median_ns);
-    r.integrity.set("processes", "pass", strprintf("measured in %zu separate processes", r.processes.size()),
+    r.integrity.set("processes", check_status::pass, strprintf("measured in %zu separate processes", r.processes.size()),
                     {{"median_ns", pm}});
   }
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/enum_names.h"
 #include "core/stats.h"
 #include "core/strings.h"
 
@@ -115,17 +114,6 @@ verdict estimate_speedup(const process_medians& base, const process_medians& can
   v.ci_high = std::exp(d + h);
   return v;
 }
-
-namespace {
-constexpr std::pair<verdict_kind, const char*> k_verdict_names[] = {
-    {verdict_kind::baseline, "baseline"},   {verdict_kind::faster, "faster"},         {verdict_kind::slower, "slower"},
-    {verdict_kind::same, "same"},           {verdict_kind::ambiguous, "ambiguous"}, {verdict_kind::not_ranked, "not_ranked"},
-    {verdict_kind::implausible, "implausible"}};
-}  // namespace
-
-const char* verdict_kind_name(verdict_kind k) { return enum_name(k_verdict_names, k, "not_ranked"); }
-std::optional<verdict_kind> parse_verdict_kind(std::string_view word) { return enum_parse(k_verdict_names, word); }
-std::vector<std::string> verdict_kind_names() { return enum_words(k_verdict_names); }
 
 json verdict::to_json(const std::string& id, double confidence, double median_ns) const {
   return {{"index", index}, {"kernel_id", id}, {"verdict", verdict_kind_name(verdict)}, {"speedup_vs_baseline", speedup},

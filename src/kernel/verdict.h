@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/states.h"
 #include "kernel/spec.h"
 
 namespace magpie::kernel {
@@ -31,15 +32,11 @@ struct verdict_input {
   impl_samples samples;
 };
 
-/// A candidate against the baseline: faster / slower / same / ambiguous by the interval;
-/// not_ranked (incorrect, or not timed) and implausible (below the physical floor) never rank.
-enum class verdict_kind { baseline, faster, slower, same, ambiguous, not_ranked, implausible };
-/// "baseline", "faster", ... (the reports' words).
-const char* verdict_kind_name(verdict_kind k);
-std::optional<verdict_kind> parse_verdict_kind(std::string_view word);
-inline void to_json(json& j, verdict_kind k) { j = verdict_kind_name(k); }
-/// Every word, in enum order (the enum of the verdict schema).
-std::vector<std::string> verdict_kind_names();
+/// The verdict words (core/states.h: reports are read back by modules that do not link kernel).
+using magpie::parse_verdict_kind;
+using magpie::verdict_kind;
+using magpie::verdict_kind_name;
+using magpie::verdict_kind_names;
 
 struct verdict {
   int index = 0;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <optional>
+#include <regex>
 
 #include "core/strings.h"
 
@@ -21,6 +22,18 @@ bool type_matches(const std::string& t, const json& v) {
   if (t == "object") return v.is_object();
   if (t == "null") return v.is_null();
   return true;
+}
+
+std::string check(const json& s, const json& v, const std::string& path);
+
+// The patternProperties entry whose pattern `key` matches (nullptr: none or no such keyword).
+// Patterns come from magpie's own schemas (valid ECMAScript regexes), never from a client.
+const json* pattern_schema(const json& s, const std::string& key) {
+  const json* patterns = json_member(s, "patternProperties");
+  if (!patterns || !patterns->is_object()) return nullptr;
+  for (auto it = patterns->begin(); it != patterns->end(); ++it)
+    if (std::regex_search(key, std::regex(it.key(), std::regex::ECMAScript))) return &it.value();
+  return nullptr;
 }
 
 std::string check(const json& s, const json& v, const std::string& path) {
@@ -64,6 +77,8 @@ std::string check(const json& s, const json& v, const std::string& path) {
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (props && props->contains(it.key())) {
         if (auto e = check((*props)[it.key()], it.value(), path + "/" + it.key()); !e.empty()) return e;
+      } else if (const json* p = pattern_schema(s, it.key())) {
+        if (auto e = check(*p, it.value(), path + "/" + it.key()); !e.empty()) return e;
       } else if (closed) {
         return where + ": unknown property '" + it.key() + "'";
       }

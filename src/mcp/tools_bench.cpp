@@ -10,6 +10,8 @@
 #include "mcp/run_registry.h"
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
+#include "mcp/tools_bench.h"
+#include "serve/metrics_schema.h"
 
 namespace magpie::mcp {
 namespace {
@@ -149,9 +151,8 @@ std::set<std::string> benchmark_dirs(const fs::path& out_dir) {
   return names;
 }
 
-/// The result of a finished `magpie benchmark` child: Magpie's BenchmarkResult keys from
-/// benchmark_report.json plus the workspace and summary text. `before`: the workspaces that
-/// existed when it started (never its result).
+}  // namespace
+
 json finished_benchmark(const fs::path& out_dir, const std::set<std::string>& before, const run_result& r,
                         std::string* err) {
   fs::path ws;
@@ -181,6 +182,8 @@ json finished_benchmark(const fs::path& out_dir, const std::set<std::string>& be
   if (summary.ok()) res["summary_text"] = *summary;
   return res;
 }
+
+namespace {
 
 /// Writes the YAML for `a` and starts `magpie benchmark` in the background (after run `after`
 /// when given). Returns {run_id, config_file, output_dir}.
@@ -295,6 +298,30 @@ tool_result images_tool(const json& a, tool_context&) {
   return tool_result::ok("benchmark images", {{"images", images}, {"details", details}});
 }
 
+/// A finished benchmark's result (finished_benchmark): its throughput and latency blocks have
+/// the schemas of the writers in serve (metrics_schema.h). Open: a run of another tool (the
+/// optimize loop) carries its own keys.
+json benchmark_result_schema() {
+  json r = s_any_object("when finished: Magpie's BenchmarkResult keys + workspace, summary_text");
+  r["properties"] = {{"workspace", s_string("benchmark workspace")},
+                     {"success", s_boolean("the run succeeded")},
+                     {"throughput", or_null(serve::magpie_throughput_schema())},
+                     {"latency", or_null(serve::magpie_latency_schema())},
+                     {"errors", s_array(s_string("error"), "errors")},
+                     {"warnings", s_array(s_string("warning"), "warnings")},
+                     {"summary_text", s_string("the CLI's summary.txt")}};
+  return r;
+}
+
+json benchmark_status_schema() {
+  json one = run_status_schema();
+  one["properties"]["result"] = benchmark_result_schema();
+  json out = one;
+  out["properties"]["runs"] = s_array(one, "every run of this server (without run_id)");
+  out.erase("required");
+  return out;
+}
+
 }  // namespace
 
 void add_benchmark_tools(std::vector<tool_def>* out) {
@@ -331,9 +358,7 @@ void add_benchmark_tools(std::vector<tool_def>* out) {
                           {"warnings", warnings_schema()}},
                          {"parallel", "submitted", "failed", "jobs", "warnings"}),
                   false, batch_tool});
-  json status_out = run_status_schema();
-  status_out["properties"]["runs"] = s_array(run_status_schema(), "every run of this server (without run_id)");
-  status_out.erase("required");
+  json status_out = benchmark_status_schema();
   out->push_back({"benchmark_status", "Benchmark run status",
                   "State of a background run (queued, running, succeeded, failed, cancelled, timed_out), elapsed time, "
                   "the last log lines and, when finished, the result. Without run_id: every run of this server.",

@@ -1,15 +1,24 @@
 // Kernel tools: analyze, compare (run `magpie analyze|compare -k <generated YAML>` as a child
 // and read the report it writes), create_kernel_config.
+#include "mcp/tools_kernel.h"
+
 #include "core/log.h"
 #include "core/states.h"
 #include "core/strings.h"
 #include "core/yaml.h"
 #include "kernel/compare.h"
+#include "kernel/eval_schema.h"
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
 
 namespace magpie::mcp {
 namespace {
+
+// The keys of a report entry (kernel_eval_json) that a kernel row repeats, and those the
+// analyze tool adds; their schemas come from kernel::kernel_eval_schema().
+constexpr const char* k_row_keys[] = {"compiling_state", "correctness_state", "performance_state", "score", "errors", "outcome"};
+constexpr const char* k_analyze_keys[] = {"compiling_result", "correctness_result", "performance_result",
+                                          "timing",           "correctness",        "kernel_config"};
 
 constexpr double k_default_kernel_timeout_s = 1800;
 
@@ -94,7 +103,7 @@ status_or<std::pair<json, fs::path>> run_kernel_cli(tool_context& ctx, const jso
 
 json kernel_row(const json& res) {
   json row = json::object();
-  for (const char* k : {"compiling_state", "correctness_state", "performance_state", "score", "errors", "outcome"})
+  for (const char* k : k_row_keys)
     if (res.contains(k)) row[k] = res[k];
   if (res.contains("extra")) row["kernel_id"] = json_string(res["extra"], "kernel_id");
   if (res.contains("timing") && res["timing"].is_object() && res["timing"].contains("stats_ns"))
@@ -123,15 +132,9 @@ tool_result analyze_tool(const json& a, tool_context& ctx) {
   auto r = run_kernel_cli(ctx, a, "analyze", doc, {}, &warnings);
   if (!r.ok()) return tool_result::error("analyze failed: " + r.get_status().message());
   const json& report = r->first;
-  json out = {{"workspace", r->second.string()}, {"report_path", (r->second / "analyze_report.json").string()}};
   const json& res = report.contains("results") && report["results"].is_array() && !report["results"].empty()
                         ? report["results"][0] : json::object();
-  json row = kernel_row(res);
-  for (auto it = row.begin(); it != row.end(); ++it) out[it.key()] = it.value();
-  out["kernel_type"] = res.contains("extra") ? to_lower(json_string(res["extra"], "kernel_type")) : normalized_type(a);
-  for (const char* k : {"compiling_result", "correctness_result", "performance_result", "timing", "correctness", "kernel_config"})
-    if (res.contains(k)) out[k] = res[k];
-  out["warnings"] = warnings;
+  json out = analyze_output(res, r->second, normalized_type(a), warnings);
   std::string summary = strprintf("%s: correctness %s", id.c_str(), json_string(out, "correctness_state", "?").c_str());
   if (auto median = json_as_number(json_value(out, "kernel_time_median_us")))
     summary += strprintf(", median %.3f us", *median);
@@ -247,23 +250,23 @@ json closed_object(json props, std::vector<std::string> required) {
   return j;
 }
 
-/// One kernel's row (kernel_row): states, score, errors, outcome, median time.
+/// One kernel's row (kernel_row): the report entry's states, score, errors and outcome (their
+/// schemas from kernel_eval_schema), its id and median time.
 json kernel_row_props() {
-  json state = s_enum("SUCCESS | FAILED | SKIPPED", stage_state_names());
-  return {{"kernel_id", s_string("kernel id")}, {"compiling_state", state}, {"correctness_state", state},
-          {"performance_state", state}, {"score", s_number("Magpie's score (0..1)")},
-          {"errors", s_array(s_string("error"), "errors")},
-          {"outcome", s_enum("kernel outcome", kernel_outcome_names())},
-          {"kernel_time_median_us", s_number("median kernel time, microseconds")}};
+  const json entry = kernel::kernel_eval_schema()["properties"];
+  json p = {{"kernel_id", s_string("kernel id")}};
+  for (const char* k : k_row_keys) p[k] = entry[k];
+  p["kernel_time_median_us"] = s_number("median kernel time, microseconds");
+  return p;
 }
 
 json analyze_output_schema() {
+  const json entry = kernel::kernel_eval_schema()["properties"];
   json p = kernel_row_props();
   p["workspace"] = s_string("run workspace");
   p["report_path"] = s_string("analyze_report.json");
   p["kernel_type"] = s_string("kernel type");
-  for (const char* k : {"compiling_result", "correctness_result", "performance_result", "timing", "correctness", "kernel_config"})
-    p[k] = or_null(s_any_object(std::string("analyze_report.json results[0].") + k + " (null when the stage did not run)"));
+  for (const char* k : k_analyze_keys) p[k] = entry[k];
   p["warnings"] = s_array(s_string("warning"), "Magpie arguments accepted but not acted on");
   return closed_object(p, {"workspace", "report_path", "compiling_state", "correctness_state", "performance_state",
                            "score", "errors", "kernel_type", "warnings"});
@@ -288,6 +291,17 @@ json compare_output_schema() {
 }
 
 }  // namespace
+
+json analyze_output(const json& entry, const fs::path& workspace, const std::string& fallback_type, const json& warnings) {
+  json out = {{"workspace", workspace.string()}, {"report_path", (workspace / "analyze_report.json").string()}};
+  json row = kernel_row(entry);
+  for (auto it = row.begin(); it != row.end(); ++it) out[it.key()] = it.value();
+  out["kernel_type"] = entry.contains("extra") ? to_lower(json_string(entry["extra"], "kernel_type")) : fallback_type;
+  for (const char* k : k_analyze_keys)
+    if (entry.contains(k)) out[k] = entry[k];
+  out["warnings"] = warnings;
+  return out;
+}
 
 void add_kernel_tools(std::vector<tool_def>* out) {
   json analyze_in = closed_object(

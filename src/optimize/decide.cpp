@@ -158,7 +158,7 @@ std::variant<size_t, stop_reason> choose_kernel(const std::vector<ranked_kernel>
 }
 
 json candidate_result::to_json() const {
-  return {{"id", id}, {"outcome", outcome}, {"correctness_method", correctness_method}, {"verdict", verdict},
+  return {{"id", id}, {"outcome", outcome}, {"correctness_method", basis}, {"verdict", verdict ? json(*verdict) : json("")},
           {"speedup", opt(speedup)}, {"ci_low", opt(ci_low)}, {"ci_high", opt(ci_high)}, {"median_ns", opt(median_ns)},
           {"samples", samples}, {"errors", errors}};
 }
@@ -190,11 +190,11 @@ candidate_result read_candidate(const json& k, const json& verdicts) {
   candidate_result c;
   c.id = k.contains("extra") && k["extra"].is_object() ? json_string(k["extra"], "kernel_id") : std::string();
   if (c.id.empty()) c.id = json_string(k, "kernel_id");
-  c.outcome = json_string(k, "outcome");
-  c.correctness_method = json_string(k, "correctness_method");
+  c.outcome = row_outcome(k, kernel_outcome::failed);
+  c.basis = row_correctness_basis(k, correctness_basis::none);
   for (const auto& v : verdicts)
     if (json_string(v, "kernel_id") == c.id) {
-      c.verdict = json_string(v, "verdict");
+      c.verdict = parse_verdict_kind(json_string(v, "verdict"));
       c.speedup = opt_num(v, "speedup_vs_baseline");
       c.ci_low = opt_num(v, "ci_low");
       c.ci_high = opt_num(v, "ci_high");
@@ -231,10 +231,11 @@ gate_result choose_winner(const json& report, const op_config& op) {
   if (g.reference.empty()) return stop("correctness_unproven", "the compare had no reference implementation");
   std::vector<std::string> unproven;
   for (const auto& k : g.kernels)
-    if (k.outcome == "passed" && k.correctness_method != "outputs") unproven.push_back(k.id);
+    if (k.outcome == kernel_outcome::passed && k.basis != correctness_basis::outputs) unproven.push_back(k.id);
   if (!unproven.empty()) return stop("correctness_unproven", "correctness not checked on outputs for " + join(unproven, ", "));
-  if (base->outcome != "passed")
-    return stop("correctness_unproven", "the baseline " + op.baseline_id + " itself failed against the reference (" + base->outcome + ")");
+  if (base->outcome != kernel_outcome::passed)
+    return stop("correctness_unproven", "the baseline " + op.baseline_id + " itself failed against the reference (" +
+                                            kernel_outcome_name(base->outcome) + ")");
   std::vector<const candidate_result*> cands, correct, faster;
   for (const auto& [id, impl] : op.candidates)
     for (const auto& k : g.kernels)
@@ -242,13 +243,14 @@ gate_result choose_winner(const json& report, const op_config& op) {
   if (cands.empty()) return stop("no_candidates", "no candidate of " + op.baseline_id + " was in the compare");
   std::vector<std::string> failed, slow;
   for (const auto* c : cands) {
-    if (c->outcome != "passed") {
-      failed.push_back(c->id + " (" + c->outcome + ")");
+    if (c->outcome != kernel_outcome::passed) {
+      failed.push_back(c->id + " (" + kernel_outcome_name(c->outcome) + ")");
       continue;
     }
     correct.push_back(c);
-    if (c->verdict == "faster" && c->ci_low.value_or(0) > 1.0) faster.push_back(c);
-    else slow.push_back(strprintf("%s %s %.3f", c->id.c_str(), c->verdict.c_str(), c->speedup.value_or(0)));
+    if (c->verdict == verdict_kind::faster && c->ci_low.value_or(0) > 1.0) faster.push_back(c);
+    else slow.push_back(strprintf("%s %s %.3f", c->id.c_str(), c->verdict ? verdict_kind_name(*c->verdict) : "",
+                                  c->speedup.value_or(0)));
   }
   if (correct.empty()) return stop("no_correct_candidate", "every candidate failed the correctness gate: " + join(failed, ", "));
   if (faster.empty()) return stop("no_faster_candidate", "no correct candidate is faster beyond its CI: " + join(slow, ", "));

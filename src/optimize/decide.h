@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/json.h"
+#include "core/states.h"
 #include "optimize/config.h"
 
 namespace magpie::optimize {
@@ -64,7 +65,10 @@ std::variant<size_t, stop_reason> choose_kernel(const std::vector<ranked_kernel>
 
 // ---------------------------------------------------------------- compare gate
 struct candidate_result {
-  std::string id, outcome, correctness_method, verdict;
+  std::string id;
+  kernel_outcome outcome = kernel_outcome::failed;
+  correctness_basis basis = correctness_basis::none;  ///< the report's correctness_method
+  std::optional<verdict_kind> verdict;                ///< nullopt: the report had no verdict for it
   std::optional<double> speedup, ci_low, ci_high, median_ns;
   int64_t samples = 0;
   std::vector<std::string> errors;

@@ -147,7 +147,7 @@ status write_job(batch& b, job_record j, const scheduler_options& so, const fs::
   return ok_status();
 }
 
-status_or<batch> new_batch(const std::string& mode, const std::string& label, const scheduler_options& so,
+status_or<batch> new_batch(batch_mode mode, const std::string& label, const scheduler_options& so,
                            const fs::path& output_dir) {
   if (!so.time_limit.empty() && !valid_time_limit(so.time_limit))
     return invalid_argument("scheduler.time_limit '%s' is not a Slurm time (M, M:S, H:M:S, D-H:M:S)", so.time_limit.c_str());
@@ -156,7 +156,7 @@ status_or<batch> new_batch(const std::string& mode, const std::string& label, co
   batch b;
   MAGPIE_RETURN_IF_ERROR(engine_for(so, &b.engine, &b.engine_config));
   fs::path shared = resolve_shared_dir(so, output_dir);
-  MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(shared, "batch_" + mode, label));
+  MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(shared, std::string("batch_") + batch_mode_name(mode), label));
   b.dir = ws.dir;
   b.mode = mode;
   b.created = iso_time_now();
@@ -171,14 +171,16 @@ bool is_gpu(kernel_type t) { return t != kernel_type::host; }
 
 status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_options& so) {
   eval_request req = req_in;
-  const bool compare = req.mode == "compare";
+  auto mode = batch_mode_of(req.mode);
+  if (!mode) return invalid_argument("a %s run is not planned as a batch", kernel::run_mode_name(req.mode));
+  const bool compare = *mode == batch_mode::compare;
   int n = static_cast<int>(req.kernels.size());
-  if (n == 0) return invalid_argument("no kernels to %s", req.mode.c_str());
+  if (n == 0) return invalid_argument("no kernels to %s", kernel::run_mode_name(req.mode));
   if (compare && n < 2) return invalid_argument("compare needs at least 2 kernels, got %d", n);
   if (compare && (req.baseline_index < 0 || req.baseline_index >= n))
     return invalid_argument("--baseline %d is out of range (0..%d)", req.baseline_index, n - 1);
   if (!req.correctness.seed) req.correctness.seed = fresh_seed();
-  MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch(req.mode, compare ? "" : req.kernels[0].id, so, req.output_dir));
+  MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch(*mode, compare ? "" : req.kernels[0].id, so, req.output_dir));
   b.run_seed = *req.correctness.seed;
   MAGPIE_RETURN_IF_ERROR(write_json_file(b.dir / "request.json", request_to_json(req, so)));
   fs::path magpie = resolve_magpie_bin(so);
@@ -186,14 +188,14 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_o
   const bool baseline_is_ref = compare && !req.reference;
   if (ref_job) {
     const auto& spec = req.reference ? *req.reference : req.kernels[static_cast<size_t>(req.baseline_index)];
-    job_record r{"reference", "reference"};
+    job_record r{"reference", job_role::reference};
     MAGPIE_RETURN_IF_ERROR(write_job(b, r, so, magpie, {}, {so.time_limit, is_gpu(spec.type)}));
   }
   std::vector<std::string> kernel_jobs;
   for (int i = 0; i < n; ++i) {
     if (baseline_is_ref && i == req.baseline_index) continue;  // the reference job evaluates it
     const auto& spec = req.kernels[static_cast<size_t>(i)];
-    job_record k{strprintf("k%02d_%s", i, sanitize_label(spec.id).c_str()), "kernel"};
+    job_record k{strprintf("k%02d_%s", i, sanitize_label(spec.id).c_str()), job_role::kernel};
     k.kernels = {i};
     if (ref_job) k.after = {"reference"};
     kernel_jobs.push_back(k.name);
@@ -202,7 +204,7 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_o
   if (compare && req.performance.enabled) {
     bool gpu = false;
     for (const auto& k : req.kernels) gpu = gpu || is_gpu(k.type);
-    job_record t{"timing", "timing"};
+    job_record t{"timing", job_role::timing};
     t.after = kernel_jobs;
     t.after.push_back("reference");
     const std::string& tl = so.timing_time_limit.empty() ? so.time_limit : so.timing_time_limit;
@@ -215,9 +217,9 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_o
 status_or<batch> plan_command_batch(const std::vector<std::string>& args, const scheduler_options& so,
                                     const fs::path& output_dir, bool needs_gpu) {
   if (args.empty()) return invalid_argument("no magpie command to submit (give it after --)");
-  MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch("command", sanitize_label(args[0]), so, output_dir));
+  MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch(batch_mode::command, sanitize_label(args[0]), so, output_dir));
   b.command = args;
-  job_record c{"command", "command"};
+  job_record c{"command", job_role::command};
   MAGPIE_RETURN_IF_ERROR(write_job(b, c, so, resolve_magpie_bin(so), fs::current_path(), {so.time_limit, needs_gpu}));
   MAGPIE_RETURN_IF_ERROR(b.save());
   return b;

@@ -15,7 +15,9 @@
 // Command batches run one magpie command line (e.g. `benchmark ...`) as one job.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/json.h"
@@ -25,9 +27,17 @@
 
 namespace magpie::sched {
 
+/// What a job does: evaluate the reference, one kernel, time the correct kernels together, or
+/// run one magpie command line.
+enum class job_role { reference, kernel, timing, command };
+/// "reference", "kernel", "timing", "command" (batch.json's and task.json's "role").
+const char* job_role_name(job_role r);
+std::optional<job_role> parse_job_role(std::string_view word);
+inline void to_json(json& j, job_role r) { j = job_role_name(r); }
+
 struct job_record {
   std::string name;                     ///< unique in the batch: reference | k<i>_<id> | timing | command
-  std::string role;                     ///< reference | kernel | timing | command
+  job_role role = job_role::kernel;
   std::vector<int> kernels;             ///< request kernel indices it evaluates (kernel role)
   std::vector<std::string> after;       ///< jobs it starts after (afterany), by name
   std::vector<std::string> sbatch_args; ///< slurm: everything but --dependency
@@ -44,11 +54,20 @@ struct job_record {
   static status_or<job_record> from_json(const json_fields& f);
 };
 
+/// What a batch runs: the jobs of a kernel analyze or compare, or one magpie command line.
+enum class batch_mode { analyze, compare, command };
+/// "analyze", "compare", "command" (batch.json's "mode"; batch_codec.cpp).
+const char* batch_mode_name(batch_mode m);
+std::optional<batch_mode> parse_batch_mode(std::string_view word);
+inline void to_json(json& j, batch_mode m) { j = batch_mode_name(m); }
+/// The batch mode of a kernel run (analyze or compare; a reference-only run has none).
+std::optional<batch_mode> batch_mode_of(kernel::run_mode m);
+
 struct batch {
   fs::path dir;
   std::string engine = "slurm";  ///< slurm | ray
   json engine_config = nullptr;  ///< ray: {"address": dashboard URL}
-  std::string mode;           ///< analyze | compare | command
+  batch_mode mode = batch_mode::analyze;
   std::string created;        ///< ISO-8601 UTC
   uint64_t run_seed = 0;      ///< every job's correctness.seed
   fs::path output_dir;        ///< where `collect` writes the merged workspace

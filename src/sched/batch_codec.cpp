@@ -3,6 +3,7 @@
 // <batch>/batch.json and the field (jobs[i].last.exit_code, ...), never an exception.
 #include "sched/batch.h"
 
+#include "core/enum_names.h"
 #include "core/strings.h"
 
 namespace magpie::sched {
@@ -35,7 +36,11 @@ status_or<job_record> job_record::from_json(const json_fields& f) {
   MAGPIE_RETURN_IF_ERROR(f.check_object());
   job_record r;
   MAGPIE_RETURN_IF_ERROR(f.require("name", &r.name));
-  MAGPIE_RETURN_IF_ERROR(f.read("role", &r.role));
+  std::string role;
+  MAGPIE_RETURN_IF_ERROR(f.require("role", &role));
+  auto parsed = parse_job_role(role);
+  if (!parsed) return parse_error("%s: expected reference, kernel, timing or command, got '%s'", f.field("role").c_str(), role.c_str());
+  r.role = *parsed;
   MAGPIE_RETURN_IF_ERROR(f.read("kernels", &r.kernels));
   MAGPIE_RETURN_IF_ERROR(f.read("after", &r.after));
   MAGPIE_RETURN_IF_ERROR(f.read("sbatch_args", &r.sbatch_args));
@@ -46,6 +51,24 @@ status_or<job_record> job_record::from_json(const json_fields& f) {
   MAGPIE_RETURN_IF_ERROR(f.read("submit_error", &r.submit_error));
   if (json_member(f.doc(), "last")) MAGPIE_RETURN_IF_ERROR(read_last(f.child("last"), &r.last));
   return r;
+}
+
+namespace {
+constexpr std::pair<batch_mode, const char*> k_batch_mode_names[] = {
+    {batch_mode::analyze, "analyze"}, {batch_mode::compare, "compare"}, {batch_mode::command, "command"}};
+constexpr std::pair<job_role, const char*> k_role_names[] = {
+    {job_role::reference, "reference"}, {job_role::kernel, "kernel"}, {job_role::timing, "timing"}, {job_role::command, "command"}};
+}  // namespace
+
+const char* job_role_name(job_role r) { return enum_name(k_role_names, r, "kernel"); }
+std::optional<job_role> parse_job_role(std::string_view word) { return enum_parse(k_role_names, word); }
+
+const char* batch_mode_name(batch_mode m) { return enum_name(k_batch_mode_names, m, "analyze"); }
+std::optional<batch_mode> parse_batch_mode(std::string_view word) { return enum_parse(k_batch_mode_names, word); }
+std::optional<batch_mode> batch_mode_of(kernel::run_mode m) {
+  if (m == kernel::run_mode::analyze) return batch_mode::analyze;
+  if (m == kernel::run_mode::compare) return batch_mode::compare;
+  return std::nullopt;
 }
 
 status batch::save() const {
@@ -70,7 +93,11 @@ status_or<batch> batch::load(const fs::path& dir) {
   if (b.engine != "slurm" && b.engine != "ray")
     return parse_error("%s: unknown engine '%s' (slurm, ray)", file.c_str(), b.engine.c_str());
   MAGPIE_RETURN_IF_ERROR(f.read("engine_config", &b.engine_config));
-  MAGPIE_RETURN_IF_ERROR(f.read("mode", &b.mode));
+  std::string mode;
+  MAGPIE_RETURN_IF_ERROR(f.require("mode", &mode));
+  auto m = parse_batch_mode(mode);
+  if (!m) return parse_error("%s: expected analyze, compare or command, got '%s'", f.field("mode").c_str(), mode.c_str());
+  b.mode = *m;
   MAGPIE_RETURN_IF_ERROR(f.read("created", &b.created));
   MAGPIE_RETURN_IF_ERROR(f.read("run_seed", &b.run_seed));
   MAGPIE_RETURN_IF_ERROR(f.read("output_dir", &b.output_dir));

@@ -40,7 +40,7 @@ json config_snapshot(const batch& b, const kernel::eval_request& req) {
   snap["correctness"] = req.correctness.to_json();
   snap["performance"] = req.performance.to_json();
   snap["performance"]["timing"] = req.timing.to_json();
-  if (b.mode == "compare") snap["compare"] = req.compare.to_json();
+  if (b.mode == batch_mode::compare) snap["compare"] = req.compare.to_json();
   snap["run_seed"] = b.run_seed;
   snap["scheduler"] = load_batch_options(b);
   if (!snap["scheduler"].is_object()) snap["scheduler"] = json::object();
@@ -91,14 +91,14 @@ status_or<collect_outcome> collect_command(batch& b, const collect_options& o) {
 }  // namespace
 
 status_or<collect_outcome> collect_batch(batch& b, const collect_options& o) {
-  if (b.mode == "command") return collect_command(b, o);
+  if (b.mode == batch_mode::command) return collect_command(b, o);
   MAGPIE_ASSIGN_OR_RETURN(kernel::eval_request req, load_batch_request(b));
-  std::string label = b.mode == "analyze" && !req.kernels.empty() ? req.kernels[0].id : "";
-  MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(b.output_dir, b.mode, label));
-  merged_report m = b.mode == "compare" ? merge_compare(b, req, ws.timestamp) : merge_analyze(b, req, ws.timestamp);
+  std::string label = b.mode == batch_mode::analyze && !req.kernels.empty() ? req.kernels[0].id : "";
+  MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(b.output_dir, batch_mode_name(b.mode), label));
+  merged_report m = b.mode == batch_mode::compare ? merge_compare(b, req, ws.timestamp) : merge_analyze(b, req, ws.timestamp);
   collect_outcome out;
   out.workspace = ws.dir;
-  out.report_path = ws.dir / (b.mode + "_report.json");
+  out.report_path = ws.dir / (std::string(batch_mode_name(b.mode)) + "_report.json");
   out.report = m.report;
   out.exit_code = m.exit_code;
   MAGPIE_RETURN_IF_ERROR(write_file_atomic(ws.dir / "config.yaml", json_to_yaml(config_snapshot(b, req))));

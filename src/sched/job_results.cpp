@@ -35,7 +35,7 @@ std::optional<kernel::external_reference> reference_from_job(const batch& b) {
   const json& row = report["reference"];
   ext.report = row;
   if (row.contains("extra")) ext.id = json_string(row["extra"], "kernel_id", ext.id);
-  ext.correctness_method = json_string(row, "correctness_method", "reference");
+  ext.basis = row_correctness_basis(row, correctness_basis::reference);
   ext.manifest_dir = json_string(report, "manifest_dir");
   if (!row_correct(row)) {
     bool compile_failed = row_stage_state(row, "compiling_state", stage_state::skipped) == stage_state::failed;
@@ -51,7 +51,7 @@ std::optional<kernel::external_reference> reference_from_job(const batch& b) {
 std::vector<kernel_row> correctness_rows(const batch& b, const kernel::eval_request& req) {
   std::vector<kernel_row> rows(req.kernels.size());
   for (size_t i = 0; i < rows.size(); ++i) rows[i].index = static_cast<int>(i);
-  const bool baseline_is_ref = b.mode == "compare" && !req.reference;
+  const bool baseline_is_ref = b.mode == batch_mode::compare && !req.reference;
   if (baseline_is_ref && req.baseline_index >= 0 && static_cast<size_t>(req.baseline_index) < rows.size()) {
     auto& r = rows[static_cast<size_t>(req.baseline_index)];
     r.job = "reference";
@@ -63,7 +63,7 @@ std::vector<kernel_row> correctness_rows(const batch& b, const kernel::eval_requ
     }
   }
   for (const auto& j : b.jobs) {
-    if (j.role != "kernel" || j.kernels.size() != 1) continue;
+    if (j.role != job_role::kernel || j.kernels.size() != 1) continue;
     size_t i = static_cast<size_t>(j.kernels[0]);
     if (i >= rows.size()) continue;
     rows[i].job = j.name;

@@ -34,8 +34,8 @@ json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, 
           {"latency_result", nullptr},
           {"extra", {{"kernel_id", spec.id}, {"kernel_type", kernel::kernel_type_name(spec.type)}}},
           {"outcome", kernel_outcome_name(timeout ? kernel_outcome::timeout : kernel_outcome::failed)},
-          {"correctness_method", "none"},
-          {"correctness", {{"method", "none"}, {"failures", {msg}}}},
+          {"correctness_method", correctness_basis::none},
+          {"correctness", {{"method", correctness_basis::none}, {"failures", {msg}}}},
           {"timing", nullptr},
           {"kernel_config", spec.to_json()},
           {"job_state", job ? json(job_state_name(job->last.state)) : json(nullptr)}};
@@ -80,7 +80,7 @@ task_status batch_status(const batch& b) {
   bool failed = false;
   for (const auto& j : b.jobs) {
     if (!job_settled(j)) return task_status::running;
-    bool outcome = b.mode != "command" && j.last.state == job_state::failed && j.last.exit_status == 1;
+    bool outcome = b.mode != batch_mode::command && j.last.state == job_state::failed && j.last.exit_status == 1;
     failed = failed || !(j.last.state == job_state::completed || outcome);
   }
   return failed ? task_status::failed : task_status::succeeded;
@@ -105,7 +105,7 @@ merged_report merge_analyze(const batch& b, const eval_request& req, const std::
   auto rows = correctness_rows(b, req);
   std::vector<bool> bad(rows.size(), false);
   merged_report m;
-  json report = header(b, req, "analyze", ts, views);
+  json report = header(b, req, kernel::run_mode::analyze, ts, views);
   json ref = nullptr;
   if (auto it = views.find("reference"); it != views.end()) {
     ref = it->second.report.is_object() ? json_value(it->second.report, "reference")

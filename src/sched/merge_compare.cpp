@@ -84,7 +84,7 @@ timing_view read_timing(const eval_request& req, const std::map<std::string, job
   json_fields result(res, (v.job ? v.job->dir / "result.json" : fs::path("result.json")).string());
   if (auto st = result.require("timed_indices", &t.order); !st.ok()) return no_timing(st.message());
   if (t.order.empty() || !timing_indices_valid(t.order, req)) return no_timing("timed_indices do not name the request's kernels");
-  if (json_string(v.report, "mode") == "compare") {
+  if (kernel::parse_run_mode(json_string(v.report, "mode")) == kernel::run_mode::compare) {
     if (auto st = read_compare_timing(v.report, &t); !st.ok()) return no_timing(st.message());
   } else {  // the baseline alone (no other kernel was correct)
     const json* results = json_member(v.report, "results");
@@ -133,7 +133,7 @@ compare_kernel merged_kernel(int i, const json& row, const timing_view& t, const
   compare_kernel k;
   k.id = req.kernels[static_cast<size_t>(i)].id;
   k.correct = row_correct(row);
-  k.exit_code_only = json_string(row, "correctness_method") == "exit_code";
+  k.exit_code_only = row_correctness_basis(row, correctness_basis::none) == correctness_basis::exit_code;
   auto tv = t.verdicts.find(i);
   if (tv != t.verdicts.end() && k.correct) {
     k.v = tv->second;
@@ -185,7 +185,7 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
   kernel::compare_result cr = kernel::build_compare_result(std::move(kernels), base);
 
   merged_report m;
-  json report = header(b, req, "compare", ts, views);
+  json report = header(b, req, kernel::run_mode::compare, ts, views);
   report["summary"] = json::array();
   json results;
   results["kernel_results"] = json::array();

@@ -61,7 +61,7 @@ json summary_row_from(const json& row) {
             {"latency_state", stage_state_name(stage_state::skipped)},
             {"score", json_number(row, "score", 0.0)},
             {"outcome", kernel_outcome_name(row_outcome(row, kernel_outcome::failed))},
-            {"correctness_method", json_string(row, "correctness_method", "none")}};
+            {"correctness_method", row_correctness_basis(row, correctness_basis::none)}};
   if (auto median = timed_median_ns(row)) r["kernel_time_median_us"] = *median / 1e3;
   return r;
 }
@@ -74,7 +74,7 @@ std::optional<double> timed_median_ns(const json& row) {
   return median ? json_as_number(*median) : std::nullopt;
 }
 
-json header(const batch& b, const eval_request& req, const std::string& mode, const std::string& ts,
+json header(const batch& b, const eval_request& req, kernel::run_mode mode, const std::string& ts,
             const std::map<std::string, job_view>& views) {
   json gpu = nullptr, cupti = nullptr;
   for (const auto& [name, v] : views) {

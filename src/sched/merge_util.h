@@ -27,7 +27,7 @@ json summary_row_from(const json& row);
 /// timing.stats_ns.median of a row whose timing succeeded; nullopt otherwise.
 std::optional<double> timed_median_ns(const json& row);
 /// The local report header (mode, timestamp, magpie_version, config_file, gpu_arch, ...).
-json header(const batch& b, const kernel::eval_request& req, const std::string& mode, const std::string& ts,
+json header(const batch& b, const kernel::eval_request& req, kernel::run_mode mode, const std::string& ts,
             const std::map<std::string, job_view>& views);
 /// Checks that every job used the batch's run seed, the reference's trial seeds and the one
 /// reference manifest; marks rows whose inputs differ in `bad`. Returns scheduler.inputs.

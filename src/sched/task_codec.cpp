@@ -45,9 +45,7 @@ tolerance tolerance_from(const json& tols, const char* dtype, tolerance dflt) {
 
 correctness_policy correctness_from(const json& j) {
   correctness_policy c;
-  std::string m = json_string(j, "method", "auto");
-  c.method = m == "outputs" ? correctness_method::outputs
-             : m == "exit_code" ? correctness_method::exit_code : correctness_method::auto_select;
+  c.method = parse_correctness_method(json_string(j, "method", "auto")).value_or(correctness_method::auto_select);
   c.trials = static_cast<int>(json_number(j, "trials", c.trials));
   if (j.contains("seed") && j["seed"].is_number_unsigned()) c.seed = j["seed"].get<uint64_t>();
   const json tols = j.contains("tolerances") ? j["tolerances"] : json::object();
@@ -175,7 +173,9 @@ json request_to_json(const eval_request& req, const scheduler_options& so) {
 status_or<eval_request> request_from_json(const json& j) {
   if (!j.is_object()) return invalid_argument("task: the request must be an object");
   eval_request req;
-  req.mode = json_string(j, "mode", req.mode);
+  auto mode = parse_run_mode(json_string(j, "mode", run_mode_name(req.mode)));
+  if (!mode) return invalid_argument("task: 'mode' must be analyze, compare or reference");
+  req.mode = *mode;
   if (!j.contains("kernels") || !j["kernels"].is_array()) return invalid_argument("task: 'kernels' must be a list");
   for (const auto& k : j["kernels"]) {
     MAGPIE_ASSIGN_OR_RETURN(kernel_spec spec, kernel_spec_from_json(k));

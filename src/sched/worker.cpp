@@ -40,8 +40,8 @@ std::string ray_submission_id() {
 // (no manifest) gates nothing, exactly as a local compare then checks exit codes.
 std::optional<kernel::external_reference> gate_for(const batch& b) {
   auto ext = reference_from_job(b);
-  if (ext && b.mode == "compare" && ext->failure.empty() && ext->manifest_dir.empty() &&
-      ext->correctness_method == "exit_code")
+  if (ext && b.mode == batch_mode::compare && ext->failure.empty() && ext->manifest_dir.empty() &&
+      ext->basis == correctness_basis::exit_code)
     return std::nullopt;
   return ext;
 }
@@ -50,12 +50,12 @@ status_or<run_outcome> run_kernel_job(const batch& b, eval_request req, int inde
   if (index < 0 || static_cast<size_t>(index) >= req.kernels.size())
     return invalid_argument("task kernel index %d is out of range", index);
   eval_request sub = req;
-  sub.mode = "analyze";
+  sub.mode = kernel::run_mode::analyze;
   sub.kernels = {req.kernels[static_cast<size_t>(index)]};
   sub.baseline_index = 0;
   sub.output_dir = dir;
   sub.external_ref = gate_for(b);
-  if (b.mode == "compare") {
+  if (b.mode == batch_mode::compare) {
     sub.performance.enabled = false;  // the timing job times the correct kernels together
     sub.reference.reset();
   }
@@ -84,10 +84,10 @@ status_or<run_outcome> run_timing_job(const batch& b, const eval_request& req, c
   if (sub.external_ref) sub.reference.reset();
   MAGPIE_LOG_INFO("timing %zu kernel(s) together on %s", order.size(), host_name().c_str());
   if (order.size() == 1) {
-    sub.mode = "analyze";
+    sub.mode = kernel::run_mode::analyze;
     return kernel::run_analyze(sub);
   }
-  sub.mode = "compare";
+  sub.mode = kernel::run_mode::compare;
   return kernel::run_compare(sub);
 }
 
@@ -144,20 +144,22 @@ int run_task(const fs::path& job_dir_in) {
   auto task = read_json_file(dir / "task.json");
   if (!task.ok()) return finish(2, task.get_status().message());
   result["name"] = json_string(*task, "name");
-  std::string role = json_string(*task, "role");
-  result["role"] = role;
+  std::string word = json_string(*task, "role");
+  result["role"] = word;
+  auto role = parse_job_role(word);
+  if (!role) return finish(2, (dir / "task.json").string() + ": unknown role '" + word + "'");
   auto b = batch::load(json_string(*task, "batch_dir"));
   if (!b.ok()) return finish(2, b.get_status().message());
-  status_or<run_outcome> out = error(status_code::internal, "unknown role '%s'", role.c_str());
-  if (role == "command") {
+  status_or<run_outcome> out = error(status_code::internal, "unknown role '%s'", word.c_str());
+  if (*role == job_role::command) {
     out = run_command_job(*b, dir);
   } else {
     auto req = load_batch_request(*b);
     if (!req.ok()) return finish(2, req.get_status().message());
     req->output_dir = dir;
-    if (role == "reference") out = kernel::run_reference_only(*req);
-    else if (role == "kernel") out = kernel_job(*b, *req, *task, dir);
-    else if (role == "timing") out = run_timing_job(*b, *req, dir, &result);
+    if (*role == job_role::reference) out = kernel::run_reference_only(*req);
+    else if (*role == job_role::kernel) out = kernel_job(*b, *req, *task, dir);
+    else out = run_timing_job(*b, *req, dir, &result);
   }
   if (!out.ok()) {
     if (result.contains("skipped")) return finish(0, "");

@@ -2,8 +2,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/json_schema.h"
 #include "core/strings.h"
 #include "serve/metrics.h"
+#include "serve/metrics_schema.h"
 
 namespace magpie::serve {
 
@@ -184,21 +186,59 @@ json vllm_result_json(const serving_metrics& m, const std::vector<request_record
   return j;
 }
 
+namespace {
+
+/// Magpie's throughput block, key by key: the writer and the schema both read this table.
+struct throughput_key {
+  const char* key;
+  const char* type;  ///< JSON type of the value
+  const char* description;
+  json (*value)(const serving_metrics&);
+};
+
+const throughput_key k_throughput[] = {
+    {"request_throughput", "number", "completed requests / duration, req/s",
+     [](const serving_metrics& m) { return json(m.request_throughput); }},
+    {"output_throughput", "number", "output tokens / duration, tok/s",
+     [](const serving_metrics& m) { return json(m.output_throughput); }},
+    {"total_token_throughput", "number", "(input + output tokens) / duration, tok/s",
+     [](const serving_metrics& m) { return json(m.total_token_throughput); }},
+    {"completed_requests", "integer", "requests that succeeded", [](const serving_metrics& m) { return json(m.completed); }},
+    {"failed_requests", "integer", "requests that failed", [](const serving_metrics& m) { return json(m.failed); }},
+    {"total_input_tokens", "integer", "prompt tokens of completed requests",
+     [](const serving_metrics& m) { return json(m.total_input_tokens); }},
+    {"total_output_tokens", "integer", "generated tokens of completed requests",
+     [](const serving_metrics& m) { return json(m.total_output_tokens); }},
+    {"duration_seconds", "number", "measured span, s", [](const serving_metrics& m) { return json(m.duration_s); }},
+    {"request_goodput", "number|null", "requests meeting every SLO / duration, req/s (null: no --goodput SLOs)",
+     [](const serving_metrics& m) { return m.goodput_configured ? json(m.request_goodput) : json(nullptr); }},
+    {"max_output_tokens_per_s", "number", "peak output tokens over 1-s buckets",
+     [](const serving_metrics& m) { return json(m.max_output_tokens_per_s); }},
+    {"max_concurrent_requests", "integer", "peak successful requests in flight",
+     [](const serving_metrics& m) { return json(m.max_concurrent_requests); }},
+    {"mean_concurrency", "number", "mean requests in flight", [](const serving_metrics& m) { return json(m.mean_concurrency); }},
+    {"achieved_request_rate", "number", "requests sent per second (0: fewer than 2 sent)",
+     [](const serving_metrics& m) { return json(m.achieved_request_rate); }}};
+
+json stats_schema(const std::string& name) {
+  using namespace schema;
+  auto ms = [](const char* what) { return typed_or_null("number", std::string(what) + ", ms (null: not finite)"); };
+  json j = closed({{"mean_ms", ms("mean")},
+                   {"median_ms", ms("median")},
+                   {"std_ms", ms("standard deviation")},
+                   {"min_ms", ms("minimum")},
+                   {"max_ms", ms("maximum")},
+                   {"count", typed("integer", "samples")}});
+  j["patternProperties"] = {{"^p[0-9.]+_ms$", ms("percentile (--metric-percentiles)")}};
+  j["description"] = name + " distribution";
+  return j;
+}
+
+}  // namespace
+
 json magpie_throughput_json(const serving_metrics& m) {
   json j;
-  j["request_throughput"] = m.request_throughput;
-  j["output_throughput"] = m.output_throughput;
-  j["total_token_throughput"] = m.total_token_throughput;
-  j["completed_requests"] = m.completed;
-  j["failed_requests"] = m.failed;
-  j["total_input_tokens"] = m.total_input_tokens;
-  j["total_output_tokens"] = m.total_output_tokens;
-  j["duration_seconds"] = m.duration_s;
-  j["request_goodput"] = m.goodput_configured ? json(m.request_goodput) : json(nullptr);
-  j["max_output_tokens_per_s"] = m.max_output_tokens_per_s;
-  j["max_concurrent_requests"] = m.max_concurrent_requests;
-  j["mean_concurrency"] = m.mean_concurrency;
-  j["achieved_request_rate"] = m.achieved_request_rate;
+  for (const auto& k : k_throughput) j[k.key] = k.value(m);
   return j;
 }
 
@@ -207,6 +247,21 @@ json magpie_latency_json(const serving_metrics& m) {
   for (const auto& [name, member] : vllm_distributions()) j[name] = magpie_stats(m.*member);
   for (const auto& [name, member] : magpie_distributions()) j[name] = magpie_stats(m.*member);
   return j;
+}
+
+json magpie_throughput_schema() {
+  json props = json::object();
+  for (const auto& k : k_throughput)
+    props[k.key] = std::string(k.type) == "number|null" ? schema::typed_or_null("number", k.description)
+                                                        : schema::typed(k.type, k.description);
+  return schema::closed(props);
+}
+
+json magpie_latency_schema() {
+  json props = json::object();
+  for (const auto& [name, member] : vllm_distributions()) props[name] = stats_schema(name);
+  for (const auto& [name, member] : magpie_distributions()) props[name] = stats_schema(name);
+  return schema::closed(props);
 }
 
 }  // namespace magpie::serve

@@ -18,6 +18,11 @@ TEST(states, spellings_round_trip) {
   EXPECT_EQ(task_status_names({task_status::pending, task_status::failed}), (std::vector<std::string>{"PENDING", "FAILED"}));
   EXPECT_FALSE(parse_stage_state("success").has_value());  // Magpie's words are upper case
   EXPECT_FALSE(parse_kernel_outcome("PASSED").has_value());
+  for (auto b : {correctness_basis::none, correctness_basis::outputs, correctness_basis::exit_code, correctness_basis::reference})
+    EXPECT_EQ(parse_correctness_basis(correctness_basis_name(b)), b);
+  EXPECT_EQ(correctness_basis_names(), (std::vector<std::string>{"none", "outputs", "exit_code", "reference"}));
+  EXPECT_EQ(json(correctness_basis::exit_code), json("exit_code"));
+  EXPECT_FALSE(parse_correctness_basis("auto").has_value());  // a policy word, not a basis
 }
 
 TEST(states, rows_read_defaults_for_unknown_or_mistyped_states) {
@@ -28,4 +33,7 @@ TEST(states, rows_read_defaults_for_unknown_or_mistyped_states) {
   EXPECT_EQ(row_stage_state({{"compiling_state", "maybe"}}, "compiling_state", stage_state::skipped), stage_state::skipped);
   EXPECT_EQ(row_outcome({{"outcome", "timeout"}}, kernel_outcome::failed), kernel_outcome::timeout);
   EXPECT_EQ(row_outcome(json(nullptr), kernel_outcome::failed), kernel_outcome::failed);
+  EXPECT_EQ(row_correctness_basis({{"correctness_method", "outputs"}}, correctness_basis::none), correctness_basis::outputs);
+  EXPECT_EQ(row_correctness_basis({{"correctness_method", 3}}, correctness_basis::none), correctness_basis::none);
+  EXPECT_EQ(row_correctness_basis(json::object(), correctness_basis::reference), correctness_basis::reference);
 }

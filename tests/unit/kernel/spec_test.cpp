@@ -83,3 +83,26 @@ TEST(spec, reference_entry_and_type_names) {
   EXPECT_TRUE(parse_kernel_type("py", &t));
   EXPECT_EQ(t, kernel_type::pytorch);
 }
+
+TEST(spec, method_and_mode_words) {
+  EXPECT_EQ(parse_correctness_method("testcase"), correctness_method::exit_code);  // Magpie's word
+  EXPECT_STREQ(correctness_method_name(correctness_method::exit_code), "exit_code");
+  EXPECT_STREQ(correctness_method_name(correctness_method::auto_select), "auto");
+  EXPECT_FALSE(parse_correctness_method("reference").has_value());
+  for (auto m : {run_mode::analyze, run_mode::compare, run_mode::reference}) EXPECT_EQ(parse_run_mode(run_mode_name(m)), m);
+  EXPECT_EQ(json(run_mode::compare), json("compare"));
+  EXPECT_FALSE(parse_run_mode("command").has_value());  // a batch's mode, not a run's
+  eval_request req;
+  fs::path dir;
+  auto st = load("kernel: {id: k, type: host}\ncorrectness: {method: testcase}\n", &req, &dir);
+  scoped_dir c(dir);
+  ASSERT_TRUE(st.ok()) << st.message();
+  EXPECT_EQ(req.correctness.method, correctness_method::exit_code);
+  EXPECT_EQ(req.correctness.to_json()["method"], "exit_code");
+  eval_request r2;
+  fs::path d2;
+  st = load("kernel: {id: k, type: host}\ncorrectness: {method: maybe}\n", &r2, &d2);
+  scoped_dir c2(d2);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("correctness.method"), std::string::npos) << st.message();
+}

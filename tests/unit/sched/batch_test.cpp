@@ -185,8 +185,23 @@ TEST(batch, load_names_the_mistyped_field) {
   EXPECT_NE(batch::load(b.dir).get_status().message().find("field 'run_seed': expected a non-negative integer"),
             std::string::npos);
   j["run_seed"] = 4;
+  j["mode"] = "benchmark";
+  ASSERT_TRUE(write_json_file(b.dir / "batch.json", j).ok());
+  EXPECT_NE(batch::load(b.dir).get_status().message().find("field 'mode': expected analyze, compare or command, got 'benchmark'"),
+            std::string::npos)
+      << batch::load(b.dir).get_status().message();
+  j["mode"] = "compare";
+  j["jobs"][1]["role"] = "worker";
+  ASSERT_TRUE(write_json_file(b.dir / "batch.json", j).ok());
+  EXPECT_NE(batch::load(b.dir).get_status().message().find("field 'jobs[1].role': expected reference, kernel, timing or command"),
+            std::string::npos)
+      << batch::load(b.dir).get_status().message();
+  j["jobs"][1]["role"] = "kernel";
   ASSERT_TRUE(write_json_file(b.dir / "batch.json", j).ok());
   auto good = batch::load(b.dir);
   ASSERT_TRUE(good.ok()) << good.get_status().message();
   EXPECT_EQ(good->jobs[1].last.exit_status, 3);
+  EXPECT_EQ(good->mode, batch_mode::compare);
+  EXPECT_EQ(good->jobs[0].role, job_role::reference);
+  EXPECT_EQ(good->jobs[1].role, job_role::kernel);
 }

@@ -33,7 +33,7 @@ struct fixture {
   eval_request req;
   batch b;
   fixture() {
-    req.mode = "compare";
+    req.mode = kernel::run_mode::compare;
     for (const char* id : {"base", "fast", "wrong", "slow_job"}) {
       kernel_spec k;
       k.id = id;
@@ -151,8 +151,8 @@ TEST(merge, different_trial_seeds_are_caught) {
 
 TEST(merge, analyze_rows_in_order_and_exit_code) {
   fixture f;
-  f.req.mode = "analyze";
-  f.b.mode = "analyze";
+  f.req.mode = kernel::run_mode::analyze;
+  f.b.mode = batch_mode::analyze;
   f.standard_jobs();
   // analyze batches without a separate reference have no baseline row from the reference job
   auto m = merge_analyze(f.b, f.req, "20260101_000000");

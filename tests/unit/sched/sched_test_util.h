@@ -26,7 +26,7 @@ struct test_request : kernel::eval_request {
 /// `n` host kernels k0..k(n-1) for `mode` on `environment`, results in a fresh temp dir.
 inline test_request request(const std::string& mode, int n, const std::string& environment = "slurm") {
   test_request r;
-  r.mode = mode;
+  r.mode = kernel::parse_run_mode(mode).value();  // a typo fails the test
   for (int i = 0; i < n; ++i) r.kernels.push_back(spec("k" + std::to_string(i)));
   r.output_dir = make_temp_dir("/tmp", "magpie_sched_").value();
   r.scheduler.environment = environment;

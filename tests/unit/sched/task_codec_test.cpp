@@ -11,7 +11,7 @@ using namespace magpie::sched;
 
 TEST(task_codec, request_round_trip_keeps_every_field) {
   eval_request r;
-  r.mode = "compare";
+  r.mode = kernel::run_mode::compare;
   kernel_spec k;
   k.id = "k1";
   k.type = kernel_type::triton;
@@ -63,6 +63,8 @@ TEST(task_codec, request_round_trip_keeps_every_field) {
   ASSERT_TRUE(back->kernels[0].target.has_value());
   EXPECT_FALSE(back->kernels[1].target.has_value());
   EXPECT_EQ(back->reference->id, "ref");
+  EXPECT_EQ(back->mode, run_mode::compare);
+  EXPECT_EQ(back->correctness.method, correctness_method::outputs);
   EXPECT_EQ(back->timing.max_samples, 77);
   EXPECT_EQ(back->timing.flush_bytes, 1u << 20);
   EXPECT_EQ(back->performance.backend, "cupti");
@@ -77,6 +79,9 @@ TEST(task_codec, unset_seed_and_bad_input) {
   EXPECT_FALSE(back.correctness.seed.has_value());
   EXPECT_EQ(back.kernels[0].type, kernel_type::host);
   EXPECT_FALSE(request_from_json(json::array()).ok());
+  auto bad_mode = request_from_json({{"mode", "benchmark"}, {"kernels", json::array()}});
+  ASSERT_FALSE(bad_mode.ok());
+  EXPECT_NE(bad_mode.get_status().message().find("'mode'"), std::string::npos);
   EXPECT_FALSE(request_from_json({{"kernels", {{{"type", "host"}}}}}).ok());  // no id
   EXPECT_FALSE(request_from_json({{"kernels", {{{"id", "x"}, {"type", "fortran"}}}}}).ok());
 }
