@@ -9,13 +9,9 @@
 
 namespace magpie {
 
-/// Quotes a field when it holds a comma, quote, CR or LF. Invalid UTF-8 is replaced (below):
+/// Quotes a field when it holds a comma, quote, CR or LF. Invalid UTF-8 is replaced (utf8_sanitize):
 /// every CSV magpie writes is valid UTF-8.
 std::string csv_escape(const std::string& field);
-
-/// Valid UTF-8: each maximal invalid subsequence becomes U+FFFD, as Python's
-/// bytes.decode("utf-8", "replace") does; valid text is returned unchanged.
-std::string utf8_sanitize(std::string_view text);
 
 class csv_writer {
  public:

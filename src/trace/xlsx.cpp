@@ -12,6 +12,7 @@
 
 #include "core/csv.h"
 #include "core/strings.h"
+#include "core/utf8.h"
 
 #if __has_include(<xlsxwriter.h>)
 #include <xlsxwriter.h>

@@ -8,6 +8,7 @@
 
 #include "core/csv.h"
 #include "core/fs.h"
+#include "core/utf8.h"
 #include "trace/discovery.h"
 #include "trace/gap_analysis.h"
 #include "trace/health.h"
