@@ -16,6 +16,19 @@ json job_record::to_json() const {
 
 namespace {
 
+/// A required word of `f` that `parse` maps to an enum; an unknown word names the field and the
+/// words it may be (`expected`).
+template <typename E>
+status require_word(const json_fields& f, const char* key, std::optional<E> (*parse)(std::string_view),
+                    const char* expected, E* out) {
+  std::string word;
+  MAGPIE_RETURN_IF_ERROR(f.require(key, &word));
+  std::optional<E> v = parse(word);
+  if (!v) return parse_error("%s: expected %s, got '%s'", f.field(key).c_str(), expected, word.c_str());
+  *out = *v;
+  return ok_status();
+}
+
 status read_last(const json_fields& l, job_info* out) {
   MAGPIE_RETURN_IF_ERROR(l.check_object());
   std::string state;
@@ -36,11 +49,7 @@ status_or<job_record> job_record::from_json(const json_fields& f) {
   MAGPIE_RETURN_IF_ERROR(f.check_object());
   job_record r;
   MAGPIE_RETURN_IF_ERROR(f.require("name", &r.name));
-  std::string role;
-  MAGPIE_RETURN_IF_ERROR(f.require("role", &role));
-  auto parsed = parse_job_role(role);
-  if (!parsed) return parse_error("%s: expected reference, kernel, timing or command, got '%s'", f.field("role").c_str(), role.c_str());
-  r.role = *parsed;
+  MAGPIE_RETURN_IF_ERROR(require_word(f, "role", parse_job_role, "reference, kernel, timing or command", &r.role));
   MAGPIE_RETURN_IF_ERROR(f.read("kernels", &r.kernels));
   MAGPIE_RETURN_IF_ERROR(f.read("after", &r.after));
   MAGPIE_RETURN_IF_ERROR(f.read("sbatch_args", &r.sbatch_args));
@@ -93,11 +102,7 @@ status_or<batch> batch::load(const fs::path& dir) {
   if (b.engine != "slurm" && b.engine != "ray")
     return parse_error("%s: unknown engine '%s' (slurm, ray)", file.c_str(), b.engine.c_str());
   MAGPIE_RETURN_IF_ERROR(f.read("engine_config", &b.engine_config));
-  std::string mode;
-  MAGPIE_RETURN_IF_ERROR(f.require("mode", &mode));
-  auto m = parse_batch_mode(mode);
-  if (!m) return parse_error("%s: expected analyze, compare or command, got '%s'", f.field("mode").c_str(), mode.c_str());
-  b.mode = *m;
+  MAGPIE_RETURN_IF_ERROR(require_word(f, "mode", parse_batch_mode, "analyze, compare or command", &b.mode));
   MAGPIE_RETURN_IF_ERROR(f.read("created", &b.created));
   MAGPIE_RETURN_IF_ERROR(f.read("run_seed", &b.run_seed));
   MAGPIE_RETURN_IF_ERROR(f.read("output_dir", &b.output_dir));
