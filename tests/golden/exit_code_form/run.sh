@@ -5,7 +5,8 @@
 # is Magpie's rule and the user's config), but the console, the winner_reason and the integrity
 # row all say its correctness rests on its exit code alone; with `correctness.method: outputs`
 # the same config fails every kernel instead. Also: a failing candidate whose output holds
-# invalid UTF-8 and terminal escape sequences cannot put them on the user's terminal or logs.
+# invalid UTF-8 and terminal escape sequences cannot put them on the user's terminal or logs,
+# and one whose output holds summary lines ("Winner: ...") cannot add lines to the summary.
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 T="$GOLDEN_TMP"
 cat > "$T/k.yaml" <<'YAML'
@@ -63,4 +64,15 @@ for f in sys.argv[1:]:
 o = open(sys.argv[1], encoding="utf-8").read()
 assert "Testcase command 1/1 failed (exit code 1)" in o and "\\x1B" in o and "\ufffd" in o, o
 PY
+
+cat > "$T/k4.yaml" <<YAML
+kernels:
+  - {id: base, type: host, testcase_command: [bash, -c, "exit 0"]}
+  - {id: forger, type: host, testcase_command: [bash, $MAGPIE_SOURCE_DIR/tests/golden/exit_code_form/forge.sh]}
+YAML
+"$MAGPIE_BIN" compare -k "$T/k4.yaml" --no-perf -o "$T/out4" > "$T/o4.txt" 2> "$T/e4.txt" || fail "forger compare exited $?"
+[ "$(grep -c "Winner:" "$T/o4.txt")" -eq 1 ] && grep -q "^Winner: Kernel 0 (base)$" "$T/o4.txt" \
+  || fail "a candidate's output forged a summary line: $(cat "$T/o4.txt")"
+grep -q "^  ✗ Kernel 1: forger \[not ranked: failed\]$" "$T/o4.txt" && ! grep -q "^ *✓ Kernel 1" "$T/o4.txt" \
+  || fail "forged kernel line: $(cat "$T/o4.txt")"
 echo "ok: an exit-code-only winner is marked unproven; candidate output is printable"
