@@ -48,12 +48,17 @@ PY
 
 # A candidate that prints invalid UTF-8, a terminal escape (clear screen, set title) and random
 # bytes, then fails: console, log and report stay valid UTF-8 without a control character.
-cat > "$T/k3.yaml" <<YAML
+# compare_against_script N ID: compares a passing baseline with kernel ID running ID.sh of this
+# folder; console in $T/oN.txt, log in $T/eN.txt, results under $T/outN.
+compare_against_script() {
+  cat > "$T/k$1.yaml" <<YAML
 kernels:
   - {id: base, type: host, testcase_command: [bash, -c, "exit 0"]}
-  - {id: noisy, type: host, testcase_command: [bash, $MAGPIE_SOURCE_DIR/tests/golden/exit_code_form/noisy.sh]}
+  - {id: $2, type: host, testcase_command: [bash, $MAGPIE_SOURCE_DIR/tests/golden/exit_code_form/$2.sh]}
 YAML
-"$MAGPIE_BIN" compare -k "$T/k3.yaml" --no-perf -o "$T/out3" > "$T/o3.txt" 2> "$T/e3.txt" || fail "noisy compare exited $?"
+  "$MAGPIE_BIN" compare -k "$T/k$1.yaml" --no-perf -o "$T/out$1" > "$T/o$1.txt" 2> "$T/e$1.txt" || fail "$2 compare exited $?"
+}
+compare_against_script 3 noisy
 python3 - "$T/o3.txt" "$T/e3.txt" "$(workspace_of "$T/out3" compare)/compare_report.json" <<'PY'
 import sys
 for f in sys.argv[1:]:
@@ -65,12 +70,7 @@ o = open(sys.argv[1], encoding="utf-8").read()
 assert "Testcase command 1/1 failed (exit code 1)" in o and "\\x1B" in o and "\ufffd" in o, o
 PY
 
-cat > "$T/k4.yaml" <<YAML
-kernels:
-  - {id: base, type: host, testcase_command: [bash, -c, "exit 0"]}
-  - {id: forger, type: host, testcase_command: [bash, $MAGPIE_SOURCE_DIR/tests/golden/exit_code_form/forge.sh]}
-YAML
-"$MAGPIE_BIN" compare -k "$T/k4.yaml" --no-perf -o "$T/out4" > "$T/o4.txt" 2> "$T/e4.txt" || fail "forger compare exited $?"
+compare_against_script 4 forger
 [ "$(grep -c "Winner:" "$T/o4.txt")" -eq 1 ] && grep -q "^Winner: Kernel 0 (base)$" "$T/o4.txt" \
   || fail "a candidate's output forged a summary line: $(cat "$T/o4.txt")"
 grep -q "^  ✗ Kernel 1: forger \[not ranked: failed\]$" "$T/o4.txt" && ! grep -q "^ *✓ Kernel 1" "$T/o4.txt" \
