@@ -1,13 +1,19 @@
 // libFuzzer target for the streaming trace reader and the parsers that consume its raw
-// argument texts (gap shapes, Python reprs, step annotations, perf models).
+// argument texts (gap shapes, Python reprs, step annotations, perf models). Differential too:
+// each input is read in a 64 KiB window (the fast paths: keys from their bytes, array skips,
+// 8-digit numbers) and in a 7-byte one (where they rarely apply and every token restarts);
+// any difference in the events or the read's outcome aborts.
 // Build and run: bench/trace/fuzz.sh [seconds]
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "trace/annotations.h"
+#include "trace/event_describe.h"
 #include "trace/perf_model.h"
 #include "trace/reader.h"
 #include "trace/util.h"
@@ -16,7 +22,9 @@ namespace {
 
 struct sink : magpie::trace::event_sink {
   size_t n = 0;
+  std::vector<std::string> events, top;
   void on_event(const magpie::trace::event_view& e) override {
+    events.push_back(magpie::trace::describe_event(e));
     n += e.name.size() + e.cat.size();
     if (!e.input_dims.empty() && n % 7 == 0) {
       (void)magpie::trace::format_gap_shape(e.input_dims);
@@ -26,19 +34,35 @@ struct sink : magpie::trace::event_sink {
     }
     if (!e.name.empty() && n % 5 == 0) (void)magpie::trace::parse_step_annotation(e.name);
   }
-  void on_top_level(std::string_view k, std::string_view raw) override { n += k.size() + raw.size(); }
+  void on_top_level(std::string_view k, std::string_view raw) override {
+    n += k.size() + raw.size();
+    top.push_back(std::string(k) + "=" + std::string(raw));
+  }
 };
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+magpie::trace::read_stats read(std::string_view bytes, size_t window, sink* s) {
   magpie::trace::read_options o;
   o.show_progress = false;
   o.max_event_bytes = 1u << 20;
-  o.window_bytes = (size % 3 == 0) ? 7 : (1u << 16);  // exercise the refill/restart paths too
-  sink s;
-  magpie::trace::read_stats st = magpie::trace::read_trace_bytes(bytes, s, o);
-  (void)st.to_json();
+  o.window_bytes = window;
+  return magpie::trace::read_trace_bytes(bytes, *s, o);
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  sink wide, narrow;
+  magpie::trace::read_stats a = read(bytes, 1u << 16, &wide);
+  magpie::trace::read_stats b = read(bytes, 7, &narrow);
+  a.seconds = b.seconds = 0;
+  if (wide.events != narrow.events || wide.top != narrow.top || a.to_json() != b.to_json()) {
+    std::fprintf(stderr, "64 KiB and 7-byte windows disagree: %zu vs %zu events\n%s\n%s\n", wide.events.size(),
+                 narrow.events.size(), a.to_json().dump().c_str(), b.to_json().dump().c_str());
+    for (size_t i = 0; i < wide.events.size() && i < narrow.events.size(); ++i)
+      if (wide.events[i] != narrow.events[i])
+        std::fprintf(stderr, "event %zu:\n  %s\n  %s\n", i, wide.events[i].c_str(), narrow.events[i].c_str());
+    std::abort();
+  }
   return 0;
 }

@@ -110,19 +110,78 @@ inline scan skip_key(const char*& q, const char* p, scan_ctx& ctx) {
 
 }  // namespace
 
+// The loop below in the layout Kineto and Python's json write, without the general path's
+// per-token whitespace skipping, dispatch and closer stack: only arrays, whose closers need a
+// depth count only. Anything else (an object, a literal, an exponent, an escape, other
+// whitespace, the window's end) gives nullptr, and the general path decides, errors included.
+const char* skip_array_fast(const char* q, const char* end) {
+  constexpr int k_fast_depth = 64;
+  int depth = 0;
+  for (;;) {
+    // A value at q.
+    if (q >= end) return nullptr;
+    char c = *q;
+    if (c == '[') {
+      if (++depth > k_fast_depth) return nullptr;
+      ++q;
+      if (q < end && *q == ']') {
+        ++q;
+        --depth;
+      } else {
+        continue;
+      }
+    } else if (c == '"') {
+      q = find_string_special(q + 1, end);
+      if (q == end || *q != '"') return nullptr;
+      ++q;
+    } else {
+      if (c == '-') ++q;
+      if (q >= end) return nullptr;
+      if (*q == '0') {
+        ++q;
+      } else if (*q >= '1' && *q <= '9') {
+        ++q;
+        while (q < end && is_digit(*q)) ++q;
+      } else {
+        return nullptr;
+      }
+      if (q < end && *q == '.') {
+        ++q;
+        if (q >= end || !is_digit(*q)) return nullptr;
+        while (q < end && is_digit(*q)) ++q;
+      }
+    }
+    // After a value: closers, then ',' (one optional space) before the next value.
+    for (;;) {
+      if (depth == 0) return q;
+      if (q >= end) return nullptr;
+      if (*q != ']') break;
+      ++q;
+      --depth;
+    }
+    if (*q != ',') return nullptr;
+    ++q;
+    if (q < end && *q == ' ') ++q;
+  }
+}
+
 // One token per iteration, containers' closers on a fixed stack (ctx.stack, k_max_depth
 // deep). Every error is reported at the same byte and with the same message as a
 // token-by-token recursive validator would: the restart point p for a window that ends.
-scan skip_value(const char*& p, scan_ctx& ctx, std::string_view* raw) {
+scan skip_value_slow(const char*& p, scan_ctx& ctx, std::string_view* raw) {
+  if (p < ctx.end && *p == '[') {
+    if (const char* e = skip_array_fast(p, ctx.end)) {
+      if (raw) *raw = std::string_view(p, static_cast<size_t>(e - p));
+      p = e;
+      return scan::ok;
+    }
+  }
+  return skip_value_general(p, ctx, raw);
+}
+
+scan skip_value_general(const char*& p, scan_ctx& ctx, std::string_view* raw) {
   const char* q = p;
   const char* const end = ctx.end;
-  if (q < end && (*q == '"' || *q == '-' || is_digit(*q))) {  // scalar fast path
-    scan r = *q == '"' ? skip_string(q, ctx, nullptr) : skip_number(q, ctx, nullptr);
-    if (r != scan::ok) return r;
-    if (raw) *raw = std::string_view(p, static_cast<size_t>(q - p));
-    p = q;
-    return scan::ok;
-  }
   if (ctx.stack.size() < k_max_depth) ctx.stack.resize(k_max_depth);
   char* const st = ctx.stack.data();
   size_t depth = 0;

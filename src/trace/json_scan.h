@@ -51,8 +51,19 @@ inline scan read_string(const char*& p, scan_ctx& ctx, std::string_view* out, st
 void decode_escapes(const char* b, const char* e, std::string* out);
 /// p at '-' or a digit; JSON number grammar. `*text` views the number's characters.
 inline scan skip_number(const char*& p, scan_ctx& ctx, std::string_view* text);
-/// Any JSON value (validated). `*raw` (optional) views its text.
-scan skip_value(const char*& p, scan_ctx& ctx, std::string_view* raw = nullptr);
+/// Any JSON value (validated). `*raw` (optional) views its text. Strings and numbers inline;
+/// containers and literals in skip_value_slow.
+inline scan skip_value(const char*& p, scan_ctx& ctx, std::string_view* raw = nullptr);
+/// skip_value's general path (every value kind; the same results and errors): arrays first
+/// through skip_array_fast, then skip_value_general.
+scan skip_value_slow(const char*& p, scan_ctx& ctx, std::string_view* raw);
+/// Token-by-token validation of any value (the reference the fast paths are tested against).
+scan skip_value_general(const char*& p, scan_ctx& ctx, std::string_view* raw);
+/// q at '['. The end of the array when [q, end) holds all of it in the common layout (nested
+/// arrays up to 64 deep of strings without escapes and numbers without exponent, ',' or ", "
+/// between elements); nullptr otherwise (then skip_value_general decides). Every array it
+/// accepts is valid JSON ending where skip_value_general ends it.
+const char* skip_array_fast(const char* q, const char* end);
 
 /// Numeric conversions of validated number text.
 /// Integer value when the number is integral and fits int64 (1.0 and 1e3 count), else false.
@@ -205,6 +216,18 @@ inline scan skip_ws(const char*& p, scan_ctx& ctx) {
     *out = *scratch;
   }
   return scan::ok;
+}
+
+[[gnu::always_inline]] inline scan skip_value(const char*& p, scan_ctx& ctx, std::string_view* raw) {
+  const char* q = p;
+  if (q < ctx.end && (*q == '"' || *q == '-' || is_digit(*q))) {
+    scan r = *q == '"' ? skip_string(q, ctx, nullptr) : skip_number(q, ctx, nullptr);
+    if (r != scan::ok) return r;
+    if (raw) *raw = std::string_view(p, static_cast<size_t>(q - p));
+    p = q;
+    return scan::ok;
+  }
+  return skip_value_slow(p, ctx, raw);
 }
 
 }  // namespace magpie::trace::detail

@@ -12,6 +12,7 @@
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "trace/byte_source.h"
+#include "trace/event_keys.h"
 #include "trace/json_scan.h"
 
 namespace magpie::trace {
@@ -59,20 +60,6 @@ struct scratch {
   std::string key, ph, cat, name, pid, tid, bp;
 };
 
-/// Key equality with the literal of constant length n: keys of 8-16 bytes as two overlapping
-/// 8-byte words (GCC calls memcmp for them otherwise).
-[[gnu::always_inline]] inline bool key_is(std::string_view k, const char* lit, size_t n) {
-  if (k.size() != n) return false;
-  if (n < 8 || n > 16) return std::memcmp(k.data(), lit, n) == 0;
-  uint64_t a, b, c, d;
-  std::memcpy(&a, k.data(), 8);
-  std::memcpy(&b, lit, 8);
-  std::memcpy(&c, k.data() + n - 8, 8);
-  std::memcpy(&d, lit + n - 8, 8);
-  return a == b && c == d;
-}
-#define KEY(lit) key_is(key, lit, sizeof(lit) - 1)
-
 [[gnu::always_inline]] inline scan read_str(const char*& q, scan_ctx& ctx, std::string_view* out, std::string* s,
                                           bool* has, event_view& ev) {
   if (*q == '"') {
@@ -81,31 +68,54 @@ struct scratch {
     return scan::ok;
   }
   ++ev.bad_fields;
-  return detail::skip_value(q, ctx);
+  return detail::skip_value_slow(q, ctx, nullptr);
 }
 
-/// Accumulates the run of ASCII digits at p into v (v * 10^n + digits), 8 at a time while 8
-/// fit in the window (the SWAR tests and conversion of simdjson / fast_float). Overflow wraps;
-/// callers bound the digit count.
-inline void read_digits(const char*& p, const char* end, uint64_t* v) {
-  while (end - p >= 8) {
-    uint64_t x;
-    std::memcpy(&x, p, 8);
-    if ((((x + 0x4646464646464646ull) | (x - 0x3030303030303030ull)) & 0x8080808080808080ull) != 0) break;
-    x -= 0x3030303030303030ull;
-    x = (x * 10) + (x >> 8);
-    x = (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
-         (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
-    *v = *v * 100000000ull + (x & 0xFFFFFFFFull);
-    p += 8;
+constexpr uint64_t k_pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/// The leading ASCII digits of the 8 bytes at p (all readable): their count n (0-8) and value
+/// (the SWAR digit test and 8-digit conversion of simdjson / fast_float, the n digits moved to
+/// the top bytes so the bytes below read as leading zeros).
+[[gnu::always_inline]] inline int digit_run8(const char* p, uint64_t* value) {
+  uint64_t x;
+  std::memcpy(&x, p, 8);
+  uint64_t non_digit = ((x + 0x4646464646464646ull) | (x - 0x3030303030303030ull)) & 0x8080808080808080ull;
+  int n = non_digit ? __builtin_ctzll(non_digit) >> 3 : 8;
+  if (n == 0) {
+    *value = 0;
+    return 0;
   }
-  while (p < end && *p >= '0' && *p <= '9') *v = *v * 10 + static_cast<uint64_t>(*p++ - '0');
+  // Borrows of the subtraction only run upwards from bytes below '0', which lie past the digits.
+  x = (x - 0x3030303030303030ull) << (8 * (8 - n));
+  x = (x * 10) + (x >> 8);
+  x = (((x & 0x000000FF000000FFull) * 0x000F424000000064ull) +
+       (((x >> 16) & 0x000000FF000000FFull) * 0x0000271000000001ull)) >> 32;
+  *value = x & 0xFFFFFFFFull;
+  return n;
+}
+
+/// Accumulates the run of ASCII digits at p into *out (*out * 10^n + digits), up to 8 at a time
+/// while 8 bytes are left in the window. Overflow wraps; callers bound the digit count.
+[[gnu::always_inline]] inline void read_digits(const char*& p, const char* end, uint64_t* out) {
+  uint64_t v = *out;  // a local: stores through *out would alias the char reads of p
+  while (end - p >= 8) {
+    uint64_t d;
+    int n = digit_run8(p, &d);
+    v = v * k_pow10[n] + d;
+    p += n;
+    if (n < 8) {
+      *out = v;
+      return;
+    }
+  }
+  while (p < end && *p >= '0' && *p <= '9') v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+  *out = v;
 }
 
 /// The common number shapes, parsed while validated: [-]digits (at most 18) for ints and
 /// [-]digits(.d{1,3})? (at most 15 integer digits) for µs times, ending inside the window with no
 /// exponent. False leaves q unchanged for the general path (which also reports invalid input).
-inline bool fast_int(const char*& q, const char* end, int64_t* out) {
+[[gnu::always_inline]] inline bool fast_int(const char*& q, const char* end, int64_t* out) {
   const char* p = q;
   bool neg = *p == '-';
   if (neg) ++p;
@@ -129,14 +139,15 @@ inline bool fast_micros(const char*& q, const char* end, int64_t* ns, std::strin
   size_t nd = static_cast<size_t>(p - d0);
   if (nd == 0 || nd > 15 || (nd > 1 && *d0 == '0')) return false;
   uint64_t frac = 0;
-  int nf = 0;
   if (p < end && *p == '.') {
     ++p;
-    for (; p < end && nf < 3 && *p >= '0' && *p <= '9'; ++nf) frac = frac * 10 + static_cast<uint64_t>(*p++ - '0');
-    if (nf == 0 || (p < end && *p >= '0' && *p <= '9')) return false;  // no digit, or > 3 decimals (rounding)
+    const char* f0 = p;
+    read_digits(p, end, &frac);
+    size_t nf = static_cast<size_t>(p - f0);
+    if (nf == 0 || nf > 3) return false;  // no digit, or > 3 decimals (rounding: the general path)
+    frac *= k_pow10[3 - nf];
   }
   if (p >= end || *p == 'e' || *p == 'E') return false;
-  for (int i = nf; i < 3; ++i) frac *= 10;
   uint64_t v = ip * 1000 + frac;
   *ns = neg ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
   *text = std::string_view(q, static_cast<size_t>(p - q));
@@ -166,7 +177,7 @@ inline bool fast_micros(const char*& q, const char* end, int64_t* ns, std::strin
   }
   ++ev.bad_fields;
   *bad = true;
-  return detail::skip_value(q, ctx);
+  return detail::skip_value_slow(q, ctx, nullptr);
 }
 
 [[gnu::noinline]] scan read_int_slow(const char*& q, scan_ctx& ctx, int64_t* out, bool* has, event_view& ev) {
@@ -178,7 +189,7 @@ inline bool fast_micros(const char*& q, const char* end, int64_t* ns, std::strin
     return scan::ok;
   }
   ++ev.bad_fields;
-  return detail::skip_value(q, ctx);
+  return detail::skip_value_slow(q, ctx, nullptr);
 }
 
 [[gnu::always_inline]] inline scan read_time(const char*& q, scan_ctx& ctx, double* us, int64_t* ns, bool* has,
@@ -212,55 +223,59 @@ scan read_id(const char*& q, scan_ctx& ctx, int64_t* num, std::string_view* str,
   return read_int(q, ctx, num, has, ev);
 }
 
-scan read_raw(const char*& q, scan_ctx& ctx, std::string_view* raw) { return detail::skip_value(q, ctx, raw); }
+scan read_raw(const char*& q, scan_ctx& ctx, std::string_view* raw) { return detail::skip_value_slow(q, ctx, raw); }
 
-scan parse_arg_value(std::string_view key, const char*& q, scan_ctx& ctx, event_view& ev) {
-  switch (key.size()) {
-    case 6:
-      if (KEY("stream")) return read_int(q, ctx, &ev.stream, &ev.has_stream, ev);
-      if (KEY("device")) return read_int(q, ctx, &ev.device, &ev.has_device, ev);
-      break;
-    case 4:
-      if (KEY("grid")) return read_raw(q, ctx, &ev.grid);
-      break;
-    case 5:
-      if (KEY("block")) return read_raw(q, ctx, &ev.block);
-      if (KEY("dtype")) return read_raw(q, ctx, &ev.dtype);
-      break;
-    case 10:
-      if (KEY("Input Dims")) return read_raw(q, ctx, &ev.input_dims);
-      if (KEY("Input type")) return read_raw(q, ctx, &ev.input_type);
-      if (KEY("Group size")) return read_raw(q, ctx, &ev.group_size);
-      break;
-    case 11:
-      if (KEY("External id")) return read_int(q, ctx, &ev.external_id, &ev.has_external_id, ev);
-      if (KEY("correlation")) return read_int(q, ctx, &ev.correlation, &ev.has_correlation, ev);
-      break;
-    case 13:
-      if (KEY("Input Strides")) return read_raw(q, ctx, &ev.input_strides);
-      if (KEY("In msg nelems")) return read_raw(q, ctx, &ev.in_msg_nelems);
-      break;
-    case 14:
-      if (KEY("Out msg nelems")) return read_raw(q, ctx, &ev.out_msg_nelems);
-      break;
-    case 15:
-      if (KEY("Concrete Inputs")) return read_raw(q, ctx, &ev.concrete_inputs);
-      if (KEY("Collective name")) return read_raw(q, ctx, &ev.collective_name);
-      if (KEY("Sequence number")) return read_int(q, ctx, &ev.sequence_number, &ev.has_sequence_number, ev);
-      break;
-    case 18:
-      if (KEY("Process Group Name")) return read_raw(q, ctx, &ev.pg_name);
-      break;
-    default:
-      break;
+/// The value of the args key k at q (a value's first byte).
+scan parse_arg_value(detail::arg_key k, const char*& q, scan_ctx& ctx, event_view& ev) {
+  using detail::arg_key;
+  switch (k) {
+    case arg_key::stream: return read_int(q, ctx, &ev.stream, &ev.has_stream, ev);
+    case arg_key::device: return read_int(q, ctx, &ev.device, &ev.has_device, ev);
+    case arg_key::grid: return read_raw(q, ctx, &ev.grid);
+    case arg_key::block: return read_raw(q, ctx, &ev.block);
+    case arg_key::dtype: return read_raw(q, ctx, &ev.dtype);
+    case arg_key::input_dims: return read_raw(q, ctx, &ev.input_dims);
+    case arg_key::input_type: return read_raw(q, ctx, &ev.input_type);
+    case arg_key::group_size: return read_raw(q, ctx, &ev.group_size);
+    case arg_key::external_id: return read_int(q, ctx, &ev.external_id, &ev.has_external_id, ev);
+    case arg_key::correlation: return read_int(q, ctx, &ev.correlation, &ev.has_correlation, ev);
+    case arg_key::input_strides: return read_raw(q, ctx, &ev.input_strides);
+    case arg_key::in_msg_nelems: return read_raw(q, ctx, &ev.in_msg_nelems);
+    case arg_key::out_msg_nelems: return read_raw(q, ctx, &ev.out_msg_nelems);
+    case arg_key::concrete_inputs: return read_raw(q, ctx, &ev.concrete_inputs);
+    case arg_key::collective_name: return read_raw(q, ctx, &ev.collective_name);
+    case arg_key::sequence_number: return read_int(q, ctx, &ev.sequence_number, &ev.has_sequence_number, ev);
+    case arg_key::pg_name: return read_raw(q, ctx, &ev.pg_name);
+    case arg_key::other:
+    case arg_key::count_: break;
   }
   return detail::skip_value(q, ctx);
+}
+
+/// q at an object key ('"' checked): the key's enum, q at its value (whitespace skipped). Keys in
+/// Kineto's layout are recognised from their bytes; any other layout is read and decoded.
+template <typename Key, Key (*at)(const char*&), Key (*of)(std::string_view)>
+[[gnu::always_inline]] inline scan read_key(const char*& q, scan_ctx& ctx, std::string* scratch, Key* k) {
+  if (static_cast<size_t>(ctx.end - q) >= detail::k_key_fast_bytes) {
+    *k = at(q);
+    if (*k != Key::other) return scan::ok;
+  }
+  std::string_view key;
+  SCAN_TRY(detail::read_string(q, ctx, &key, scratch));
+  if (!detail::sep_fast(q, ctx.end, ':')) {
+    SCAN_TRY(next(q, ctx));
+    if (*q != ':') return ctx.fail(q, "':' expected");
+    ++q;
+    SCAN_TRY(next(q, ctx));
+  }
+  *k = of(key);
+  return scan::ok;
 }
 
 scan parse_args(const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
   if (*q != '{') {
     ++ev.bad_fields;
-    return detail::skip_value(q, ctx);
+    return detail::skip_value_slow(q, ctx, nullptr);
   }
   ++q;
   SCAN_TRY(next(q, ctx));
@@ -270,14 +285,8 @@ scan parse_args(const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
   }
   for (;;) {
     if (*q != '"') return ctx.fail(q, "object key expected");
-    std::string_view key;
-    SCAN_TRY(detail::read_string(q, ctx, &key, &s.key));
-    if (!detail::sep_fast(q, ctx.end, ':')) {
-      SCAN_TRY(next(q, ctx));
-      if (*q != ':') return ctx.fail(q, "':' expected");
-      ++q;
-      SCAN_TRY(next(q, ctx));
-    }
+    detail::arg_key key;
+    SCAN_TRY((read_key<detail::arg_key, detail::arg_key_at, detail::arg_key_of>(q, ctx, &s.key, &key)));
     SCAN_TRY(parse_arg_value(key, q, ctx, ev));
     if (detail::sep_fast(q, ctx.end, ',')) continue;
     SCAN_TRY(next(q, ctx));
@@ -294,54 +303,57 @@ scan parse_args(const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
   }
 }
 
-scan parse_event_value(std::string_view key, const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
-  switch (key.size()) {
-    case 2:
-      if (KEY("ph")) return read_str(q, ctx, &ev.ph, &s.ph, nullptr, ev);
-      if (KEY("ts")) return read_time(q, ctx, &ev.ts, &ev.ts_ns, &ev.has_ts, &ev.ts_text, &ev.bad_ts, ev);
-      if (KEY("id")) {
-        if (*q == '"') return detail::skip_value(q, ctx);  // string flow ids are not linkable
-        return read_int(q, ctx, &ev.id, &ev.has_id, ev);
-      }
-      if (KEY("bp")) return read_str(q, ctx, &ev.bp, &s.bp, nullptr, ev);
-      break;
-    case 3:
-      if (KEY("cat")) return read_str(q, ctx, &ev.cat, &s.cat, &ev.has_cat, ev);
-      if (KEY("dur")) return read_time(q, ctx, &ev.dur, &ev.dur_ns, &ev.has_dur, &ev.dur_text, &ev.bad_dur, ev);
-      if (KEY("pid")) return read_id(q, ctx, &ev.pid, &ev.pid_str, &ev.pid_is_str, &ev.has_pid, &s.pid, ev);
-      if (KEY("tid")) return read_id(q, ctx, &ev.tid, &ev.tid_str, &ev.tid_is_str, &ev.has_tid, &s.tid, ev);
-      break;
-    case 4:
-      if (KEY("name")) return read_str(q, ctx, &ev.name, &s.name, &ev.has_name, ev);
-      if (KEY("args")) return parse_args(q, ctx, ev, s);
-      break;
-    default:
-      break;
+/// The value of the event key k at q (a value's first byte).
+scan parse_event_value(detail::event_key k, const char*& q, scan_ctx& ctx, event_view& ev, scratch& s) {
+  using detail::event_key;
+  switch (k) {
+    case event_key::ph: return read_str(q, ctx, &ev.ph, &s.ph, nullptr, ev);
+    case event_key::ts: return read_time(q, ctx, &ev.ts, &ev.ts_ns, &ev.has_ts, &ev.ts_text, &ev.bad_ts, ev);
+    case event_key::id:
+      if (*q == '"') return detail::skip_value(q, ctx);  // string flow ids are not linkable
+      return read_int(q, ctx, &ev.id, &ev.has_id, ev);
+    case event_key::bp: return read_str(q, ctx, &ev.bp, &s.bp, nullptr, ev);
+    case event_key::cat: return read_str(q, ctx, &ev.cat, &s.cat, &ev.has_cat, ev);
+    case event_key::dur: return read_time(q, ctx, &ev.dur, &ev.dur_ns, &ev.has_dur, &ev.dur_text, &ev.bad_dur, ev);
+    case event_key::pid: return read_id(q, ctx, &ev.pid, &ev.pid_str, &ev.pid_is_str, &ev.has_pid, &s.pid, ev);
+    case event_key::tid: return read_id(q, ctx, &ev.tid, &ev.tid_str, &ev.tid_is_str, &ev.has_tid, &s.tid, ev);
+    case event_key::name: return read_str(q, ctx, &ev.name, &s.name, &ev.has_name, ev);
+    case event_key::args: return parse_args(q, ctx, ev, s);
+    case event_key::other:
+    case event_key::count_: break;
   }
   return detail::skip_value(q, ctx);
 }
 
 static_assert(std::is_trivially_copyable_v<event_view>);
 
+/// ev = event_view{} (every member's blank value is all-zero bytes: views, numbers, flags) with
+/// 16-byte stores: GCC turns the plain assignment into `rep stos`, whose start-up cost is a
+/// measurable share of a ~330-byte event.
+[[gnu::always_inline]] inline void clear_event(event_view& ev) {
+#if defined(__SSE2__)
+  static_assert(sizeof(event_view) >= 16);
+  const __m128i zero = _mm_setzero_si128();
+  char* b = reinterpret_cast<char*>(&ev);
+  for (size_t i = 0; i + 16 <= sizeof(event_view); i += 16) _mm_storeu_si128(reinterpret_cast<__m128i*>(b + i), zero);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(b + sizeof(event_view) - 16), zero);  // the tail (overlapping)
+#else
+  ev = event_view{};
+#endif
+}
+
 /// p at '{'. On ok, `ev` describes the event and p is past its '}'.
 scan parse_event(const char*& p, scan_ctx& ctx, event_view& ev, scratch& s) {
   const char* q = p + 1;
-  static const event_view k_blank{};
   uint64_t index = ev.index;
-  ev = k_blank;  // a plain copy of a trivially copyable blank (no per-field construction)
+  clear_event(ev);
   ev.index = index;
   SCAN_TRY(next(q, ctx));
   if (*q != '}') {
     for (;;) {
       if (*q != '"') return ctx.fail(q, "object key expected");
-      std::string_view key;
-      SCAN_TRY(detail::read_string(q, ctx, &key, &s.key));
-      if (!detail::sep_fast(q, ctx.end, ':')) {
-        SCAN_TRY(next(q, ctx));
-        if (*q != ':') return ctx.fail(q, "':' expected");
-        ++q;
-        SCAN_TRY(next(q, ctx));
-      }
+      detail::event_key key;
+      SCAN_TRY((read_key<detail::event_key, detail::event_key_at, detail::event_key_of>(q, ctx, &s.key, &key)));
       SCAN_TRY(parse_event_value(key, q, ctx, ev, s));
       if (detail::sep_fast(q, ctx.end, ',')) continue;
       SCAN_TRY(next(q, ctx));
@@ -476,7 +488,7 @@ class driver {
       return scan::ok;
     }
     std::string_view raw;
-    SCAN_TRY(detail::skip_value(q, ctx, &raw));
+    SCAN_TRY(detail::skip_value_slow(q, ctx, &raw));
     if (m_key == "traceEvents") {
       if (m_st.error.empty()) m_st.error = "traceEvents is not a list";
       m_st.complete = false;
@@ -539,7 +551,7 @@ class driver {
         if (m_ev.has_dur && m_ev.dur_ns < 0) ++m_st.events_negative_dur;
         m_sink.on_event(m_ev);
       } else {
-        SCAN_TRY(detail::skip_value(q, ctx));
+        SCAN_TRY(detail::skip_value_slow(q, ctx, nullptr));
         ++m_st.non_object_elements;
       }
       ++m_ev.index;

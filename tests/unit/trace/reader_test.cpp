@@ -1,8 +1,10 @@
+#include "trace/event_describe.h"
 #include "trace/reader.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -85,6 +87,33 @@ TEST(TraceReader, ObjectRootFieldsAndTopLevelKeys) {
   EXPECT_EQ(c.begins, 1);
   EXPECT_EQ(c.ends, 1);
   EXPECT_FALSE(c.list_root);
+}
+
+// The reader blanks each event with zero bytes (16-byte stores) instead of `= event_view{}`:
+// a member whose default is not all-zero bytes would leak into every event. This fails then.
+TEST(TraceReader, BlankEventIsAllZeroBytes) {
+  event_view zeroed;
+  zeroed.pid = 7;
+  std::memset(static_cast<void*>(&zeroed), 0, sizeof zeroed);
+  EXPECT_TRUE(zeroed == event_view{});
+}
+
+// An event's fields never carry over from the previous one (every member is blanked).
+TEST(TraceReader, FieldsDoNotCarryOverBetweenEvents) {
+  collect c;
+  auto st = read_trace_bytes(R"([{"ph":"X","cat":"kernel","name":"a","ts":1,"dur":2,"pid":"s","args":{"External id":5,"Input Dims":[[1]]}},)"
+                             R"({"ph":"i"}])", c);
+  ASSERT_TRUE(st.complete) << st.error;
+  ASSERT_EQ(c.events.size(), 2u);
+  const rec& b = c.events[1];
+  EXPECT_EQ(b.cat, "");
+  EXPECT_EQ(b.name, "");
+  EXPECT_FALSE(b.has_ts);
+  EXPECT_FALSE(b.has_dur);
+  EXPECT_FALSE(b.has_ext);
+  EXPECT_EQ(b.dims, "");
+  EXPECT_EQ(b.pid_str, "");
+  EXPECT_EQ(b.index, 1u);
 }
 
 TEST(TraceReader, BareListRoot) {
@@ -241,6 +270,75 @@ TEST(TraceReader, DigitRunsAndSeparatorLayoutsParseAlike) {
     read_stats st = read_trace_bytes(doc, c);
     EXPECT_FALSE(st.complete) << doc;
     EXPECT_NE(st.error.find(at), std::string::npos) << doc << ": " << st.error;
+  }
+}
+
+/// describe_event without the event's raw text (which differs between layouts by design).
+std::string strip_raw(std::string d) {
+  size_t a = d.find(";raw="), b = d.find(";index=");
+  return d.erase(a, b - a);
+}
+
+struct describe_all : event_sink {
+  std::vector<std::string> events;
+  void on_event(const event_view& e) override { events.push_back(strip_raw(describe_event(e))); }
+};
+
+// Kineto's layout (", " and ": ", where the keys are recognised from their bytes) against the
+// compact and a spaced layout (keys decoded, separators scanned): every field of every event
+// equal, with every known key present, numbers of every digit count and 0-4 decimals, in windows
+// that end anywhere in an event.
+TEST(TraceReader, KinetoLayoutFastKeysMatchTheGeneralPath) {
+  using fields = std::vector<std::pair<std::string, std::string>>;
+  std::vector<fields> events, args;  // "args" holds no value in events: each layout writes args[i]
+  int64_t v = 0;
+  for (int len = 1; len <= 18; ++len) {
+    v = v * 10 + (len % 9) + 1;
+    std::string t = std::to_string(v % 1000000000000000) +
+                    (len % 5 ? std::string(".1234").substr(0, static_cast<size_t>(len % 5 + 1)) : "");
+    args.push_back({{"External id", std::to_string(v)}, {"correlation", std::to_string(v + 1)},
+                    {"stream", std::to_string(len)}, {"device", "0"}, {"Sequence number", std::to_string(v)},
+                    {"Input Dims", "[[" + std::to_string(v) + ", 1], []]"}, {"Input type", R"(["c10::BFloat16", ""])"},
+                    {"Input Strides", "[[1, 1], []]"}, {"Concrete Inputs", R"(["", "-1"])"}, {"grid", "[96, 1, 1]"},
+                    {"block", "[128, 1, 1]"}, {"Collective name", R"("allreduce")"}, {"Group size", "8"},
+                    {"In msg nelems", "1024"}, {"Out msg nelems", "1024"}, {"dtype", R"("BFloat16")"},
+                    {"Process Group Name", R"("0")"}, {"Record function id", "0"},
+                    {"est. achieved occupancy %", "5"}, {"Ev Idx", R"([1, {"a": null}])"}});
+    events.push_back({{"ph", R"("X")"}, {"cat", R"("kernel")"}, {"name", "\"k\\u00e9<" + std::to_string(len) + ">\""},
+                      {"pid", len % 2 ? std::to_string(v) : R"("Spans")"}, {"tid", std::to_string(len)}, {"ts", t},
+                      {"dur", std::to_string(len) + ".5"}, {"id", std::to_string(v)}, {"bp", R"("e")"}, {"args", ""}});
+  }
+  auto object = [](const fields& f, const char* colon, const char* comma, const std::string& args_text) {
+    std::string o = "{";
+    for (size_t k = 0; k < f.size(); ++k)
+      o += (k ? comma : "") + ("\"" + f[k].first + "\"") + colon + (f[k].first == "args" ? args_text : f[k].second);
+    return o + "}";
+  };
+  auto layout = [&](const char* colon, const char* comma) {
+    std::string doc = "{\"traceEvents\": [";
+    for (size_t i = 0; i < events.size(); ++i)
+      doc += (i ? ",\n" : "") + object(events[i], colon, comma, object(args[i], colon, comma, ""));
+    return doc + "]}";
+  };
+  std::string kineto = layout(": ", ", "), compact = layout(":", ","), spaced = layout(" :  ", " ,\n ");
+  describe_all want;
+  read_options big;
+  big.window_bytes = size_t{4} << 20;
+  read_stats want_st = read_trace_bytes(compact, want, big);
+  ASSERT_TRUE(want_st.complete) << want_st.error;
+  ASSERT_EQ(want.events.size(), events.size());
+  EXPECT_NE(want.events[0].find("name=k\xc3\xa9<1>;"), std::string::npos) << want.events[0];
+  for (const std::string* doc : {&kineto, &compact, &spaced}) {
+    for (size_t window : {size_t{4} << 20, size_t{7}, size_t{33}, size_t{64}, size_t{100}, size_t{257}}) {
+      describe_all got;
+      read_options o;
+      o.window_bytes = window;
+      read_stats st = read_trace_bytes(*doc, got, o);
+      ASSERT_TRUE(st.complete) << st.error;
+      ASSERT_EQ(got.events.size(), want.events.size());
+      for (size_t i = 0; i < got.events.size(); ++i)
+        ASSERT_EQ(got.events[i], want.events[i]) << "event " << i << ", window " << window << " of " << doc->substr(0, 60);
+    }
   }
 }
 
