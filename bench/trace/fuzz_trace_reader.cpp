@@ -56,6 +56,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   magpie::trace::read_stats a = read(bytes, 1u << 16, &wide);
   magpie::trace::read_stats b = read(bytes, 7, &narrow);
   a.seconds = b.seconds = 0;
+  // Where a gzip stream is damaged, the message names the gzip error when the inflater met it
+  // before the scanner met the broken JSON it produced, which depends on how far ahead the
+  // window had read; the error's offset does not.
+  if (a.gzip) a.error = b.error = "";
   if (wide.events != narrow.events || wide.top != narrow.top || a.to_json() != b.to_json()) {
     std::fprintf(stderr, "64 KiB and 7-byte windows disagree: %zu vs %zu events\n%s\n%s\n", wide.events.size(),
                  narrow.events.size(), a.to_json().dump().c_str(), b.to_json().dump().c_str());

@@ -568,6 +568,7 @@ class driver {
       m_stage = stage::done;
       return scan::ok;
     }
+    p = q;  // json_bytes ends at the stray byte, however the whitespace before it was windowed
     return ctx.fail(q, "unexpected data after the JSON document");
   }
 
