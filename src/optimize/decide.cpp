@@ -160,7 +160,19 @@ std::variant<size_t, stop_reason> choose_kernel(const std::vector<ranked_kernel>
 json candidate_result::to_json() const {
   return {{"id", id}, {"outcome", outcome}, {"correctness_method", basis}, {"verdict", verdict ? json(*verdict) : json("")},
           {"speedup", opt(speedup)}, {"ci_low", opt(ci_low)}, {"ci_high", opt(ci_high)}, {"median_ns", opt(median_ns)},
-          {"samples", samples}, {"errors", errors}};
+          {"samples", samples}, {"reason", reason}, {"errors", errors}};
+}
+
+std::string describe_verdict(const candidate_result& c) {
+  if (!c.verdict) return "no verdict in the compare report";
+  if (*c.verdict == verdict_kind::not_ranked)
+    return "not ranked: " + (c.reason.empty() ? std::string("the compare gave no reason") : c.reason);
+  std::string s = strprintf("%s %.3fx (%.0f%% CI %.3f-%.3f)", verdict_kind_name(*c.verdict), c.speedup.value_or(0),
+                            c.confidence.value_or(0.95) * 100, c.ci_low.value_or(0), c.ci_high.value_or(0));
+  if (*c.verdict == verdict_kind::implausible) s += ", below the physical floor: never ranked";
+  else if (*c.verdict == verdict_kind::ambiguous && c.reason.find("'faster' is not certified") != std::string::npos)
+    s += ", timed only inside the candidate's process: 'faster' not certified";
+  return s;
 }
 
 json gate_result::to_json() const {
@@ -198,6 +210,8 @@ candidate_result read_candidate(const json& k, const json& verdicts) {
       c.speedup = opt_num(v, "speedup_vs_baseline");
       c.ci_low = opt_num(v, "ci_low");
       c.ci_high = opt_num(v, "ci_high");
+      c.confidence = opt_num(v, "confidence");
+      c.reason = json_as_string(json_value(v, "reason")).value_or("");
     }
   if (k.contains("timing") && k["timing"].is_object()) {
     const json& t = k["timing"];
@@ -249,11 +263,10 @@ gate_result choose_winner(const json& report, const op_config& op) {
     }
     correct.push_back(c);
     if (c->verdict == verdict_kind::faster && c->ci_low.value_or(0) > 1.0) faster.push_back(c);
-    else slow.push_back(strprintf("%s %s %.3f", c->id.c_str(), c->verdict ? verdict_kind_name(*c->verdict) : "",
-                                  c->speedup.value_or(0)));
+    else slow.push_back(c->id + " " + describe_verdict(*c));
   }
   if (correct.empty()) return stop("no_correct_candidate", "every candidate failed the correctness gate: " + join(failed, ", "));
-  if (faster.empty()) return stop("no_faster_candidate", "no correct candidate is faster beyond its CI: " + join(slow, ", "));
+  if (faster.empty()) return stop("no_faster_candidate", "no correct candidate is faster beyond its CI: " + join(slow, "; "));
   const candidate_result* w = faster.front();
   for (const auto* c : faster)
     if (c->speedup.value_or(0) > w->speedup.value_or(0)) w = c;

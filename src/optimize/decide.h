@@ -70,10 +70,16 @@ struct candidate_result {
   correctness_basis basis = correctness_basis::none;  ///< the report's correctness_method
   std::optional<verdict_kind> verdict;                ///< nullopt: the report had no verdict for it
   std::optional<double> speedup, ci_low, ci_high, median_ns;
+  std::optional<double> confidence;                   ///< of the interval (0.95: a 95% CI)
+  std::string reason;                                 ///< the verdict's reason (why not ranked, or its interval)
   int64_t samples = 0;
   std::vector<std::string> errors;
   json to_json() const;
 };
+
+/// One candidate's verdict for a stop message: "ambiguous 1.100x (95% CI 0.950-1.300)", or
+/// "not ranked: <the compare's reason>" (rejected by an integrity check, not timed, ...).
+std::string describe_verdict(const candidate_result& c);
 
 struct winner {
   std::string id, impl;

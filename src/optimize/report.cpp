@@ -118,12 +118,16 @@ std::string report_markdown(const json& rep) {
                     f(json_value(ch, "line"), "%.0f").c_str(), json_string(ch, "op").c_str());
   if (const json& k = obj(rep, "kernel"); !k.empty()) {
     md += "## Candidates (magpie compare, correctness gate vs " + json_string(k, "reference", "-") +
-          ")\n\n| id | outcome | verdict | speedup | 95% CI | median µs |\n|---|---|---|---|---|---|\n";
-    for (const auto& c : json_value(k, "kernels"))
-      md += strprintf("| %s | %s | %s | %s | %s–%s | %s |\n", json_string(c, "id").c_str(), json_string(c, "outcome").c_str(),
-                      json_string(c, "verdict").c_str(), f(json_value(c, "speedup"), "%.3f").c_str(), f(json_value(c, "ci_low"), "%.3f").c_str(),
-                      f(json_value(c, "ci_high"), "%.3f").c_str(),
-                      median_us(c).c_str());
+          ")\n\n| id | outcome | verdict | speedup | 95% CI | median µs | why not ranked |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& c : json_value(k, "kernels")) {
+      // The interval says enough for faster/slower/same; the others say why they do not rank.
+      const std::string v = json_string(c, "verdict");
+      const bool interval_says = v == "baseline" || v == "faster" || v == "slower" || v == "same";
+      const std::string why = interval_says ? "" : replace_all(utf8_prefix(json_string(c, "reason"), 160), "|", "/");
+      md += strprintf("| %s | %s | %s | %s | %s–%s | %s | %s |\n", json_string(c, "id").c_str(), json_string(c, "outcome").c_str(),
+                      v.c_str(), f(json_value(c, "speedup"), "%.3f").c_str(), f(json_value(c, "ci_low"), "%.3f").c_str(),
+                      f(json_value(c, "ci_high"), "%.3f").c_str(), median_us(c).c_str(), why.c_str());
+    }
     md += "\n";
   }
   if (const json& d = obj(rep, "design"); !d.empty()) {

@@ -34,6 +34,8 @@ import json, os, re, sys
 r = json.load(open(sys.argv[1])); loop = sys.argv[2]
 assert r["outcome"] in ("improved", "stopped"), (r["outcome"], r.get("error"))
 steps = list(r["steps"])
+# a stop before the switch names its cause (a candidate's verdict and CI, or why it was not ranked)
+assert "switch_in" in steps, ("stopped before switch_in", r.get("stop"), r.get("error"))
 assert steps[:9] == ["start_server", "calibrate", "baseline_benchmarks", "profiled_run", "trace_analysis",
                      "choose_kernel", "compare", "switch_in", "after_benchmarks"], steps
 assert all(r["steps"][s]["status"] == "ok" for s in steps[:9]), r["steps"]
@@ -82,7 +84,11 @@ else:
 names = [c["name"] for c in r["commands"]]
 for n in ("trace_stages", "trace_report", "gap_analysis", "trace_sources", "compare", "results_compare"):
     assert n in names, (n, names)
-assert os.path.exists(os.path.join(os.path.dirname(sys.argv[1]), "loop_report.md"))
+md = open(os.path.join(os.path.dirname(sys.argv[1]), "loop_report.md")).read()
+assert "| why not ranked |" in md, md
+for c in k["kernels"]:  # a wrong candidate's row says why it is not ranked
+    if c["outcome"] == "incorrect":
+        assert "| %s | incorrect | not_ranked |" % c["id"] in md and c["reason"].startswith("incorrect"), (c, md)
 print("ok: loop report", r["outcome"], ch["kernel"], "->", k["winner"], "%.3fx" % k["speedup"], "e2e %+.2f%%" % e["change_pct"])
 PY
 grep -q "kernel gain predicts" "$GOLDEN_TMP/table.txt" || fail "no summary table"

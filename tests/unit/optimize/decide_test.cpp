@@ -158,6 +158,38 @@ TEST(Gate, NotFasterBeyondTheIntervalStops) {
   }
 }
 
+// The stop message says what each correct candidate's verdict was: its word and interval, or,
+// for one the compare did not rank (an integrity check rejected its timing), the compare's reason,
+// never a bare "not_ranked 0.000".
+TEST(Gate, TheStopMessageSaysWhyEachCandidateIsNotFaster) {
+  json rep = compare_report({{"rms_norm_onepass", "passed", "ambiguous", 1.1, 0.95, 1.3},
+                             {"rms_norm_fast", "passed", "not_ranked", 0, 0, 0}});
+  const std::string why = "not timed: rejected: samples on fresh inputs take 2.07x as long as samples that repeat inputs "
+                          "(467.45 vs 225.75 us): results are cached between calls";
+  for (auto& v : rep["results"]["verdicts"]) {
+    v["confidence"] = 0.95;
+    if (v["kernel_id"] == "rms_norm_fast") v["reason"] = why;
+  }
+  auto g = choose_winner(rep, rms_op());
+  ASSERT_TRUE(g.stop);
+  EXPECT_EQ(g.stop->code, "no_faster_candidate");
+  const std::string& m = g.stop->message;
+  EXPECT_NE(m.find("rms_norm_onepass ambiguous 1.100x (95% CI 0.950-1.300)"), std::string::npos) << m;
+  EXPECT_NE(m.find("rms_norm_fast not ranked: " + why), std::string::npos) << m;
+  EXPECT_EQ(m.find("0.000"), std::string::npos) << m;
+  EXPECT_EQ(g.to_json()["kernels"][2]["reason"], why);
+
+  candidate_result none;
+  EXPECT_EQ(describe_verdict(none), "no verdict in the compare report");
+  none.verdict = verdict_kind::not_ranked;
+  EXPECT_EQ(describe_verdict(none), "not ranked: the compare gave no reason");
+  candidate_result cpu{.verdict = verdict_kind::ambiguous, .speedup = 2.0, .ci_low = 1.9, .ci_high = 2.1,
+                       .reason = "timed only by a timer inside the candidate's process (no CUPTI): 'faster' is not certified; ..."};
+  EXPECT_NE(describe_verdict(cpu).find("'faster' not certified"), std::string::npos) << describe_verdict(cpu);
+  candidate_result floor{.verdict = verdict_kind::implausible, .speedup = 40.0, .ci_low = 39.0, .ci_high = 41.0};
+  EXPECT_EQ(describe_verdict(floor), "implausible 40.000x (95% CI 39.000-41.000), below the physical floor: never ranked");
+}
+
 TEST(Gate, CorrectnessUnproven) {
   std::vector<std::tuple<std::string, std::string, std::string, double, double, double>> good = {
       {"rms_norm_onepass", "passed", "faster", 1.8, 1.7, 1.9}};
