@@ -75,13 +75,20 @@ class zlib_source : public byte_source {
         m_z.next_in = m_buf.data();
         m_z.avail_in = static_cast<uInt>(got);
       }
-      if (m_z.avail_in == 0 && m_in_eof) {
-        if (m_in_member) m_error = "truncated gzip stream (compressed data ended inside a member)";
+      if (m_z.avail_in == 0 && m_in_eof && !m_in_member) {  // the input ended between members
         m_done = true;
         break;
       }
+      // At the input's end inside a member, inflate still runs: it may hold decoded bytes that
+      // did not fit the last output buffer (a small reader window), and hands them out first.
+      const uInt out_before = m_z.avail_out;
       int rc = inflate(&m_z, Z_NO_FLUSH);
       m_in_member = true;
+      if (m_z.avail_in == 0 && m_in_eof && (rc == Z_BUF_ERROR || (rc == Z_OK && m_z.avail_out == out_before))) {
+        m_error = "truncated gzip stream (compressed data ended inside a member)";
+        m_done = true;
+        break;
+      }
       if (rc == Z_STREAM_END) {
         m_in_member = false;
         // Another member may follow (concatenated gzip); trailing zero padding is tolerated.
