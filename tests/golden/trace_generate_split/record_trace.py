@@ -1,4 +1,5 @@
-"""Record the real generate-style traces of the trace_generate_split golden test (H200, 2026-12-03).
+"""Record the real generate-style traces of the trace_generate_split golden test (H200 2026-12-03;
+scheduled_steps 2026-12-06, on the GPU named in its entry).
 
 A 4-layer Llama-like model (random bf16 weights, built from a config: no hub download) runs
   hf_generate:   transformers' generate() on a batch of 4 prompts x 32 tokens, 10 new tokens
@@ -8,10 +9,14 @@ A 4-layer Llama-like model (random bf16 weights, built from a config: no hub dow
                  tokens, then 6 decode steps of 2 tokens. Without a profiler schedule torch
                  records no ProfilerStep#N annotations (the H200 recording has none), so this is
                  a second unannotated shape, not the ProfilerStep path.
+  scheduled_steps: the same loop under a profiler schedule (wait 1, warmup 1, active 7): torch
+                 writes one ProfilerStep#N range per recorded step, the path magpie takes
+                 before any inference from the forward pattern.
 The structure is written next to the traces (structure.json) so the test asserts facts
 recorded with them, not numbers read back from our own output.
 
-Usage: python3 record_trace.py OUT_DIR
+Usage: python3 record_trace.py OUT_DIR [NAME ...]   (default: all three; entries of an existing
+OUT_DIR/structure.json for other names are kept)
 """
 import json
 import os
@@ -50,19 +55,24 @@ def hf_generate(cfg, model, out_dir):
             "decode_tokens_per_step": 4, "annotations": "none"}
 
 
-def profiler_step(cfg, model, out_dir):
-    ids = torch.randint(3, cfg.vocab_size, (2, 24), device="cuda")
-    with torch.no_grad():
-        model(ids, use_cache=True)
-    torch.cuda.synchronize()
-    with torch.no_grad(), torch.profiler.profile(activities=ACTS, record_shapes=True) as prof:
-        out = model(ids, use_cache=True)
+def step_loop(cfg, model, prof, prompts, decodes):
+    """One prefill forward, then `decodes` one-token forwards; prof.step() after each."""
+    ids = torch.randint(3, cfg.vocab_size, prompts, device="cuda")
+    out = model(ids, use_cache=True)
+    past, tok = out.past_key_values, out.logits[:, -1:].argmax(-1)
+    prof.step()
+    for _ in range(decodes):
+        out = model(tok, past_key_values=past, use_cache=True)
         past, tok = out.past_key_values, out.logits[:, -1:].argmax(-1)
         prof.step()
-        for _ in range(6):
-            out = model(tok, past_key_values=past, use_cache=True)
-            past, tok = out.past_key_values, out.logits[:, -1:].argmax(-1)
-            prof.step()
+
+
+def profiler_step(cfg, model, out_dir):
+    with torch.no_grad():
+        model(torch.randint(3, cfg.vocab_size, (2, 24), device="cuda"), use_cache=True)
+    torch.cuda.synchronize()
+    with torch.no_grad(), torch.profiler.profile(activities=ACTS, record_shapes=True) as prof:
+        step_loop(cfg, model, prof, (2, 24), 6)
         torch.cuda.synchronize()
     path = os.path.join(out_dir, "profiler_step.pt.trace.json.gz")
     prof.export_chrome_trace(path)
@@ -70,20 +80,45 @@ def profiler_step(cfg, model, out_dir):
             "decode_forwards": 6, "prefill_tokens": 48, "decode_tokens_per_step": 2, "annotations": "none"}
 
 
-def main(out_dir):
+def scheduled_steps(cfg, model, out_dir):
+    path = os.path.join(out_dir, "scheduled_steps.pt.trace.json.gz")
+    # Steps 0 (wait) and 1 (warm-up) are a whole throw-away generation of 2 forwards; steps 2-8
+    # (active) are the recorded prefill of 3 x 20 tokens and 6 decodes of 3 tokens.
+    sched = torch.profiler.schedule(wait=1, warmup=1, active=7, repeat=1)
+    with torch.no_grad(), torch.profiler.profile(activities=ACTS, record_shapes=True, schedule=sched,
+                                                 on_trace_ready=lambda p: p.export_chrome_trace(path)) as prof:
+        step_loop(cfg, model, prof, (3, 20), 1)
+        torch.cuda.synchronize()
+        step_loop(cfg, model, prof, (3, 20), 6)
+        torch.cuda.synchronize()
+    return {"file": os.path.basename(path), "batch": 3, "prompt_len": 20, "forwards": 7, "prefill_forwards": 1,
+            "decode_forwards": 6, "prefill_tokens": 60, "decode_tokens_per_step": 3, "annotations": "ProfilerStep"}
+
+
+RECORDERS = {"hf_generate": hf_generate, "profiler_step": profiler_step, "scheduled_steps": scheduled_steps}
+
+
+def main(out_dir, names):
     os.makedirs(out_dir, exist_ok=True)
     t0 = time.time()
     cfg, model = build()
-    runs = [hf_generate(cfg, model, out_dir), profiler_step(cfg, model, out_dir)]
+    meta_path = os.path.join(out_dir, "structure.json")
+    meta = json.load(open(meta_path)) if os.path.exists(meta_path) else {}
+    kept = [r for r in meta.get("traces", []) if r["file"].split(".")[0] not in names]
+    for r in kept:  # entries recorded before per-trace fields existed: the top-level ones
+        for k in ("gpu", "torch", "transformers"):
+            r.setdefault(k, meta.get(k))
+    runs = [RECORDERS[n](cfg, model, out_dir) for n in names]
     for r in runs:
         r["bytes"] = os.path.getsize(os.path.join(out_dir, r["file"]))
-    meta = {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__, "transformers": transformers.__version__,
-            "model": "LlamaForCausalLM 4 layers, hidden 512, 8 heads / 2 KV heads, bf16, random weights",
-            "seconds": round(time.time() - t0, 1), "traces": runs}
-    with open(os.path.join(out_dir, "structure.json"), "w") as f:
+        r.update(gpu=torch.cuda.get_device_name(0), torch=torch.__version__, transformers=transformers.__version__,
+                 date=time.strftime("%Y-%m-%d"))
+    meta = {"model": "LlamaForCausalLM 4 layers, hidden 512, 8 heads / 2 KV heads, bf16, random weights",
+            "seconds": round(time.time() - t0, 1), "traces": kept + runs}
+    with open(meta_path, "w") as f:
         json.dump(meta, f, indent=1)
     print(json.dumps(meta, indent=1))
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+    main(sys.argv[1] if len(sys.argv) > 1 else ".", sys.argv[2:] or list(RECORDERS))

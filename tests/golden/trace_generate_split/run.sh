@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Prefill/decode split without step annotations (issue 16 §3) on real traces recorded on the
-# H200 (record_trace.py; structure.json holds what was recorded): transformers' generate() and a
-# prof.step() loop (no annotations in either: torch records ProfilerStep#N only with a schedule).
+# Prefill/decode split without framework step annotations (issue 16 §3) on real traces recorded
+# on an H200 and an H100 (record_trace.py; structure.json holds what was recorded and where):
+# transformers' generate() and a prof.step() loop (no annotations in either: torch records
+# ProfilerStep#N only with a schedule), and the same loop under a schedule (ProfilerStep#2..#8).
 # Asserts the step count and the prefill vs decode token counts, that the
 # decode stage files hold only decode GEMMs, and that the vLLM-annotated path still works.
 set -euo pipefail
@@ -13,7 +14,7 @@ export MAGPIE_DATA_DIR="$MAGPIE_SOURCE_DIR/data"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-for t in hf_generate profiler_step; do
+for t in hf_generate profiler_step scheduled_steps; do
   "$MAGPIE_BIN" -q trace stages "$here/$t.pt.trace.json.gz" -o "$t" --json > "$t.json"
   python3 - "$here/structure.json" "$t" <<'PY'
 import csv, json, sys
@@ -33,6 +34,9 @@ n = [int(s["num_gpu_events"]) for s in dec]
 assert max(n) <= 1.5 * min(n), f"decode steps hold very different GPU work: {n}"
 expect_source = "profiler_steps" if want["annotations"] == "ProfilerStep" else "forward_pattern"
 assert b["split_source"] == expect_source and b["phase_method"] == "attention", (b["split_source"], b["phase_method"])
+if expect_source == "profiler_steps":  # the steps are torch's ranges, by name
+    assert [s["step_name"] for s in busy] == [f"ProfilerStep#{k}" for k in range(2, 2 + want["forwards"])], \
+        [s["step_name"] for s in busy]
 assert b["phase_picks"]["prefill"]["batch_size"] == want["prefill_tokens"], b["phase_picks"]["prefill"]
 assert b["phase_picks"]["decode"]["batch_size"] == want["decode_tokens_per_step"], b["phase_picks"]["decode"]
 # The decode roofline CSV holds decode GEMMs only (M = the decode tokens), the prefill one prefill GEMMs.

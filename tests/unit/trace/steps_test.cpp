@@ -21,11 +21,15 @@ namespace {
 /// kernel.
 class trace_builder {
  public:
-  std::string generate(int64_t B, int64_t P, int decodes, bool attention, bool gemm_shapes = true) {
+  /// profiler_steps: each forward inside a ProfilerStep#N user_annotation (N from 2, as under a
+  /// schedule with wait 1 and warm-up 1), then one more ProfilerStep holding CPU work only.
+  std::string generate(int64_t B, int64_t P, int decodes, bool attention, bool gemm_shapes = true,
+                       bool profiler_steps = false) {
     int64_t t = 1000;
     op("aten::empty", t, 2, "");  // setup before the first forward: no GEMM
     t += 10;
     for (int f = 0; f <= decodes; ++f) {
+      int64_t t0 = t;
       int64_t tokens = f == 0 ? B * P : B, nq = f == 0 ? P : 1, nkv = P + f;
       op("aten::embedding", t, 5, "");
       t += 10;
@@ -45,6 +49,11 @@ class trace_builder {
         }
       }
       t += 100;
+      if (profiler_steps) step(f + 2, t0 - 1, t - t0 - 50);
+    }
+    if (profiler_steps) {
+      op("aten::empty", t + 1, 2, "");
+      step(decodes + 3, t, 10);
     }
     return "{\"traceEvents\": [" + m_events + "]}";
   }
@@ -55,6 +64,10 @@ class trace_builder {
     add(strprintf(R"({"ph":"X","cat":"cpu_op","name":"%s","pid":1,"tid":1,"ts":%lld,"dur":%lld,"args":{%s}})", name,
                   static_cast<long long>(ts), static_cast<long long>(dur),
                   dims.empty() ? "" : ("\"Input Dims\": " + dims + ", \"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\"]").c_str()));
+  }
+  void step(int n, int64_t ts, int64_t dur) {
+    add(strprintf(R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#%d","pid":1,"tid":1,"ts":%lld,"dur":%lld})", n,
+                  static_cast<long long>(ts), static_cast<long long>(dur)));
   }
   void launch(const char* outer, const char* inner, int64_t ts, const std::string& dims, const char* kernel) {
     int64_t c = ++m_corr;
@@ -96,6 +109,35 @@ TEST(StepInference, GenerateTraceSplitsPerForwardWithPhasesFromAttention) {
   }
   EXPECT_EQ(pick_step(s, "prefill", std::nullopt).step, std::optional<size_t>(0));
   EXPECT_EQ(s.steps[pick_step(s, "decode", 4).step.value()].phase, "decode_only");
+}
+
+TEST(StepInference, ProfilerStepRangesAreTheStepsWhenPresent) {
+  trace_model m = load(trace_builder().generate(3, 20, 4, true, true, /*profiler_steps=*/true));
+  stage_split s = split_steps(m);
+  EXPECT_EQ(s.source, "profiler_steps");
+  EXPECT_EQ(s.phase_method, "attention");
+  ASSERT_EQ(s.steps.size(), 6u);  // five forwards and the trailing CPU-only step
+  for (size_t k = 0; k < 6; ++k) EXPECT_EQ(s.steps[k].name, "ProfilerStep#" + std::to_string(k + 2)) << k;
+  EXPECT_EQ(s.steps[0].phase, "prefill_only");
+  EXPECT_EQ(s.steps[0].batch_size, 60);
+  for (size_t k = 1; k < 5; ++k) {
+    EXPECT_EQ(s.steps[k].phase, "decode_only") << k;
+    EXPECT_EQ(s.steps[k].batch_size, 3) << k;
+    EXPECT_EQ(s.steps[k].gpu.size(), 4u) << k;
+  }
+  EXPECT_EQ(s.steps[5].phase, "idle");
+  EXPECT_TRUE(s.steps[5].gpu.empty());
+  EXPECT_EQ(s.steps[pick_step(s, "decode", std::nullopt).step.value()].phase, "decode_only");
+}
+
+TEST(StepInference, OneProfilerStepWithGpuWorkFallsBackToTheForwardPattern) {
+  // A single annotated step (the others outside the recorded window) cannot split the trace.
+  trace_builder b;
+  std::string doc = b.generate(2, 16, 3, true);
+  doc.insert(doc.rfind(']'), R"(,{"ph":"X","cat":"user_annotation","name":"ProfilerStep#0","pid":1,"tid":1,"ts":900,"dur":200})");
+  stage_split s = split_steps(load(doc));
+  EXPECT_EQ(s.source, "forward_pattern");
+  EXPECT_EQ(s.steps.size(), 4u);
 }
 
 TEST(StepInference, GemmTokensDecideWithoutAttentionShapes) {
