@@ -160,6 +160,7 @@ status_or<batch> new_batch(batch_mode mode, const std::string& label, const sche
   b.dir = ws.dir;
   b.mode = mode;
   b.created = iso_time_now();
+  b.token = strprintf("%08x", static_cast<unsigned>(fresh_seed() & 0xffffffffu));
   b.output_dir = absolute_path(output_dir);
   b.submit_host = host_name();
   return b;

@@ -69,6 +69,7 @@ struct batch {
   json engine_config = nullptr;  ///< ray: {"address": dashboard URL}
   batch_mode mode = batch_mode::analyze;
   std::string created;        ///< ISO-8601 UTC
+  std::string token;          ///< 8 random hex digits; Ray submission ids carry it ("" in older batches)
   uint64_t run_seed = 0;      ///< every job's correctness.seed
   fs::path output_dir;        ///< where `collect` writes the merged workspace
   std::string submit_host;

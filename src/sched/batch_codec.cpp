@@ -85,7 +85,7 @@ status batch::save() const {
   for (const auto& j : jobs) js.push_back(j.to_json());
   json b = {{"batch", dir.filename().string()}, {"dir", dir.string()},      {"engine", engine},
             {"engine_config", engine_config},   {"mode", mode},
-            {"created", created},               {"run_seed", run_seed},     {"output_dir", output_dir.string()},
+            {"created", created},               {"token", token},           {"run_seed", run_seed},     {"output_dir", output_dir.string()},
             {"submit_host", submit_host},       {"command", command},       {"jobs", js},
             {"collected", collected}};
   return write_json_file(dir / "batch.json", b);
@@ -104,6 +104,7 @@ status_or<batch> batch::load(const fs::path& dir) {
   MAGPIE_RETURN_IF_ERROR(f.read("engine_config", &b.engine_config));
   MAGPIE_RETURN_IF_ERROR(require_word(f, "mode", parse_batch_mode, "analyze, compare or command", &b.mode));
   MAGPIE_RETURN_IF_ERROR(f.read("created", &b.created));
+  MAGPIE_RETURN_IF_ERROR(f.read("token", &b.token));  // absent in batches from before it existed
   MAGPIE_RETURN_IF_ERROR(f.read("run_seed", &b.run_seed));
   MAGPIE_RETURN_IF_ERROR(f.read("output_dir", &b.output_dir));
   MAGPIE_RETURN_IF_ERROR(f.read("submit_host", &b.submit_host));

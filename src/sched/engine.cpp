@@ -37,10 +37,12 @@ class slurm_engine final : public engine {
   slurm_client m_client;
 };
 
-// Submission ids are <batch dir name>-<job name>: unique on the cluster as long as batch
-// directory names are unique under the shared directory, and readable in `ray job list`.
+// Submission ids are magpie-<batch dir name>-<batch token>-<job name>: readable in `ray job
+// list`, and unique on the cluster even for two batches planned in the same second under
+// different shared directories (their dir names are equal; their random tokens are not).
+// Batches from builds before the token keep the old <dir>-<job> form they were submitted with.
 std::string submission_id(const batch& b, const job_record& j) {
-  std::string id = "magpie-" + b.dir.filename().string() + "-" + j.name;
+  std::string id = "magpie-" + b.dir.filename().string() + "-" + (b.token.empty() ? "" : b.token + "-") + j.name;
   for (auto& c : id)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
   return id;

@@ -25,8 +25,10 @@ import json, sys
 b = json.load(open(sys.argv[1]))
 sys.exit(0 if any(j["name"] == sys.argv[2] and j["last"]["state"] == sys.argv[3] for j in b["jobs"]) else 1)
 PY
-    "$MAGPIE_BIN" jobs status "$1" > /dev/null 2>&1 || true
+    "$MAGPIE_BIN" jobs status "$1" > "$1/.wait_status.txt" 2>&1 || true
     sleep 0.5
   done
-  fail "job $2 of $1 never reached $3"
+  local seen
+  seen=$(python3 -c 'import json,sys; print(", ".join(j["name"] + "=" + j["last"]["state"] for j in json.load(open(sys.argv[1]))["jobs"]))' "$1/batch.json" 2>&1)
+  fail "job $2 of $1 never reached $3 (states: $seen; last 'jobs status': $(tail -n 8 "$1/.wait_status.txt"))"
 }

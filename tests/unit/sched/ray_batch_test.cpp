@@ -103,7 +103,8 @@ TEST(ray_batch, dependent_jobs_are_submitted_when_their_dependencies_end) {
   ASSERT_TRUE(submit_batch(b, *e).ok());
   ASSERT_EQ(f.submitted.size(), 1u);  // only the reference: every other job starts after it
   EXPECT_EQ(f.submitted[0]["metadata"]["magpie_job"], "reference");
-  EXPECT_EQ(f.submitted[0]["submission_id"], "magpie-" + b.dir.filename().string() + "-reference");
+  ASSERT_EQ(b.token.size(), 8u);
+  EXPECT_EQ(f.submitted[0]["submission_id"], "magpie-" + b.dir.filename().string() + "-" + b.token + "-reference");
   EXPECT_TRUE(b.find("k01_k1")->deferred);
   EXPECT_FALSE(job_settled(*b.find("k01_k1")));  // a deferred job is not "never submitted"
   EXPECT_TRUE(batch::load(b.dir).value().find("timing")->deferred);
@@ -125,6 +126,32 @@ TEST(ray_batch, dependent_jobs_are_submitted_when_their_dependencies_end) {
   ASSERT_TRUE(refresh_batch(b, *e).ok());
   ASSERT_EQ(f.submitted.size(), 4u);
   EXPECT_EQ(f.submitted[3]["metadata"]["magpie_job"], "timing");
+}
+
+// Two batches planned in the same second under different output directories have equal
+// directory names. On one cluster their jobs must still be two jobs: before the batch token,
+// the second batch's reference was taken for the first one's ("already exists", adopted) and
+// cancelling either batch stopped both.
+TEST(ray_batch, same_second_batches_in_two_directories_get_distinct_submission_ids) {
+  auto r1 = ray_request("compare", 2);
+  auto r2 = ray_request("compare", 2);
+  auto a = plan_kernel_batch(r1, r1.scheduler).value();
+  auto b = plan_kernel_batch(r2, r2.scheduler).value();
+  fs::path same = b.dir.parent_path() / a.dir.filename();  // the same-second name, in another directory
+  if (same != b.dir) {
+    fs::rename(b.dir, same);
+    b.dir = same;
+  }
+  fake_cluster f;
+  auto e = f.make();
+  ASSERT_TRUE(submit_batch(a, *e).ok());
+  ASSERT_TRUE(submit_batch(b, *e).ok());
+  ASSERT_EQ(f.submitted.size(), 2u);
+  EXPECT_NE(f.submitted[0]["submission_id"], f.submitted[1]["submission_id"]);
+  EXPECT_NE(a.find("reference")->job_id, b.find("reference")->job_id);
+  EXPECT_EQ(batch::load(a.dir).value().token, a.token);  // kept in batch.json: every tracker derives the same id
+  ASSERT_TRUE(cancel_jobs(a, *e, {}).ok());
+  EXPECT_EQ(f.stopped, std::vector<std::string>{a.find("reference")->job_id});
 }
 
 TEST(ray_batch, cancel_stops_running_jobs_and_never_submits_deferred_ones) {
