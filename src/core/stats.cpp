@@ -1,10 +1,26 @@
 #include "core/stats.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
+#include "core/subprocess.h"
+
 namespace magpie {
+
+uint64_t fresh_seed() {
+  uint64_t s = 0;
+  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    if (::read(fd, &s, sizeof s) != static_cast<ssize_t>(sizeof s)) s = 0;
+    ::close(fd);
+  }
+  if (s == 0) s = static_cast<uint64_t>(monotonic_seconds() * 1e9) ^ static_cast<uint64_t>(getpid());
+  return s;
+}
 
 double percentile_sorted(const std::vector<double>& s, double p) {
   if (s.empty()) return 0.0;

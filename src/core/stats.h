@@ -28,6 +28,10 @@ sample_summary summarize(const std::vector<double>& v);
 /// value scaled by `scale` (e.g. 1e-3 to go from ns to us) except n and rel_stdev.
 json summary_to_json(const sample_summary& s, double scale = 1.0);
 
+/// A fresh seed: 64 bits from /dev/urandom, or, where it cannot be read, the monotonic clock
+/// in ns xor the pid.
+uint64_t fresh_seed();
+
 /// Deterministic 64-bit generator (splitmix64) for bootstrap resampling.
 class splitmix64 {
  public:

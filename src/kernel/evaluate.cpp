@@ -1,11 +1,9 @@
 #include "kernel/evaluate.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "core/log.h"
+#include "core/stats.h"
 #include "core/strings.h"
 #include "core/yaml.h"
 #include "gpu/detect.h"
@@ -24,17 +22,6 @@ kernel_outcome kernel_eval::outcome() const {
 }
 
 namespace {
-
-uint64_t fresh_seed() {
-  uint64_t s = 0;
-  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    if (::read(fd, &s, sizeof s) != static_cast<ssize_t>(sizeof s)) s = 0;
-    ::close(fd);
-  }
-  if (s == 0) s = static_cast<uint64_t>(monotonic_seconds() * 1e9) ^ static_cast<uint64_t>(getpid());
-  return s;
-}
 
 bool any_timed_out(const correctness_run& r) {
   for (const auto& x : r.runs)

@@ -1,11 +1,11 @@
 #include "sched/batch.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cmath>
 
 #include "core/log.h"
+#include "core/stats.h"
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "sched/engine.h"
@@ -72,16 +72,8 @@ std::vector<std::string> common_sbatch_args(const scheduler_options& so, const s
 
 namespace {
 
-uint64_t fresh_seed() {
-  uint64_t s = 0;
-  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    if (::read(fd, &s, sizeof s) != static_cast<ssize_t>(sizeof s)) s = 0;
-    ::close(fd);
-  }
-  if (s == 0) s = static_cast<uint64_t>(monotonic_seconds() * 1e9) ^ static_cast<uint64_t>(getpid());
-  return s >> 1;  // fits a YAML/JSON signed integer when printed back as --seed
-}
+// A run seed that fits a YAML/JSON signed integer when printed back as --seed.
+uint64_t fresh_run_seed() { return fresh_seed() >> 1; }
 
 std::string host_name() {
   char buf[256] = {0};
@@ -180,7 +172,7 @@ status_or<batch> plan_kernel_batch(const eval_request& req_in, const scheduler_o
   if (compare && n < 2) return invalid_argument("compare needs at least 2 kernels, got %d", n);
   if (compare && (req.baseline_index < 0 || req.baseline_index >= n))
     return invalid_argument("--baseline %d is out of range (0..%d)", req.baseline_index, n - 1);
-  if (!req.correctness.seed) req.correctness.seed = fresh_seed();
+  if (!req.correctness.seed) req.correctness.seed = fresh_run_seed();
   MAGPIE_ASSIGN_OR_RETURN(batch b, new_batch(*mode, compare ? "" : req.kernels[0].id, so, req.output_dir));
   b.run_seed = *req.correctness.seed;
   MAGPIE_RETURN_IF_ERROR(write_json_file(b.dir / "request.json", request_to_json(req, so)));
