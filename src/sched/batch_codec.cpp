@@ -83,10 +83,18 @@ std::optional<batch_mode> batch_mode_of(kernel::run_mode m) {
 status batch::save() const {
   json js = json::array();
   for (const auto& j : jobs) js.push_back(j.to_json());
-  json b = {{"batch", dir.filename().string()}, {"dir", dir.string()},      {"engine", engine},
-            {"engine_config", engine_config},   {"mode", mode},
-            {"created", created},               {"token", token},           {"run_seed", run_seed},     {"output_dir", output_dir.string()},
-            {"submit_host", submit_host},       {"command", command},       {"jobs", js},
+  json b = {{"batch", dir.filename().string()},
+            {"dir", dir.string()},
+            {"engine", engine},
+            {"engine_config", engine_config},
+            {"mode", mode},
+            {"created", created},
+            {"token", token},
+            {"run_seed", run_seed},
+            {"output_dir", output_dir.string()},
+            {"submit_host", submit_host},
+            {"command", command},
+            {"jobs", js},
             {"collected", collected}};
   return write_json_file(dir / "batch.json", b);
 }
