@@ -1,5 +1,6 @@
 // magpie: GPU kernel evaluation, inference-serving benchmarks and trace analysis.
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 
 #include "cli/subcommand.h"
@@ -54,6 +55,10 @@ int main(int argc, char** argv) {
   using namespace magpie::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
   install_termination_handlers();  // Ctrl-C / SIGTERM stop the child process groups too
+  // A child that closes a pipe we write to (a harness's control channel, a server's stdin) must
+  // end that child's run with EPIPE, never this process with SIGPIPE. Children get the default
+  // disposition back (core/spawn.cpp).
+  std::signal(SIGPIPE, SIG_IGN);
   arg_parser p = make_global_parser();
   if (auto st = p.parse(args); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.message().c_str());
