@@ -148,11 +148,10 @@ class Engine:
         if len(self.bursts) > 64:
             self.bursts.pop(0)
             self._dropped_bursts += 1
-        print("engine: burst %(index)d: %(requests)d requests, %(wall_s).2f s; prefill %(prefill_steps)d steps "
-              "%(prefill_s).3f s (%(prefill_tokens)d tokens; %(new_shape_steps)d steps with %(new_shapes)d new "
-              "attention shapes, %(new_shape_s).3f s); decode %(decode_steps)d steps %(decode_s).3f s (median "
-              "%(decode_ms_median).2f ms, p90 %(decode_ms_p90).2f ms); longest step %(longest_ms).1f ms "
-              "(%(longest_kind)s)" % b, file=sys.stderr, flush=True)
+        print("engine: burst %(index)d: %(requests)d req %(wall_s).2f s | prefill %(prefill_steps)d steps %(prefill_s).3f s "
+              "%(prefill_tokens)d tok, %(new_shapes)d new attention shapes in %(new_shape_steps)d steps %(new_shape_s).3f s | "
+              "decode %(decode_steps)d steps %(decode_s).3f s, median %(decode_ms_median).2f ms, p90 %(decode_ms_p90).2f ms | "
+              "longest %(longest_ms).1f ms %(longest_kind)s" % b, file=sys.stderr, flush=True)
 
     def _prefill(self, reqs):
         n = sum(len(r.prompt) for r in reqs)

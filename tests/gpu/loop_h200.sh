@@ -149,7 +149,7 @@ PY
   for f in "$WORK/$w"/logs/server_A*.log "$WORK/$w"/logs/server_B*.log; do
     [ -f "$f" ] || continue
     echo "  $(basename "$f"):"
-    grep -h "engine: burst" "$f" | sed -E 's/^engine: //; s/ \(([0-9]+) tokens; /, \1 tok; /' | cut -c1-230 | sed 's/^/    /' | tail -12
+    grep -h "engine: burst" "$f" | sed 's/^engine: /    /' | tail -16
   done
 done
 if [ $rc -ne 0 ]; then
