@@ -20,7 +20,7 @@
 # no kernel check and no analysis; the loop and the A/A control both resume at switch_in from it.
 # Last, the first runs after a start (tests/gpu/loop_first_run.py, limit FIRST_RUN_LIMIT_S, default
 # 130 s; FIRST_RUN=0 skips it): a baseline server per prefill padding (FIRST_RUN_PADS, default
-# "0,128"), no warm-up pass, 3 runs in a row, each run's prefill / new-attention-shape / decode
+# "0,128"), no warm-up pass, FIRST_RUN_RUNS (default 3) runs in a row, each run's prefill / new-attention-shape / decode
 # time from the server's step timing. It starts only while the script's total (TOTAL_LIMIT_S,
 # default 540 s) leaves room for it. Every server's per-burst step timing ("engine: burst" lines
 # of its log) is printed for the series servers of the loop and of the A/A control.
@@ -94,7 +94,8 @@ if [ "${FIRST_RUN:-1}" != 0 ]; then
     t0=$(date +%s)
     echo "=== first runs after a server start (no warm-up pass)"
     timeout -s TERM -k 20 $(( FR_LIMIT + 15 )) "$PY" "$ROOT/tests/gpu/loop_first_run.py" --magpie "$BIN" --out "$WORK/first_run" \
-      --backend "$BACKEND" --pads "${FIRST_RUN_PADS:-0,128}" --limit-s "$FR_LIMIT" --python "$PY" 2> "$WORK/first_run.err"
+      --backend "$BACKEND" --pads "${FIRST_RUN_PADS:-0,128}" --runs "${FIRST_RUN_RUNS:-3}" --limit-s "$FR_LIMIT" --python "$PY" \
+      2> "$WORK/first_run.err"
     FR=$?
     echo "first_run rc=$FR ($(( $(date +%s) - t0 )) s)"
     [ "$FR" -eq 0 ] || tail -5 "$WORK/first_run.err"
