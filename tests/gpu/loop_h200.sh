@@ -20,8 +20,8 @@
 # no kernel check and no analysis; the loop and the A/A control both resume at switch_in from it.
 # Last, the first runs after a start (tests/gpu/loop_first_run.py, limit FIRST_RUN_LIMIT_S, default
 # 130 s; FIRST_RUN=0 skips it): a baseline server per prefill padding (FIRST_RUN_PADS, default
-# "0,128"), no warm-up pass, FIRST_RUN_RUNS (default 3) runs in a row, each run's prefill / new-attention-shape / decode
-# time from the server's step timing. It starts only while the script's total (TOTAL_LIMIT_S,
+# "0,128"), no warm-up pass, FIRST_RUN_RUNS (default 3) runs in a row, each run's prefill,
+# new-attention-shape and decode time from the server's step timing. It starts only while the script's total (TOTAL_LIMIT_S,
 # default 540 s) leaves room for it. Every server's per-burst step timing ("engine: burst" lines
 # of its log) is printed for the series servers of the loop and of the A/A control.
 set -uo pipefail
