@@ -18,12 +18,12 @@
 # MAGPIE_LOOP_BACKEND=numpy runs the same script with optimize_cpu.yaml (a check of the script).
 # RESUME=DIR (a workspace, or a folder holding an earlier loop_report.json whose compare passed):
 # no kernel check and no analysis; the loop and the A/A control both resume at switch_in from it.
-# Last, the first runs after a start (tests/gpu/loop_first_run.py, limit FIRST_RUN_LIMIT_S, default
-# 130 s; FIRST_RUN=0 skips it): a baseline server per prefill padding (FIRST_RUN_PADS, default
-# "0,128"), no warm-up pass, FIRST_RUN_RUNS (default 3) runs in a row, each run's prefill,
-# new-attention-shape and decode time from the server's step timing. It starts only while the script's total (TOTAL_LIMIT_S,
-# default 540 s) leaves room for it. Every server's per-burst step timing ("engine: burst" lines
-# of its log) is printed for the series servers of the loop and of the A/A control.
+# Last, the first runs after a start (tests/gpu/loop_first_run.py; FIRST_RUN=0 skips it): a
+# baseline server per prefill padding (FIRST_RUN_PADS, default "0,128"), no warm-up pass,
+# FIRST_RUN_RUNS runs in a row (default 3), each run's prefill, new-attention-shape and decode time
+# from the server's step timing; limit FIRST_RUN_LIMIT_S (default 130 s), and it starts only while
+# the script's total (TOTAL_LIMIT_S, default 540 s) leaves room for it. The series servers' step
+# timing per burst ("engine: burst" lines of their logs) is printed for the loop and the A/A control.
 set -uo pipefail
 BACKEND=${MAGPIE_LOOP_BACKEND:-torch}
 if [ "$BACKEND" = torch ]; then
