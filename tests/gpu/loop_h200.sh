@@ -12,7 +12,8 @@
 #   budgets of the two series (--max-series-s; defaults 70 s / 55 s): no pair beyond PAIRS starts
 #   unless it fits, so each series ends with a decision rather than at the limit.
 # First check_kernels.py (every kernel against the eager reference, and decode tokens eager vs
-# CUDA graph), so a broken kernel is named even when the loop cannot run (CHECK_KERNELS=0 skips it).
+# CUDA graph), so a broken kernel is named even when the loop cannot run (CHECK_KERNELS=0 skips it;
+# AA_CONTROL=0 skips the A/A control).
 # Writes $OUT/loop.tar.gz (reports, logs, CSVs, compare report, benchmark reports) and prints the
 # tables. Exit 77 without an NVIDIA GPU or torch+triton with CUDA; 1 when the loop failed.
 # MAGPIE_LOOP_BACKEND=numpy runs the same script with optimize_cpu.yaml (a check of the script).
@@ -77,7 +78,7 @@ rc=$?
 echo "=== magpie optimize rc=$rc ($(( $(date +%s) - t0 )) s)"
 cat "$WORK/loop.out"
 arc=skipped
-if "$PY" -c "import json,sys; r=json.load(open('$WORK/loop/loop_report.json')); sys.exit(0 if r['steps'].get('compare',{}).get('status')=='ok' else 1)" 2>/dev/null; then
+if [ "${AA_CONTROL:-1}" != 0 ] && "$PY" -c "import json,sys; r=json.load(open('$WORK/loop/loop_report.json')); sys.exit(0 if r['steps'].get('compare',{}).get('status')=='ok' else 1)" 2>/dev/null; then
   t0=$(date +%s)
   AA_FROM=$WORK/loop
   [ -n "$RESUME" ] && AA_FROM=$RESUME
