@@ -159,7 +159,6 @@ class TorchBackend:
         for p in prompts:
             offs.append((o, len(p)))
             o += len(p)
-
         for n in set(len(p) for p in prompts):
             m = self.padded_len(n)
             if m not in self._attn_shapes:
@@ -308,9 +307,9 @@ class TorchBackend:
                 times.append((time.perf_counter() - t0) * 1e3)
             self._attn_shapes.add(m)
         med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
-        self.prepared = {"pad": self.prefill_pad, "sdpa_backend": backend, "shapes": len(first), "first_call_ms_median": round(med(first), 3),
-                         "first_call_ms_max": round(max(first), 3), "repeat_ms_median": round(med(again), 3),
-                         "total_s": round((sum(first) + sum(again)) / 1e3, 3)}
+        self.prepared = {"pad": self.prefill_pad, "sdpa_backend": backend, "shapes": len(first),
+                         "first_call_ms_median": round(med(first), 3), "first_call_ms_max": round(max(first), 3),
+                         "repeat_ms_median": round(med(again), 3), "total_s": round((sum(first) + sum(again)) / 1e3, 3)}
 
     def describe(self):
         dev = torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else "cpu"
