@@ -12,8 +12,17 @@ Backend interface (model.py for torch, model_numpy.py for numpy):
     decode(slots, last_tokens, positions) -> [token]
     annotate(name) -> context manager    record_function-style step annotation
     start_profile(); stop_profile(dir) -> path of the written trace
+    new_shapes (optional int)            prefill attention shapes first used so far (model.py)
+
+Step timing: every step is timed on the engine thread (the backends return host lists, so a
+step's wall time includes its GPU work). A burst is the steps from the first step after the
+engine was idle up to the next time it has nothing to run (one benchmark run, one warm-up pass);
+each burst's summary (burst_summary) is printed to stderr as one "engine: burst" line and the
+last 64 are kept for GET /loop_stats. It tells where a slow run's time went: prefill or decode,
+and prefill steps that used a new attention shape.
 """
 import queue
+import sys
 import threading
 import time
 
@@ -39,6 +48,9 @@ class Engine:
         self._cv = threading.Condition()
         self._stop = False
         self.steps = 0
+        self.bursts = []          # the last 64 burst summaries (burst_summary), oldest first
+        self._burst = None        # the burst in progress: its raw step records
+        self._dropped_bursts = 0
         self.thread = threading.Thread(target=self._loop, name="engine", daemon=True)
 
     def start(self):
@@ -102,16 +114,44 @@ class Engine:
                     admit.append(r)
             for c in commands:
                 c()
+            kind = "prefill" if admit else "decode" if self._running else ""
+            if not kind:
+                continue
+            shapes0 = getattr(self.backend, "new_shapes", 0)
+            t0 = time.perf_counter()
+            rows = len(admit) if admit else len(self._running)
+            tokens = sum(len(r.prompt) for r in admit) if admit else rows
             try:
                 if admit:
                     self._prefill(admit)
-                elif self._running:
+                else:
                     self._decode()
             except Exception as e:  # a failed step fails its requests, the server keeps running
                 for r in admit + self._running:
                     r.out.put(("error", "engine step failed: %s" % e))
                     self._release(r)
                 self._running = []
+            self._record_step(kind, time.perf_counter() - t0, rows, tokens, getattr(self.backend, "new_shapes", 0) - shapes0)
+
+    def _record_step(self, kind, secs, rows, tokens, new_shapes):
+        """Adds a step to the burst in progress; closes the burst when nothing is left to run."""
+        if self._burst is None:
+            self._burst = {"t0": time.time() - secs, "steps": []}
+        self._burst["steps"].append((kind, secs, rows, tokens, new_shapes))
+        with self._cv:
+            idle = not self._waiting and not self._running
+        if not idle:
+            return
+        b = burst_summary(len(self.bursts) + self._dropped_bursts, self._burst["t0"], time.time(), self._burst["steps"])
+        self._burst = None
+        self.bursts.append(b)
+        if len(self.bursts) > 64:
+            self.bursts.pop(0)
+            self._dropped_bursts += 1
+        print("engine: burst %(index)d: %(requests)d req %(wall_s).2f s | prefill %(prefill_steps)d steps %(prefill_s).3f s "
+              "%(prefill_tokens)d tok, %(new_shapes)d new attention shapes in %(new_shape_steps)d steps %(new_shape_s).3f s | "
+              "decode %(decode_steps)d steps %(decode_s).3f s, median %(decode_ms_median).2f ms, p90 %(decode_ms_p90).2f ms | "
+              "longest %(longest_ms).1f ms %(longest_kind)s" % b, file=sys.stderr, flush=True)
 
     def _prefill(self, reqs):
         n = sum(len(r.prompt) for r in reqs)
@@ -151,6 +191,25 @@ class Engine:
             with self._cv:
                 self._free.append(r.slot)
             r.slot = -1
+
+
+def burst_summary(index, t_start, t_end, steps):
+    """One burst's summary: steps are (kind, seconds, rows, tokens, new_shapes) in order; times in
+    s (totals) and ms (per step); a prefill's rows are its requests."""
+    pre = [s for s in steps if s[0] == "prefill"]
+    dec = sorted(s[1] for s in steps if s[0] == "decode")
+    new = [s for s in pre if s[4] > 0]
+    longest = max(steps, key=lambda s: s[1])
+
+    def pct(xs, q):
+        return xs[min(len(xs) - 1, int(q * len(xs)))] * 1e3 if xs else 0.0
+    return {"index": index, "start_unix": round(t_start, 3), "wall_s": round(t_end - t_start, 4),
+            "requests": sum(s[2] for s in pre), "prefill_steps": len(pre), "prefill_tokens": sum(s[3] for s in pre),
+            "prefill_s": round(sum(s[1] for s in pre), 4), "new_shape_steps": len(new),
+            "new_shapes": sum(s[4] for s in new), "new_shape_s": round(sum(s[1] for s in new), 4),
+            "decode_steps": len(dec), "decode_s": round(sum(dec), 4), "decode_ms_median": round(pct(dec, 0.5), 3),
+            "decode_ms_p90": round(pct(dec, 0.9), 3), "longest_ms": round(longest[1] * 1e3, 2),
+            "longest_kind": longest[0]}
 
 
 def wait_ready(engine, timeout=5.0):

@@ -11,6 +11,14 @@ per layer cost one launch on the host, so the step's time is the GPU's. While th
 records, decode steps run eagerly (the same kernels at the same shapes) so the trace keeps every
 launch with its Python op; profile_max_steps (server.py --profile-max-steps) bounds a recording to
 that many engine steps (a 32-layer decode step is ~700 kernels).
+
+Prefill attention (scaled_dot_product_attention, per sequence) goes to cuDNN on H100/H200 with
+torch 2.11, which builds an execution plan for every new sequence length on first use and keeps
+it for the life of the thread. With prefill_pad=P (server.py --prefill-pad) each sequence's
+q/k/v are zero-padded to a multiple of P positions, so a server sees at most max_len / P attention
+shapes, and warmup() builds all of them at start-up (timed: describe()["prefill_attention"]);
+causal masking makes the first n outputs of a padded sequence those of the unpadded one. With
+P = 0 every new prompt length costs a plan build inside a measured run.
 """
 import gzip
 import hashlib
@@ -36,11 +44,26 @@ def _sdpa(q, k, v, mask=None, causal=False):
     return (s.softmax(-1) @ v.float()).to(q.dtype)
 
 
+def sdpa_backend(q, k, v, causal=True):
+    """The backend torch's scaled_dot_product_attention picks for these inputs ("CUDNN_ATTENTION",
+    "FLASH_ATTENTION", ...; None when torch cannot say)."""
+    try:
+        from torch.nn.attention import SDPBackend
+        choice = int(torch._fused_sdp_choice(q, k, v, None, 0.0, causal))
+        for name, b in SDPBackend.__members__.items():
+            if int(b) == choice:
+                return name
+        return str(choice)
+    except Exception:  # informational only (private API)
+        return None
+
+
 GRAPH_BUCKETS = (1, 2, 4, 8, 12, 16, 20, 24, 28, 32, 40, 48, 56, 64, 96, 128)
 
 
 class TorchBackend:
-    def __init__(self, cfg, kernels, device="cuda", max_slots=64, max_len=2048, dtype=torch.bfloat16, graphs=False):
+    def __init__(self, cfg, kernels, device="cuda", max_slots=64, max_len=2048, dtype=torch.bfloat16, graphs=False,
+                 prefill_pad=0):
         self.cfg, self.ops, self.device, self.dtype = cfg, kernels, torch.device(device), dtype
         self.max_slots, self.max_len = max_slots, max_len
         torch.manual_seed(0)
@@ -72,6 +95,10 @@ class TorchBackend:
         self.graphs = bool(graphs) and self.device.type == "cuda"
         self._graphs, self._pool = {}, None
         self.buckets = sorted({b for b in GRAPH_BUCKETS if b < max_slots} | {max_slots})
+        self.prefill_pad = max(0, int(prefill_pad))
+        self._attn_shapes = set()   # padded prefill attention lengths used so far by this process
+        self.new_shapes = 0         # prefill attention lengths first used by a request (not at start-up)
+        self.prepared = {}          # start-up timing of the prefill attention shapes (describe())
 
     def _fingerprint(self):
         h = hashlib.sha256()
@@ -100,6 +127,29 @@ class TorchBackend:
     def _sample(self, h_last):
         return F.linear(h_last, self.lm_head).float().argmax(-1).tolist()
 
+    def padded_len(self, n):
+        """The attention length of a prompt of n tokens (n rounded up to prefill_pad, at most max_len)."""
+        p = self.prefill_pad
+        return n if p <= 0 else max(n, min(-(-n // p) * p, self.max_len))
+
+    def _attention_inputs(self, q, k, v):
+        """SDPA's inputs for one prompt, q [n, heads, hd], k/v [n, kv_heads, hd]: fresh
+        [1, heads, m, hd] views of [m, heads, hd] buffers (m = padded_len(n), zero rows past n), so
+        the shape and strides SDPA sees depend on m alone."""
+        n, m, g = q.shape[0], self.padded_len(q.shape[0]), self.nh // self.nkv
+
+        def padded(x):
+            buf = x.new_zeros((m,) + tuple(x.shape[1:]))
+            buf[:n] = x
+            return buf.transpose(0, 1).unsqueeze(0)
+        return padded(q), padded(k.repeat_interleave(g, dim=1)), padded(v.repeat_interleave(g, dim=1))
+
+    def _attend_one(self, q, k, v):
+        """Causal attention of one prompt -> [n, heads * hd] (the first n rows of the padded result)."""
+        n = q.shape[0]
+        out = _sdpa(*self._attention_inputs(q, k, v), causal=True)
+        return out[0, :, :n].transpose(0, 1).reshape(n, -1)
+
     @torch.no_grad()
     def prefill(self, slots, prompts):
         V = self.cfg["vocab"]
@@ -109,17 +159,18 @@ class TorchBackend:
         for p in prompts:
             offs.append((o, len(p)))
             o += len(p)
-        g = self.nh // self.nkv
+        for n in set(len(p) for p in prompts):
+            m = self.padded_len(n)
+            if m not in self._attn_shapes:
+                self._attn_shapes.add(m)
+                self.new_shapes += 1
 
         def attend(li, q, k, v):
             outs = []
             for s, (o, n) in zip(slots, offs):
                 self.k_cache[li][s, :n] = k[o:o + n]
                 self.v_cache[li][s, :n] = v[o:o + n]
-                qi = q[o:o + n].transpose(0, 1).unsqueeze(0)
-                ki = k[o:o + n].repeat_interleave(g, dim=1).transpose(0, 1).unsqueeze(0)
-                vi = v[o:o + n].repeat_interleave(g, dim=1).transpose(0, 1).unsqueeze(0)
-                outs.append(_sdpa(qi, ki, vi, causal=True)[0].transpose(0, 1).reshape(n, -1))
+                outs.append(self._attend_one(q[o:o + n], k[o:o + n], v[o:o + n]))
             return torch.cat(outs) if len(outs) > 1 else outs[0]
         h = self._layers(F.embedding(toks, self.embed), positions, attend)
         last = torch.tensor([o + n - 1 for o, n in offs], device=self.device)
@@ -223,14 +274,46 @@ class TorchBackend:
         self.prefill([0, 1], [[1] * 37, [2] * n])
         self.decode([0, 1], [3, 4], [37, n])
         self.decode([0], [5], [38])
+        self._prepare_prefill_attention()
+        self.new_shapes = 0
         if self.graphs:
             for size in sorted(self.buckets, reverse=True):
                 self._graph(size)
         if self.device.type == "cuda":
             torch.cuda.synchronize()
 
+    @torch.no_grad()
+    def _prepare_prefill_attention(self):
+        """With prefill_pad: runs the prefill attention once at every padded length up to max_len
+        (on the engine's shapes; cuDNN builds and caches each length's plan), timing the first
+        call and a repeat of each (synchronised, ms) for describe()."""
+        n = min(1024, self.max_len)
+        zq = torch.zeros((n, self.nh, self.hd), dtype=self.dtype, device=self.device)
+        zkv = torch.zeros((n, self.nkv, self.hd), dtype=self.dtype, device=self.device)
+        backend = sdpa_backend(*self._attention_inputs(zq, zkv, zkv))
+        if self.prefill_pad <= 0:
+            self.prepared = {"pad": 0, "shapes": 0, "sdpa_backend": backend}
+            return
+        sync = torch.cuda.synchronize if self.device.type == "cuda" else (lambda: None)
+        first, again = [], []
+        for m in range(self.prefill_pad, self.max_len + 1, self.prefill_pad):
+            q = torch.zeros((m, self.nh, self.hd), dtype=self.dtype, device=self.device)
+            kv = torch.zeros((m, self.nkv, self.hd), dtype=self.dtype, device=self.device)
+            for times in (first, again):
+                sync()
+                t0 = time.perf_counter()
+                self._attend_one(q, kv, kv)
+                sync()
+                times.append((time.perf_counter() - t0) * 1e3)
+            self._attn_shapes.add(m)
+        med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+        self.prepared = {"pad": self.prefill_pad, "sdpa_backend": backend, "shapes": len(first),
+                         "first_call_ms_median": round(med(first), 3), "first_call_ms_max": round(max(first), 3),
+                         "repeat_ms_median": round(med(again), 3), "total_s": round((sum(first) + sum(again)) / 1e3, 3)}
+
     def describe(self):
         dev = torch.cuda.get_device_name(self.device) if self.device.type == "cuda" else "cpu"
         return {"torch": torch.__version__, "device": dev,
-                "cuda_graphs": {"enabled": self.graphs, "buckets": sorted(self._graphs), "while_profiling": "eager"}}
+                "cuda_graphs": {"enabled": self.graphs, "buckets": sorted(self._graphs), "while_profiling": "eager"},
+                "prefill_attention": self.prepared}
 

@@ -5,11 +5,15 @@
     python3 examples/loop/server.py --backend numpy --port-file PORT      # CPU, no torch (CI)
 
 Endpoints: GET /health (200 once warmed up), GET /v1/models, GET /loop_info (kernel choice,
-model config, weights fingerprint), POST /v1/completions (token-id or text prompt; stream with
+model config, weights fingerprint), GET /loop_stats (the engine's step timing per burst of work:
+engine.py), POST /v1/completions (token-id or text prompt; stream with
 SSE in chunked transfer encoding; stream_options.include_usage / continuous_usage_stats),
 POST /start_profile, POST /stop_profile (writes <trace-dir>/loop_model-rank-0.<ms>.pt.trace.json.gz
 before answering). The kernel set comes from --kernels, else MAGPIE_LOOP_KERNELS, else
 "baseline" (see ops.py); it is fixed for the life of the process.
+The backend's start-up warm-up (kernel compiles, CUDA graph capture, prefill attention shapes)
+runs on the engine thread, the thread that serves: cuDNN's execution plans and the cuBLAS and
+cuDNN handles are per thread.
 """
 import argparse
 import json
@@ -84,6 +88,9 @@ class Handler(BaseHTTPRequestHandler):
                  "max_model_len": State.backend.max_len if State.backend else 0}]})
         if self.path == "/loop_info":
             return self._send_json(200, dict(State.info, ready=State.ready, steps=State.engine.steps if State.engine else 0))
+        if self.path == "/loop_stats":
+            return self._send_json(200, {"steps": State.engine.steps if State.engine else 0,
+                                         "bursts": list(State.engine.bursts) if State.engine else []})
         self._error(404, "no route %s" % self.path)
 
     def do_POST(self):
@@ -198,7 +205,7 @@ def make_backend(args, chosen):
     if args.backend == "torch":
         import model
         return cfg, model.TorchBackend(cfg, kernels, device=args.device, max_slots=args.max_slots, max_len=args.max_len,
-                                       graphs=args.cuda_graphs)
+                                       graphs=args.cuda_graphs, prefill_pad=args.prefill_pad)
     import model_numpy
     return cfg, model_numpy.NumpyBackend(cfg, kernels, max_slots=args.max_slots, max_len=min(args.max_len, 1024))
 
@@ -220,6 +227,10 @@ def main(argv=None):
                     help="torch backend: a profile records at most this many engine steps (0 = until /stop_profile)")
     ap.add_argument("--cuda-graphs", action="store_true",
                     help="torch backend: replay decode steps as CUDA graphs captured per batch bucket (numpy: ignored)")
+    ap.add_argument("--prefill-pad", type=int, default=0,
+                    help="torch backend: pad each prompt's prefill attention to a multiple of this many positions "
+                         "and build every such shape at start-up (0 = exact lengths: a new length costs a cuDNN "
+                         "plan build on first use; numpy: ignored)")
     args = ap.parse_args(argv)
     spec = args.kernels if args.kernels is not None else os.environ.get("MAGPIE_LOOP_KERNELS", "baseline")
     try:
@@ -237,9 +248,9 @@ def main(argv=None):
     cfg, State.backend = make_backend(args, chosen)
     if args.backend == "torch":
         State.backend.profile_max_steps = max(0, args.profile_max_steps)
-    State.backend.warmup()
     State.engine = engine_mod.Engine(State.backend, max_prefill_tokens=args.max_prefill_tokens)
     State.engine.start()
+    State.engine.call(State.backend.warmup, timeout=3600)
     State.info = {"backend": args.backend, "kernels": chosen, "kernel_spec": ops.spec_string(chosen),
                   "model_config": cfg, "weights_sha256": State.backend.weights_sha256, "pid": os.getpid(),
                   "max_slots": args.max_slots, "max_len": State.backend.max_len, "trace_dir": State.trace_dir,

@@ -3,7 +3,8 @@
 # drives the example server's numpy backend through every step (baseline server + warm-up,
 # calibration, a benchmark, the profiled run, trace stages/report/gap/sources, kernel choice,
 # magpie compare, switch-in, the interleaved A B B A A B series on freshly started servers, inputs
-# check, Welch + magpie results compare). Then, in the same series:
+# check, Welch + magpie results compare; every series server's "engine: burst" step timing accounts
+# for every request it served). Then, in the same series:
 #   the A/A control (resumed from the first run's compare, concurrent servers) → within noise;
 #   only wrong candidates → stops at the correctness gate without switching;
 #   a server that cannot start → failed with server_failed, report written;
@@ -53,6 +54,14 @@ assert len(fps) == 1, fps
 for x in r["baseline_runs"] + r["after_runs"] + r["initial_runs"]:
     m = x["metrics"]
     assert m["completed"] == r["num_prompts"] and m["failed"] == 0 and m["output_throughput"] > 0, m
+# the example server times every engine step: its log's burst lines account for every request it
+# served (2 client warm-up requests before the warm-up pass and before the run, the pass, the run)
+logs = {sv["tag"]: sv["log"] for sv in r["servers"]}
+for t in tags:
+    bursts = [l for l in open(logs[t]) if l.startswith("engine: burst ")]
+    nreq = sum(int(re.match(r"engine: burst \d+: (\d+) req ", l).group(1)) for l in bursts)
+    assert nreq == 2 + r["warmups"][t]["num_prompts"] + 2 + r["num_prompts"], (t, nreq, bursts)
+    assert all(" 0 new attention shapes " in l for l in bursts), bursts  # numpy: no attention plans
 # the chosen kernel is the top-ranked kernel of examples/loop, at the line its def is on
 ch = r["chosen"]
 ours = [k for k in r["ranking"] if k["disposition"] == "ours"]
