@@ -36,11 +36,15 @@ arg_parser make_parser() {
       .add_bool("--json", "", "print the JSON report to stdout instead of the table");
   p.set_epilog(
       "Resolution is fail-closed: 'resolved' only when exactly one definition matches (identical copies count\n"
-      "once); several -> 'unresolved' with <kind>_source_ambiguous and the candidates; closed-source libraries\n"
-      "(cuBLAS/nvjet, cuDNN, CUTLASS inside cuBLAS, TensorRT-LLM-gen cubins, Tensile) and runtime copies ->\n"
-      "'unsupported'. Without a matching root the notes say which repository to pass (docs/source-mapping.md).\n"
-      "--json adds definition_kind (definition | declaration | macro_expansion), macro_definition and, for\n"
-      "low-confidence Triton name-prefix matches, alternatives. Times are microseconds.\n"
+      "once) with confidence >= 0.7; one match below 0.7 (signature or namespace differs, name prefix only)\n"
+      "-> 'candidate' (source_error below_confidence_threshold); namespace and signature both different ->\n"
+      "not a match; several -> 'unresolved' with <kind>_source_ambiguous and the candidates; closed-source and\n"
+      "library kernels (cuBLAS/nvjet, cuDNN, CUTLASS inside cuBLAS, TensorRT-LLM-gen cubins, Tensile, MIOpen,\n"
+      "aiter code objects) and runtime copies -> 'unsupported'. Without a matching root the notes say which\n"
+      "repository to pass (docs/source-mapping.md).\n"
+      "--json adds definition_kind (definition | declaration | macro_expansion), macro_definition and\n"
+      "alternatives (other Triton kernels of a name prefix; copies under test/benchmark/fork paths that a\n"
+      "primary definition was preferred over). Times are microseconds.\n"
       "Example: magpie trace sources run.pt.trace.json.gz -r ~/src/pytorch ~/src/vllm -k 20");
   return p;
 }

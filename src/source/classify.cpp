@@ -431,6 +431,7 @@ kernel_class classify_kernel(const parsed_kernel_name& n) {
   c.repo_hint = repo_hint_for(c.kind);
   c.return_type = n.return_type;
   if (c.mode == lookup_mode::any && is_aotriton_name(c.symbol)) {
+    c.kind = "triton_jit";
     c.shared_with = "aotriton";
     c.notes.emplace_back("also the name of an AOTriton kernel, which PyTorch on ROCm runs for "
                          "scaled_dot_product_attention (launched under aten::_flash_attention_forward / _efficient_"
@@ -439,9 +440,15 @@ kernel_class classify_kernel(const parsed_kernel_name& n) {
     c.repo_hint = "pass the repository that defines the kernel: AOTriton (github.com/ROCm/aotriton) when "
                   "PyTorch's SDPA launched it, else your project (aiter, vllm, ...)";
   }
-  if (c.mode == lookup_mode::any && is_triton_kernels_name(c.symbol))
+  if (c.mode == lookup_mode::any && is_triton_kernels_name(c.symbol)) {
+    c.kind = "triton_jit";
+    c.mode = lookup_mode::python;
+    c.shared_with = "triton_kernels";
     c.repo_hint = "looks like a triton_kernels kernel (gpt-oss MoE): pass triton's python/triton_kernels "
                   "(github.com/triton-lang/triton) or the vllm/sglang tree that vendors it";
+    c.notes.emplace_back("a triton_kernels (gpt-oss MoE) kernel name: copies outside a triton_kernels folder (aiter's "
+                         "moe_routing) match only as candidates");
+  }
   if (c.kind == "tensorrt_llm" && contains(s, "flashinfer::"))
     c.notes.emplace_back("flashinfer's vendored copy of a TensorRT-LLM kernel (its signature names flashinfer types)");
   if (c.kind == "nccl") c.notes.emplace_back("NCCL kernel generated at build time from a macro");

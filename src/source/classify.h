@@ -30,8 +30,9 @@ struct kernel_class {
   std::string unsupported_error;  ///< stable token when mode == none
   std::string repo_hint;  ///< which repository root to pass to resolve this kind
   std::vector<std::string> notes;  ///< dtype, tile, layout, functor, generator facts
-  /// Set when the name is also a prebuilt library's kernel (AOTriton's `attn_fwd`): a match by
-  /// name alone in a root that is not that library is capped below the resolved threshold.
+  /// Set when the name is also another library's kernel ("aotriton" for `attn_fwd`,
+  /// "triton_kernels" for `_sum_bitmatrix_rows`): a match by name alone outside that library
+  /// (no root or folder of that name) is capped below the resolved threshold.
   std::string shared_with;
 };
 

@@ -28,6 +28,14 @@ std::string location(const repo_index& idx, const kernel_definition& d) {
   return idx.root_variable(d.root) + "/" + d.rel_path.generic_string() + ":" + std::to_string(d.line);
 }
 
+/// Is root/rel inside library `lib`: the root's name contains it, or a folder of rel is named so?
+bool inside_library(const fs::path& root, const fs::path& rel, const std::string& lib) {
+  if (contains(to_lower(root.filename().string()), lib)) return true;
+  for (const auto& part : rel.parent_path())
+    if (to_lower(part.string()) == lib) return true;
+  return false;
+}
+
 void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_index& idx, test_file_cache& tests,
                  kernel_source_info* info) {
   match_state m = candidates_for(c, idx);
@@ -77,9 +85,9 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
   }
   if (info->kind == "unknown" || (info->kind == "triton_jit" && d.inductor)) info->kind = d.inductor ? "inductor" : "triton_jit";
   if (d.language == "hip" && info->kind == "cuda_cpp") info->kind = "hip_cpp";
-  std::string root_name = idx.roots()[d.root].filename().string();
-  if (!c.shared_with.empty() && !contains(to_lower(root_name), c.shared_with) &&
-      !contains(to_lower(d.rel_path.generic_string()), c.shared_with)) {
+  // A kernel without ATen types in its name (a global anonymous-namespace softmax) is still ATen's.
+  if (info->kind == "cuda_cpp" && starts_with(d.rel_path.generic_string(), "aten/src/ATen/")) info->kind = "aten_native";
+  if (!c.shared_with.empty() && !inside_library(idx.roots()[d.root], d.rel_path, c.shared_with)) {
     m.confidence = std::min(m.confidence, 0.6);
     add_note(info, "matched by a name " + c.shared_with + " also uses, outside " + c.shared_with + ": confidence capped");
   }
@@ -87,6 +95,7 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
   info->source_error = info->source_resolution == "resolved" ? "" : "below_confidence_threshold";
   info->source_repo = idx.roots()[d.root].filename().string();
   info->source_file = location(idx, d);
+  info->matched_symbol = d.symbol;
   info->file = idx.roots()[d.root] / d.rel_path;
   info->line = d.line;
   info->confidence = m.confidence;
@@ -148,6 +157,28 @@ std::pair<std::string, int> split_location(const std::string& loc) {
   return {loc.substr(0, c), static_cast<int>(parse_int(loc.substr(c + 1)).value_or(0))};
 }
 
+/// Marks `info` resolved to candidate location `loc` ("$VAR/rel:line") with `confidence`.
+void resolve_to_candidate(const repo_index& idx, const std::string& loc, double confidence, const std::string& note,
+                          kernel_source_info* info) {
+  auto [file, line] = split_location(loc);
+  std::string var = file.substr(0, file.find('/'));
+  for (size_t r = 0; r < idx.roots().size(); ++r) {
+    if (idx.root_variable(r) != var) continue;
+    fs::path rel = file.substr(var.size() + 1);
+    info->source_resolution = "resolved";
+    info->source_error.clear();
+    info->source_repo = idx.roots()[r].filename().string();
+    info->source_file = loc;
+    info->file = idx.roots()[r] / rel;
+    info->line = line;
+    info->confidence = confidence;
+    info->upstream_url = upstream_url(idx.roots()[r], rel, line);
+    info->definition_kind = "definition";
+    add_note(info, note);
+    return;
+  }
+}
+
 /// An anonymous-namespace kernel template can only be instantiated inside its own translation
 /// unit. When it is ambiguous across files but instantiated with a lambda/functor whose
 /// definition was located in exactly one of those files, that file is the evidence.
@@ -163,23 +194,50 @@ void disambiguate_by_translation_unit(const parsed_kernel_name& n, const repo_in
   for (const auto& c : info->candidates)
     if (evidence.count(split_location(c).first)) hits.push_back(c);
   if (hits.size() != 1) return;
-  auto [file, line] = split_location(hits[0]);
-  std::string var = file.substr(0, file.find('/'));
-  for (size_t r = 0; r < idx.roots().size(); ++r) {
-    if (idx.root_variable(r) != var) continue;
-    fs::path rel = file.substr(var.size() + 1);
-    info->source_resolution = "resolved";
-    info->source_error.clear();
-    info->source_repo = idx.roots()[r].filename().string();
-    info->source_file = hits[0];
-    info->file = idx.roots()[r] / rel;
-    info->line = line;
-    info->confidence = 0.9;
-    info->upstream_url = upstream_url(idx.roots()[r], rel, line);
-    info->definition_kind = "definition";
-    add_note(info, "disambiguated by translation unit: the anonymous-namespace kernel is instantiated with a functor "
-                   "defined in " + file);
-    return;
+  resolve_to_candidate(idx, hits[0], 0.9,
+                       "disambiguated by translation unit: the anonymous-namespace kernel is instantiated with a "
+                       "functor defined in " + split_location(hits[0]).first,
+                       info);
+}
+
+/// A module that another kernel of the batch matched only by name prefix (kernel_unified_attention
+/// for a trace's kernel_unified_attention_2d) is a different version or copy of what ran: exact
+/// Triton matches into that file are lowered to candidates (aiter's reduce_segments is not vLLM's).
+void distrust_prefix_matched_modules(std::vector<kernel_source_info>* out) {
+  std::map<std::string, std::string> loose;  // "$VAR/rel" → the trace name matched there by prefix
+  for (const auto& k : *out)
+    if (!k.matched_symbol.empty() && k.matched_symbol != k.symbol && !k.source_file.empty())
+      loose.emplace(split_location(k.source_file).first, k.symbol);
+  for (auto& k : *out) {
+    if (k.source_resolution != "resolved" || k.matched_symbol != k.symbol || k.kind != "triton_jit") continue;
+    auto it = loose.find(split_location(k.source_file).first);
+    if (it == loose.end() || k.confidence < k_min_resolved_confidence) continue;
+    k.confidence = std::min(k.confidence, 0.6);
+    k.source_resolution = "candidate";
+    k.source_error = "below_confidence_threshold";
+    add_note(&k, "lowered to a candidate: " + it->second + " of the same trace matches this module only by name "
+                 "prefix, so the module that ran is another version or copy of it");
+  }
+}
+
+/// Ambiguous Triton kernels: when exactly one candidate file also defines another kernel of the
+/// same batch that resolved there, the kernels were most likely launched from that module
+/// together (aiter's unified attention: kernel_unified_attention_2d and reduce_segments).
+void disambiguate_by_module(const repo_index& idx, std::vector<kernel_source_info>* out) {
+  std::map<std::string, std::string> resolved_files;  // "$VAR/rel" → a kernel resolved there
+  for (const auto& k : *out)
+    if (k.source_resolution == "resolved" && (k.kind == "triton_jit" || k.kind == "inductor"))
+      resolved_files.emplace(split_location(k.source_file).first, k.symbol);
+  for (auto& k : *out) {
+    if (k.source_error != "triton_source_ambiguous") continue;
+    std::vector<std::string> hits;
+    for (const auto& c : k.candidates)
+      if (resolved_files.count(split_location(c).first)) hits.push_back(c);
+    if (hits.size() != 1) continue;
+    std::string file = split_location(hits[0]).first;
+    resolve_to_candidate(idx, hits[0], 0.85,
+                         "disambiguated by module: " + resolved_files[file] + " of the same trace resolved to " + file,
+                         &k);
   }
 }
 
@@ -260,7 +318,11 @@ status_or<std::vector<kernel_source_info>> find_kernel_sources(const std::vector
   out.reserve(kernel_names.size());
   for (size_t i = 0; i < kernel_names.size(); ++i)
     out.push_back(map_one(kernel_names[i], parsed[i], idx ? &*idx : nullptr, tests ? &*tests : nullptr));
-  if (idx) locate_functors(parsed, *idx, &out);
+  if (idx) {
+    locate_functors(parsed, *idx, &out);
+    disambiguate_by_module(*idx, &out);
+    distrust_prefix_matched_modules(&out);
+  }
   return out;
 }
 

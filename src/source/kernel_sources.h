@@ -54,6 +54,9 @@ struct kernel_source_info {
                                     ///< nor candidate
   std::string demangled;            ///< demangled, normalised name used for matching
   std::string symbol;               ///< the function name that was looked up ("" if none)
+  /// The indexed name the answer points at (resolved / candidate); differs from `symbol` for a
+  /// name-prefix match. Not written to the reports.
+  std::string matched_symbol;
   fs::path file;                    ///< absolute path of the definition (resolved / candidate)
   int line = 0;                     ///< 1-based line of the definition (resolved / candidate)
   std::vector<std::string> candidates;  ///< "$VAR/relpath:line" of every matching definition
