@@ -36,6 +36,57 @@ bool inside_library(const fs::path& root, const fs::path& rel, const std::string
   return false;
 }
 
+void report_refused(const parsed_kernel_name& n, const kernel_class& c, const repo_index& idx, const match_state& m,
+                    const std::string& err_base, kernel_source_info* info) {
+  std::vector<std::string> near;
+  for (const auto* d : m.defs) near.push_back(location(idx, *d));
+  info->source_resolution = "unresolved";
+  info->source_error = err_base + "_not_found";
+  for (const auto& note : m.notes) add_note(info, note);
+  add_note(info, "not reported as a match: " + join(near, ", ") + (near.size() == 1 ? " differs" : " differ") +
+                     " from the trace in namespace" + (n.name_only ? "" : " and signature") +
+                     " (another project's kernel of that name?); " + c.repo_hint);
+}
+
+/// The kind once the definition is known: a plain name becomes Triton or C++, HIP files make
+/// hip_cpp, ATen's tree makes aten_native.
+void refine_kind(const kernel_definition& d, kernel_source_info* info) {
+  if (info->kind == "unknown" || (info->kind == "triton_jit" && d.inductor))
+    info->kind = d.language == "triton" ? (d.inductor ? "inductor" : "triton_jit") : "cuda_cpp";
+  if (d.language == "hip" && info->kind == "cuda_cpp") info->kind = "hip_cpp";
+  // A kernel without ATen types in its name (a global anonymous-namespace softmax) is still ATen's.
+  if (info->kind == "cuda_cpp" && starts_with(d.rel_path.generic_string(), "aten/src/ATen/"))
+    info->kind = "aten_native";
+}
+
+/// Fills the location columns for definition `d` at `confidence`: resolved, or a candidate below
+/// the threshold.
+void report_match(const repo_index& idx, const kernel_definition& d, const match_state& m, double confidence,
+                  kernel_source_info* info) {
+  info->source_resolution = confidence + 1e-9 >= k_min_resolved_confidence ? "resolved" : "candidate";
+  info->source_error = info->source_resolution == "resolved" ? "" : "below_confidence_threshold";
+  info->source_repo = idx.roots()[d.root].filename().string();
+  info->source_file = location(idx, d);
+  info->matched_symbol = d.symbol;
+  info->file = idx.roots()[d.root] / d.rel_path;
+  info->line = d.line;
+  info->confidence = confidence;
+  info->upstream_url = upstream_url(idx.roots()[d.root], d.rel_path, d.line);
+  info->definition_kind = !d.macro.empty() ? "macro_expansion" : d.is_definition ? "definition" : "declaration";
+  if (!d.macro.empty()) {
+    std::string at = idx.root_variable(d.macro_root) + "/" + d.macro_rel.generic_string() + ":" +
+                     std::to_string(d.macro_line);
+    info->macro_definition = d.macro + "=" + at;
+    add_note(info, "defined by expanding macro " + d.macro + " (#define at " + at + ")");
+  }
+  for (const auto* a : m.alternatives) info->alternatives.push_back(a->symbol + "=" + location(idx, *a));
+  if (!info->alternatives.empty() && !contains(info->notes, "primary definition preferred"))
+    add_note(info, "alternatives: " + join(info->alternatives, ", "));
+  if (info->source_resolution == "candidate")
+    add_note(info, strprintf("confidence %.2f is below %.2f: a candidate to check, not a resolved answer",
+                             info->confidence, k_min_resolved_confidence));
+}
+
 void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_index& idx, test_file_cache& tests,
                  kernel_source_info* info) {
   match_state m = candidates_for(c, idx);
@@ -48,17 +99,7 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
     return;
   }
   narrow(c, n, idx, &m);
-  if (m.refused) {
-    std::vector<std::string> near;
-    for (const auto* d : m.defs) near.push_back(location(idx, *d));
-    info->source_resolution = "unresolved";
-    info->source_error = err_base + "_not_found";
-    for (const auto& note : m.notes) add_note(info, note);
-    add_note(info, "not reported as a match: " + join(near, ", ") + (near.size() == 1 ? " differs" : " differ") +
-                       " from the trace in namespace" + (n.name_only ? "" : " and signature") +
-                       " (another project's kernel of that name?); " + c.repo_hint);
-    return;
-  }
+  if (m.refused) return report_refused(n, c, idx, m, err_base, info);
   std::map<std::pair<size_t, std::string>, std::vector<const kernel_definition*>> by_file;
   for (const auto* d : m.defs) by_file[{d->root, d->rel_path.generic_string()}].push_back(d);
   for (const auto* d : m.defs) info->candidates.push_back(location(idx, *d));
@@ -83,36 +124,13 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
     for (size_t i = 1; i < same_file.size(); ++i) others.push_back(std::to_string(same_file[i]->line));
     add_note(info, "same file also defines it at line " + join(others, ","));
   }
-  if (info->kind == "unknown" || (info->kind == "triton_jit" && d.inductor)) info->kind = d.inductor ? "inductor" : "triton_jit";
-  if (d.language == "hip" && info->kind == "cuda_cpp") info->kind = "hip_cpp";
-  // A kernel without ATen types in its name (a global anonymous-namespace softmax) is still ATen's.
-  if (info->kind == "cuda_cpp" && starts_with(d.rel_path.generic_string(), "aten/src/ATen/")) info->kind = "aten_native";
+  refine_kind(d, info);
   if (!c.shared_with.empty() && !inside_library(idx.roots()[d.root], d.rel_path, c.shared_with)) {
     m.confidence = std::min(m.confidence, 0.6);
-    add_note(info, "matched by a name " + c.shared_with + " also uses, outside " + c.shared_with + ": confidence capped");
+    add_note(info,
+             "matched by a name " + c.shared_with + " also uses, outside " + c.shared_with + ": confidence capped");
   }
-  info->source_resolution = m.confidence + 1e-9 >= k_min_resolved_confidence ? "resolved" : "candidate";
-  info->source_error = info->source_resolution == "resolved" ? "" : "below_confidence_threshold";
-  info->source_repo = idx.roots()[d.root].filename().string();
-  info->source_file = location(idx, d);
-  info->matched_symbol = d.symbol;
-  info->file = idx.roots()[d.root] / d.rel_path;
-  info->line = d.line;
-  info->confidence = m.confidence;
-  info->upstream_url = upstream_url(idx.roots()[d.root], d.rel_path, d.line);
-  info->definition_kind = !d.macro.empty() ? "macro_expansion" : d.is_definition ? "definition" : "declaration";
-  if (!d.macro.empty()) {
-    std::string at = idx.root_variable(d.macro_root) + "/" + d.macro_rel.generic_string() + ":" +
-                     std::to_string(d.macro_line);
-    info->macro_definition = d.macro + "=" + at;
-    add_note(info, "defined by expanding macro " + d.macro + " (#define at " + at + ")");
-  }
-  for (const auto* a : m.alternatives) info->alternatives.push_back(a->symbol + "=" + location(idx, *a));
-  if (!info->alternatives.empty() && !contains(info->notes, "primary definition preferred"))
-    add_note(info, "alternatives: " + join(info->alternatives, ", "));
-  if (info->source_resolution == "candidate")
-    add_note(info, strprintf("confidence %.2f is below %.2f: a candidate to check, not a resolved answer",
-                             info->confidence, k_min_resolved_confidence));
+  report_match(idx, d, m, m.confidence, info);
   route_test(d, idx, tests, info);
 }
 
@@ -200,23 +218,28 @@ void disambiguate_by_translation_unit(const parsed_kernel_name& n, const repo_in
                        info);
 }
 
-/// A module that another kernel of the batch matched only by name prefix (kernel_unified_attention
-/// for a trace's kernel_unified_attention_2d) is a different version or copy of what ran: exact
-/// Triton matches into that file are lowered to candidates (aiter's reduce_segments is not vLLM's).
+/// A module that another kernel of the batch matched only loosely by name prefix (vLLM's
+/// kernel_unified_attention for a trace's kernel_unified_attention_2d, a 0.3 candidate) is another
+/// version or copy of what ran: exact Triton matches into that file of names outside that stem are
+/// lowered to candidates (aiter's reduce_segments ran, not vLLM's). Names of the stem itself
+/// (kernel_unified_attention_3d defined there) and Triton-suffix matches are not affected.
 void distrust_prefix_matched_modules(std::vector<kernel_source_info>* out) {
-  std::map<std::string, std::string> loose;  // "$VAR/rel" → the trace name matched there by prefix
+  struct loose_match {
+    std::string name, stem;
+  };
+  std::map<std::string, loose_match> loose;  // "$VAR/rel" → the trace name matched there by prefix
   for (const auto& k : *out)
-    if (!k.matched_symbol.empty() && k.matched_symbol != k.symbol && !k.source_file.empty())
-      loose.emplace(split_location(k.source_file).first, k.symbol);
+    if (k.source_resolution == "candidate" && !k.matched_symbol.empty() && k.matched_symbol != k.symbol)
+      loose.emplace(split_location(k.source_file).first, loose_match{k.symbol, k.matched_symbol});
   for (auto& k : *out) {
     if (k.source_resolution != "resolved" || k.matched_symbol != k.symbol || k.kind != "triton_jit") continue;
     auto it = loose.find(split_location(k.source_file).first);
-    if (it == loose.end() || k.confidence < k_min_resolved_confidence) continue;
+    if (it == loose.end() || starts_with(k.symbol, it->second.stem)) continue;
     k.confidence = std::min(k.confidence, 0.6);
     k.source_resolution = "candidate";
     k.source_error = "below_confidence_threshold";
-    add_note(&k, "lowered to a candidate: " + it->second + " of the same trace matches this module only by name "
-                 "prefix, so the module that ran is another version or copy of it");
+    add_note(&k, "lowered to a candidate: " + it->second.name + " of the same trace matches this module only by "
+                 "name prefix, so the module that ran is another version or copy of it");
   }
 }
 

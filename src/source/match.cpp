@@ -172,7 +172,8 @@ void prefer_primary(const repo_index& idx, match_state* m) {
   }
   m->defs.swap(kept);
   m->confidence *= 0.9;
-  m->notes.push_back(strprintf("primary definition preferred over %zu cop%s", copies.size(), copies.size() == 1 ? "y" : "ies") +
+  m->notes.push_back(strprintf("primary definition preferred over %zu cop%s", copies.size(),
+                               copies.size() == 1 ? "y" : "ies") +
                      " under test/benchmark/copy paths: " + join(copies, ", "));
 }
 
@@ -254,7 +255,8 @@ void narrow(const kernel_class& c, const parsed_kernel_name& n, const repo_index
   }
   narrow_by_signature(n, m);
   if (!namespace_matched && (m->fit == signature_fit::extends || m->fit == signature_fit::differs)) m->refused = true;
-  if (c.param_count >= 0) keep_if_any(&defs, [&](const kernel_definition& d) { return d.param_count == c.param_count; });
+  if (c.param_count >= 0)
+    keep_if_any(&defs, [&](const kernel_definition& d) { return d.param_count == c.param_count; });
   if (defs.size() > 1 && contains(c.return_type, "enable_if")) {
     std::string want = logic_signature(c.return_type);
     size_t before = defs.size();
