@@ -151,6 +151,21 @@ std::string explicit_args_shape(std::string_view args) {
   return s;
 }
 
+/// Parameter count and shape of the list code[open, close), then definition vs declaration and
+/// the body hash.
+void read_parameters_and_body(std::string_view code, size_t open, size_t close, kernel_definition* d) {
+  auto params = split_top_level(code.substr(open + 1, close - open - 2), ',');
+  d->param_count =
+      (params.size() == 1 && (params[0].empty() || params[0] == "void")) ? 0 : static_cast<int>(params.size());
+  d->param_shape = decl_param_shape(params);
+  size_t brace = code.find_first_of("{;", close);
+  d->is_definition = brace != std::string_view::npos && code[brace] == '{';
+  if (d->is_definition) {
+    size_t end = skip_group(code, brace, code.size());
+    d->body_hash = fnv1a_nonspace(code.substr(brace, (end == std::string_view::npos ? code.size() : end) - brace));
+  }
+}
+
 /// Parses the declarator after a `__global__` token at `at_global` (in one #if branch, see
 /// one_branch_view); appends a declaration on success.
 void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
@@ -206,17 +221,9 @@ void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
     kernel_definition d = cx.at(at_global + w0);
     d.symbol = std::string(w);
     for (auto& s : qual) d.scopes.push_back(s);
-    auto params = split_top_level(code.substr(q + 1, close - q - 2), ',');
-    d.param_count = (params.size() == 1 && (params[0].empty() || params[0] == "void")) ? 0 : static_cast<int>(params.size());
-    d.param_shape = decl_param_shape(params);
+    read_parameters_and_body(code, q, close, &d);
     d.shape_known = template_head_shape(cx.code, at_global, &d.template_shape);
     if (explicit_spec) d.template_shape = explicit_shape;
-    size_t brace = code.find_first_of("{;", close);
-    d.is_definition = brace != std::string_view::npos && code[brace] == '{';
-    if (d.is_definition) {
-      size_t end = skip_group(code, brace, code.size());
-      d.body_hash = fnv1a_nonspace(code.substr(brace, (end == std::string_view::npos ? code.size() : end) - brace));
-    }
     d.return_type = collapse_spaces(code.substr(ret_begin, std::min<size_t>(chain_start - ret_begin, 512)));
     cx.out->push_back(std::move(d));
     return;
