@@ -243,23 +243,28 @@ void distrust_prefix_matched_modules(std::vector<kernel_source_info>* out) {
   }
 }
 
-/// Ambiguous Triton kernels: when exactly one candidate file also defines another kernel of the
-/// same batch that resolved there, the kernels were most likely launched from that module
-/// together (aiter's unified attention: kernel_unified_attention_2d and reduce_segments).
+/// Ambiguous Triton kernels: when exactly one candidate file is a module where at least two other
+/// kernels of the same batch resolved exactly, that module ran and the kernel is its (aiter's
+/// reduce_segments beside its kernel_unified_attention_2d and _3d). One neighbour is not enough:
+/// generic names (`_fwd_kernel`) sit in many modules.
 void disambiguate_by_module(const repo_index& idx, std::vector<kernel_source_info>* out) {
-  std::map<std::string, std::string> resolved_files;  // "$VAR/rel" → a kernel resolved there
+  std::map<std::string, std::vector<std::string>> resolved_in;  // "$VAR/rel" → kernels resolved there
   for (const auto& k : *out)
-    if (k.source_resolution == "resolved" && (k.kind == "triton_jit" || k.kind == "inductor"))
-      resolved_files.emplace(split_location(k.source_file).first, k.symbol);
+    if (k.source_resolution == "resolved" && k.kind == "triton_jit" && k.confidence >= 1.0 &&
+        k.matched_symbol == k.symbol)
+      resolved_in[split_location(k.source_file).first].push_back(k.symbol);
   for (auto& k : *out) {
     if (k.source_error != "triton_source_ambiguous") continue;
     std::vector<std::string> hits;
-    for (const auto& c : k.candidates)
-      if (resolved_files.count(split_location(c).first)) hits.push_back(c);
+    for (const auto& c : k.candidates) {
+      auto it = resolved_in.find(split_location(c).first);
+      if (it != resolved_in.end() && it->second.size() >= 2) hits.push_back(c);
+    }
     if (hits.size() != 1) continue;
     std::string file = split_location(hits[0]).first;
     resolve_to_candidate(idx, hits[0], 0.85,
-                         "disambiguated by module: " + resolved_files[file] + " of the same trace resolved to " + file,
+                         "disambiguated by module: " + join(resolved_in[file], ", ") + " of the same trace resolved to " +
+                             file,
                          &k);
   }
 }

@@ -88,7 +88,7 @@ TEST(KernelSources, NotFoundUnsupportedAndNoRoots) {
 
 TEST(KernelSources, DeclarationsLoseToDefinitionsAndDeclOnlyIsLowConfidence) {
   auto r = map({"void at::native::reduce_kernel_declared_only<R>(R)"}, {k_fixtures / "pytorch"});
-  EXPECT_EQ(r[0].source_resolution, "resolved");
+  EXPECT_EQ(r[0].source_resolution, "candidate");  // below the 0.7 threshold
   EXPECT_DOUBLE_EQ(r[0].confidence, 0.5);
   EXPECT_NE(r[0].notes.find("only declarations"), std::string::npos);
 }
@@ -135,7 +135,7 @@ TEST(KernelSources, OnlyTritonSuffixesMatchByPrefixWithConfidence) {
   EXPECT_DOUBLE_EQ(r[0].confidence, 0.95);
   EXPECT_TRUE(r[0].alternatives.empty());
   // "_2d" is no suffix Triton adds: a low-confidence guess with what else the name could mean.
-  EXPECT_EQ(r[1].source_resolution, "resolved");
+  EXPECT_EQ(r[1].source_resolution, "candidate");
   EXPECT_DOUBLE_EQ(r[1].confidence, 0.3);
   EXPECT_EQ(r[1].alternatives, std::vector<std::string>{"kernel_unified_attention_3d=$TREE_DIR/ops/unified_attention.py:12"});
   // Two indexed kernels are prefixes of the name: nothing is picked.
@@ -283,21 +283,27 @@ TEST(KernelSources, TritonModuleEvidence) {
   auto tmp = make_temp_dir(fs::temp_directory_path(), "magpie_module_");
   ASSERT_TRUE(tmp.ok());
   scoped_dir cleanup(*tmp);
-  const char* kernel = "@triton.jit\ndef reduce_segments(x):\n    pass\n";
-  ASSERT_TRUE(write_file_atomic(*tmp / "vllm/ops/unified.py",
-                                std::string(kernel) + "\n@triton.jit\ndef kernel_unified_attention(x):\n    pass\n")
-                  .ok());
+  auto defs = [](const char* project, std::initializer_list<const char*> names) {  // bodies differ per project
+    std::string text;
+    for (const char* n : names) text += std::string("@triton.jit\ndef ") + n + "(x):\n    return '" + project + "'\n\n";
+    return text;
+  };
+  ASSERT_TRUE(write_file_atomic(*tmp / "vllm/ops/unified.py", defs("vllm", {"reduce_segments", "kernel_unified_attention"})).ok());
   ASSERT_TRUE(write_file_atomic(*tmp / "aiter/ops/unified.py",
-                                std::string(kernel) + "\n@triton.jit\ndef kernel_unified_attention_2d(x):\n    pass\n")
+                                defs("aiter", {"reduce_segments", "kernel_unified_attention_2d", "kernel_unified_attention_3d"}))
                   .ok());
-  // Both modules define reduce_segments; the trace's other kernel resolved in aiter's module.
-  auto both = map({"reduce_segments", "kernel_unified_attention_2d"}, {*tmp / "vllm", *tmp / "aiter"});
+  std::vector<std::string> trace = {"reduce_segments", "kernel_unified_attention_2d", "kernel_unified_attention_3d"};
+  // Both modules define reduce_segments; two other kernels of the trace resolved in aiter's.
+  auto both = map(trace, {*tmp / "vllm", *tmp / "aiter"});
   EXPECT_EQ(both[0].source_resolution, "resolved");
   EXPECT_EQ(both[0].source_file, "$AITER_DIR/ops/unified.py:2");
   EXPECT_DOUBLE_EQ(both[0].confidence, 0.85);
+  // One neighbour is not enough evidence.
+  EXPECT_EQ(map({"reduce_segments", "kernel_unified_attention_2d"}, {*tmp / "vllm", *tmp / "aiter"})[0].source_error,
+            "triton_source_ambiguous");
   // Only vLLM's module: kernel_unified_attention_2d matches it by prefix only, so the module that
   // ran is another one and vLLM's reduce_segments is a candidate.
-  auto vllm = map({"reduce_segments", "kernel_unified_attention_2d"}, {*tmp / "vllm"});
+  auto vllm = map(trace, {*tmp / "vllm"});
   EXPECT_EQ(vllm[1].source_resolution, "candidate");
   EXPECT_EQ(vllm[0].source_resolution, "candidate");
   EXPECT_DOUBLE_EQ(vllm[0].confidence, 0.6);
