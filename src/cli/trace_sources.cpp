@@ -29,8 +29,8 @@ arg_parser make_parser() {
       .add_value("--names-file", "", "FILE", "file with one kernel name per line")
       .add_value("--gap-csv", "", "FILE", "a gap_analysis.csv: its Name column is mapped")
       .add_value("--top-k", "-k", "N",
-                 "trace input: map only the N kernels with the largest total time; Memcpy/Memset rows are not counted\n"
-                 "and not listed (default 0 = every row, copies and fills included)")
+                 "trace input: map only the N kernels with the largest total time, Memcpy/Memset rows neither counted "
+                 "nor listed (default 0 = every row)")
       .add_multi("--categories", "", "CAT", "trace input: event category substrings to keep (default kernel gpu_memcpy gpu_memset)")
       .add_value("--output-dir", "-o", "DIR", "write kernel_sources.json and kernel_sources.csv into DIR")
       .add_bool("--json", "", "print the JSON report to stdout instead of the table");
