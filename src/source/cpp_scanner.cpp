@@ -152,9 +152,14 @@ std::string explicit_args_shape(std::string_view args) {
 }
 
 /// Parameter count and shape of the list code[open, close), then definition vs declaration and
-/// the body hash.
-void read_parameters_and_body(std::string_view code, size_t open, size_t close, kernel_definition* d) {
+/// the body hash. False when a parameter is a bare all-caps word (a macro that may expand to
+/// several parameters): the shape is then not known.
+bool read_parameters_and_body(std::string_view code, size_t open, size_t close, kernel_definition* d) {
   auto params = split_top_level(code.substr(open + 1, close - open - 2), ',');
+  bool macro_param = false;
+  for (const auto& p : params)
+    macro_param = macro_param || (p.size() > 1 && is_identifier(p) && to_lower(p) != p &&
+                                  std::none_of(p.begin(), p.end(), [](char c) { return std::islower(c) != 0; }));
   d->param_count =
       (params.size() == 1 && (params[0].empty() || params[0] == "void")) ? 0 : static_cast<int>(params.size());
   d->param_shape = decl_param_shape(params);
@@ -164,6 +169,7 @@ void read_parameters_and_body(std::string_view code, size_t open, size_t close, 
     size_t end = skip_group(code, brace, code.size());
     d->body_hash = fnv1a_nonspace(code.substr(brace, (end == std::string_view::npos ? code.size() : end) - brace));
   }
+  return !macro_param;
 }
 
 /// Parses the declarator after a `__global__` token at `at_global` (in one #if branch, see
@@ -221,8 +227,8 @@ void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
     kernel_definition d = cx.at(at_global + w0);
     d.symbol = std::string(w);
     for (auto& s : qual) d.scopes.push_back(s);
-    read_parameters_and_body(code, q, close, &d);
-    d.shape_known = template_head_shape(cx.code, at_global, &d.template_shape);
+    bool params_known = read_parameters_and_body(code, q, close, &d);
+    d.shape_known = template_head_shape(cx.code, at_global, &d.template_shape) && params_known;
     if (explicit_spec) d.template_shape = explicit_shape;
     d.return_type = collapse_spaces(code.substr(ret_begin, std::min<size_t>(chain_start - ret_begin, 512)));
     cx.out->push_back(std::move(d));

@@ -151,7 +151,13 @@ std::string decl_template_shape(std::string_view head) {
     bool type_keyword = !words.empty() && (words[0] == "typename" || words[0] == "class");
     // `typename A::B<…>::type = 0` names a dependent *type* of a value parameter.
     bool dependent_value = type_keyword && words.size() >= 2 && contains(words[1], "::");
-    s += type_keyword && !dependent_value ? 'T' : 'V';
+    if (type_keyword && !dependent_value) { s += 'T'; continue; }
+    // A value of a builtin type, or of a dependent type; `E kind` may be an enum value or a
+    // constrained type (`std::integral T`), and a function pointer's argument may print as a
+    // name without '&': both '?'.
+    bool builtin =
+        !words.empty() && (builtin_keyword(words[0]) || scalar_kind({words[0]}) == 'i' || words[0] == "auto");
+    s += (dependent_value || (builtin && !contains(p, "(*"))) ? 'V' : '?';
   }
   return s;
 }

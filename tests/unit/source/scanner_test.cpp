@@ -100,11 +100,12 @@ __global__ void wide(T* out, float eps, unsigned long long n) {}
 template <> __global__ void spec<float, 4>(float* x) {}
 __global__ void plain(double d, Params p) {}
 template <typename... Ts> __global__ void variadic(int n, Ts... args) {}
+__global__ void from_macro(KERNEL_ARGS) {}
 }  // namespace vllm
 )";
   std::vector<kernel_definition> defs;
   scan_cpp_source(src, &defs);
-  ASSERT_EQ(defs.size(), 6u);
+  ASSERT_EQ(defs.size(), 7u);
   auto shape = [&](size_t i) { return defs[i].template_shape + "|" + defs[i].param_shape; };
   EXPECT_EQ(defs[0].symbol, "rope");
   EXPECT_TRUE(defs[0].shape_known);
@@ -115,6 +116,8 @@ template <typename... Ts> __global__ void variadic(int n, Ts... args) {}
   EXPECT_EQ(shape(3), "?V|p");  // explicit specialisation arguments, not the empty template <>
   EXPECT_EQ(shape(4), "|f?");
   EXPECT_EQ(shape(5), ".|i.");
+  EXPECT_FALSE(defs[6].shape_known);  // a macro may stand for several parameters
+  EXPECT_TRUE(defs[5].shape_known);
 }
 
 TEST(PythonScanner, TritonDecoratorsAcrossLinesAndStrings) {

@@ -23,9 +23,10 @@ TEST(Signature, TraceParametersByKind) {
 
 TEST(Signature, DeclaredTemplateParameters) {
   EXPECT_EQ(decl_template_shape("typename scalar_t, typename cache_t, bool IS_NEOX"), "TTV");
+  // An enum-typed (or concept-constrained) parameter and a function pointer are '?'.
   EXPECT_EQ(decl_template_shape("int VERSION_ID, typename scalar_t, vllm::Fp8KVCacheDataType KV_DTYPE, "
-                                "typename AttentionVariant"),
-            "VTVT");
+                                "typename AttentionVariant, T (*ACT_FN)(const T&), std::integral I, size_t N"),
+            "VT?T??V");
   // A `typename A::type` parameter is a value whose type is dependent; packs are '.'.
   EXPECT_EQ(decl_template_shape("typename T, typename std::enable_if<(W > 0), int>::type = 0, class = void"), "TVT");
   EXPECT_EQ(decl_template_shape("template <typename> class Op, typename... Ts"), "T.");
