@@ -9,6 +9,8 @@ find_library(MAGPIE_ZLIB_STATIC NAMES libz.a REQUIRED)
 find_library(MAGPIE_SQLITE_STATIC NAMES libsqlite3.a REQUIRED)
 find_path(MAGPIE_RAPIDJSON_INCLUDE rapidjson/reader.h REQUIRED)
 find_path(MAGPIE_BOOST_INCLUDE boost/beast.hpp PATHS /usr/include REQUIRED)
+find_library(MAGPIE_IBERTY_STATIC NAMES libiberty.a REQUIRED)  # libiberty-dev: C++ demangler
+find_path(MAGPIE_IBERTY_INCLUDE libiberty/demangle.h REQUIRED)
 
 # One interface target per third-party library, linked PRIVATE by the module that wraps it
 # (its one adapter file), so no other module compiles against it. Only nlohmann-json is public:
@@ -27,3 +29,6 @@ target_include_directories(magpie_dep_rapidjson SYSTEM INTERFACE ${MAGPIE_RAPIDJ
 target_compile_definitions(magpie_dep_rapidjson INTERFACE RAPIDJSON_HAS_STDSTRING=1)
 add_library(magpie_dep_boost INTERFACE)
 target_include_directories(magpie_dep_boost SYSTEM INTERFACE ${MAGPIE_BOOST_INCLUDE})
+add_library(magpie_dep_iberty INTERFACE)
+target_include_directories(magpie_dep_iberty SYSTEM INTERFACE ${MAGPIE_IBERTY_INCLUDE})
+target_link_libraries(magpie_dep_iberty INTERFACE ${MAGPIE_IBERTY_STATIC})

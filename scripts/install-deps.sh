@@ -7,6 +7,7 @@ PKGS=(
   libgtest-dev libgmock-dev
   nlohmann-json3-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev zlib1g-dev
   libboost1.81-dev
+  libiberty-dev   # source/demangle_iberty.cpp: binutils' C++ demangler (reads DF16b/DF16_ of ROCm bf16/fp16 kernels)
   python3 python3-numpy python3-aiohttp
   python3-jsonschema   # tests/golden/dropin_mcp_client: MCP output schemas (Draft 2020-12)
   slurm-wlm munge slurmdbd mariadb-server   # tests/slurm: a real single-node Slurm (with sacct)

@@ -28,17 +28,23 @@ arg_parser make_parser() {
       .add_multi("--kernel", "", "NAME", "a kernel name as it appears in a trace (repeatable)")
       .add_value("--names-file", "", "FILE", "file with one kernel name per line")
       .add_value("--gap-csv", "", "FILE", "a gap_analysis.csv: its Name column is mapped")
-      .add_value("--top-k", "-k", "N", "trace input: map only the N kernels with the largest total time (default 0 = all)")
+      .add_value("--top-k", "-k", "N",
+                 "trace input: map only the N kernels with the largest total time, Memcpy/Memset rows neither counted "
+                 "nor listed (default 0 = every row)")
       .add_multi("--categories", "", "CAT", "trace input: event category substrings to keep (default kernel gpu_memcpy gpu_memset)")
       .add_value("--output-dir", "-o", "DIR", "write kernel_sources.json and kernel_sources.csv into DIR")
       .add_bool("--json", "", "print the JSON report to stdout instead of the table");
   p.set_epilog(
       "Resolution is fail-closed: 'resolved' only when exactly one definition matches (identical copies count\n"
-      "once); several -> 'unresolved' with <kind>_source_ambiguous and the candidates; closed-source libraries\n"
-      "(cuBLAS/nvjet, cuDNN, CUTLASS inside cuBLAS, TensorRT-LLM-gen cubins, Tensile) and runtime copies ->\n"
-      "'unsupported'. Without a matching root the notes say which repository to pass (docs/source-mapping.md).\n"
-      "--json adds definition_kind (definition | declaration | macro_expansion), macro_definition and, for\n"
-      "low-confidence Triton name-prefix matches, alternatives. Times are microseconds.\n"
+      "once) with confidence >= 0.7; one match below 0.7 (signature or namespace differs, name prefix only)\n"
+      "-> 'candidate' (source_error below_confidence_threshold); namespace and signature both different ->\n"
+      "not a match; several -> 'unresolved' with <kind>_source_ambiguous and the candidates; closed-source and\n"
+      "library kernels (cuBLAS/nvjet, cuDNN, CUTLASS inside cuBLAS, TensorRT-LLM-gen cubins, Tensile, MIOpen,\n"
+      "aiter code objects) and runtime copies -> 'unsupported'. Without a matching root the notes say which\n"
+      "repository to pass (docs/source-mapping.md).\n"
+      "--json adds definition_kind (definition | declaration | macro_expansion), macro_definition and\n"
+      "alternatives (other Triton kernels of a name prefix; copies under test/benchmark/fork paths that a\n"
+      "primary definition was preferred over). Times are microseconds.\n"
       "Example: magpie trace sources run.pt.trace.json.gz -r ~/src/pytorch ~/src/vllm -k 20");
   return p;
 }
@@ -66,7 +72,8 @@ void print_table(const std::vector<source::kernel_source_info>& infos, const std
   std::printf("%-11s %-11s %4s  %-13s %-60s %s\n", "total_us", "resolution", "conf", "kind", "source / error", "kernel");
   for (size_t i = 0; i < infos.size(); ++i) {
     const auto& k = infos[i];
-    std::string where = k.source_resolution == "resolved" ? k.source_file : k.source_error;
+    std::string where = k.source_resolution == "resolved" || k.source_resolution == "candidate" ? k.source_file
+                                                                                                : k.source_error;
     if (k.definition_kind == "macro_expansion") where += " (macro)";
     std::string shown = k.demangled.size() > 70 ? utf8_prefix(k.demangled, 67) + "..." : k.demangled;
     std::printf("%-11s %-11s %4.2f  %-13s %-60s %s\n", i < stats.size() ? fixed(stats[i].total_us, 1).c_str() : "-",
@@ -132,8 +139,8 @@ int run_trace_sources(const std::vector<std::string>& args, const global_options
   else print_table(*infos, stats);
   const json s = json_value(report, "summary");
   auto count = [&](const char* k) { return static_cast<long long>(json_int(s, k, 0)); };
-  MAGPIE_LOG_INFO("%lld kernels: %lld resolved, %lld unresolved, %lld unsupported", count("total"), count("resolved"),
-                  count("unresolved"), count("unsupported"));
+  MAGPIE_LOG_INFO("%lld kernels: %lld resolved, %lld candidate, %lld unresolved, %lld unsupported", count("total"),
+                  count("resolved"), count("candidate"), count("unresolved"), count("unsupported"));
   return k_exit_ok;
 }
 

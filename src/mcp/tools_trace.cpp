@@ -134,8 +134,9 @@ tool_result sources_tool(const json& a, tool_context& ctx) {
   json r = source::kernel_sources_report(*infos, stats, roots);
   const json s = json_value(r, "summary");
   auto count = [&](const char* k) { return static_cast<long long>(json_int(s, k, 0)); };
-  return tool_result::ok(strprintf("%lld kernels: %lld resolved, %lld unresolved, %lld unsupported", count("total"),
-                                   count("resolved"), count("unresolved"), count("unsupported")),
+  return tool_result::ok(strprintf("%lld kernels: %lld resolved, %lld candidate, %lld unresolved, %lld unsupported",
+                                   count("total"), count("resolved"), count("candidate"), count("unresolved"),
+                                   count("unsupported")),
                          r);
 }
 
@@ -257,7 +258,8 @@ void add_trace_tools(std::vector<tool_def>* out) {
       {"find_kernel_sources", "Map kernels to source",
        "Map kernel names (or the top kernels of traces) to the file:line defining them in the given repository "
        "roots: Magpie's 15 columns (kind, category, source_file, test_file, baseline/triton references, "
-       "source_resolution, source_error …) plus confidence. Fail-closed: ambiguous names stay unresolved. "
+       "source_resolution, source_error …) plus confidence. Fail-closed: ambiguous names stay unresolved; a "
+       "single match below confidence 0.7 is a 'candidate', not 'resolved'. "
        "Nothing is cloned.",
        closed({{"kernel_names", s_array(s_string("kernel name as in a trace"), "names to map")},
                {"trace_files", s_array(s_string("trace file or directory"), "traces whose kernels are mapped")},
@@ -267,8 +269,9 @@ void add_trace_tools(std::vector<tool_def>* out) {
        closed({{"roots", s_array(closed({{"path", s_string("root")}, {"variable", s_string("<NAME>_DIR")}}, {"path", "variable"}),
                                  "repository roots")},
                {"summary", closed({{"total", s_integer("kernels", 0)}, {"resolved", s_integer("count", 0)},
+                                   {"candidate", s_integer("count below the confidence threshold", 0)},
                                    {"unresolved", s_integer("count", 0)}, {"unsupported", s_integer("count", 0)}},
-                                  {"total", "resolved", "unresolved", "unsupported"})},
+                                  {"total", "resolved", "candidate", "unresolved", "unsupported"})},
                {"kernels", s_array(s_any_object("Magpie's 15 source columns plus confidence, per kernel"), "results")}},
               {"roots", "summary", "kernels"}),
        true, sources_tool});

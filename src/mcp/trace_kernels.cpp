@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/strings.h"
+#include "source/classify.h"
 #include "trace/discovery.h"
 #include "trace/reader.h"
 
@@ -13,8 +15,9 @@ namespace {
 
 class name_sink : public trace::event_sink {
  public:
-  name_sink(const trace_kernel_options& o, std::unordered_map<std::string, source::kernel_stat>* acc)
-      : m_opts(o), m_acc(acc) {}
+  name_sink(const trace_kernel_options& o, std::unordered_map<std::string, source::kernel_stat>* acc,
+            std::unordered_set<std::string>* kernels)
+      : m_opts(o), m_acc(acc), m_kernels(kernels) {}
   void on_event(const trace::event_view& e) override {
     if (!e.has_name || e.name.empty() || (!e.ph.empty() && e.ph != "X")) return;
     std::string cat = to_lower(e.cat);
@@ -26,6 +29,7 @@ class name_sink : public trace::event_sink {
     }
     auto& s = (*m_acc)[std::string(e.name)];
     if (s.name.empty()) s.name = std::string(e.name);
+    if (contains(cat, "kernel")) m_kernels->insert(s.name);
     ++s.calls;
     if (e.has_dur) s.total_us += e.dur;
   }
@@ -33,6 +37,7 @@ class name_sink : public trace::event_sink {
  private:
   const trace_kernel_options& m_opts;
   std::unordered_map<std::string, source::kernel_stat>* m_acc;
+  std::unordered_set<std::string>* m_kernels;  ///< names seen with a "kernel" category
 };
 
 }  // namespace
@@ -54,7 +59,8 @@ status_or<std::vector<source::kernel_stat>> collect_trace_kernels(const std::vec
     }
   }
   std::unordered_map<std::string, source::kernel_stat> acc;
-  name_sink sink(opts, &acc);
+  std::unordered_set<std::string> kernels;
+  name_sink sink(opts, &acc, &kernels);
   for (const auto& f : files) {
     auto st = trace::read_trace(f, sink);
     if (!st.ok()) return st.get_status();
@@ -62,7 +68,12 @@ status_or<std::vector<source::kernel_stat>> collect_trace_kernels(const std::vec
   }
   std::vector<source::kernel_stat> out;
   out.reserve(acc.size());
-  for (auto& [k, v] : acc) out.push_back(std::move(v));
+  for (auto& [k, v] : acc) {
+    // The top k are kernels: copies and fills (gpu_memcpy / gpu_memset events, runtime blits
+    // such as Memset or __amd_rocclr_copyBuffer) are neither counted nor listed.
+    if (opts.top_k > 0 && (!kernels.count(k) || source::is_runtime_operation(k))) continue;
+    out.push_back(std::move(v));
+  }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return a.total_us != b.total_us ? a.total_us > b.total_us : a.name < b.name;
   });

@@ -16,7 +16,8 @@ struct trace_kernel_options {
   std::vector<std::string> categories = {"kernel", "gpu_memcpy", "gpu_memset"};
   /// Category substrings that drop events.
   std::vector<std::string> ignore_categories = {"gpu_user_annotation", "user_annotation"};
-  size_t top_k = 0;  ///< keep the k largest totals (0 = all)
+  size_t top_k = 0;  ///< keep the k kernels with the largest totals (0 = all rows, copies included);
+                     ///< with k > 0 copy/fill rows (memcpy/memset events, runtime blits) are dropped
 };
 
 /// Aggregates complete ("X") events by exact name over every trace in `inputs` (files, or

@@ -74,24 +74,67 @@ const category_rule k_categories[] = {
     {"annotation", {"execute_context", "## Call", "ProfilerStep"}},
 };
 
-/// dtype facts from template arguments and library names.
+/// The dtype a type spelling names ("" when none): the CUDA/HIP/PyTorch/CK/CUTLASS spellings
+/// and the C++23 names libiberty prints for ROCm's `DF16b` / `DF16_` manglings.
+const char* dtype_of_type(std::string_view t) {
+  if (t == "float") return "fp32";
+  if (t == "double") return "fp64";
+  for (std::string_view b : {"c10::BFloat16", "__nv_bfloat16", "__hip_bfloat16", "hip_bfloat16", "std::bfloat16_t",
+                             "__bf16", "ck_tile::bf16_t", "ck::bhalf_t", "cutlass::bfloat16_t"})
+    if (t == b) return "bf16";
+  for (std::string_view h : {"c10::Half", "__half", "half", "_Float16", "std::float16_t", "__fp16", "ck_tile::fp16_t",
+                             "ck::half_t", "cutlass::half_t"})
+    if (t == h) return "fp16";
+  for (std::string_view f : {"c10::Float8_e4m3fn", "c10::Float8_e4m3fnuz", "c10::Float8_e5m2", "__nv_fp8_e4m3",
+                             "__hip_fp8_e4m3_fnuz", "ck_tile::fp8_t", "ck::f8_t", "cutlass::float_e4m3_t"})
+    if (t == f) return "fp8";
+  if (t == "signed char" || t == "char" || t == "unsigned char") return "8-bit";
+  return "";
+}
+
+/// Qualified identifiers ("a::b::c") of `s`, in order.
+std::vector<std::string> identifier_chains(std::string_view s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
+    bool start = std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+    if (!start || (i > 0 && (std::isalnum(static_cast<unsigned char>(s[i - 1])) || s[i - 1] == '_'))) { ++i; continue; }
+    size_t j = i;
+    while (j < s.size() && (std::isalnum(static_cast<unsigned char>(s[j])) || s[j] == '_' ||
+                            (s[j] == ':' && j + 1 < s.size() && s[j + 1] == ':')))
+      j += s[j] == ':' ? 2 : 1;
+    out.emplace_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+/// `tag` occurs in `s`; the short tags "f16" / "f32" only when not directly after a letter
+/// ("f16" is not inside "bf16").
+bool has_tag(const std::string& s, std::string_view tag) {
+  bool bounded = tag == "f16" || tag == "f32";
+  for (size_t p = s.find(tag); p != std::string::npos; p = s.find(tag, p + 1))
+    if (!bounded || p == 0 || !std::isalpha(static_cast<unsigned char>(s[p - 1]))) return true;
+  return false;
+}
+
+/// dtype facts from template arguments (top level first, else any type inside them) and
+/// library names. `lname` is the lower-cased kernel name ("" for a name still mangled).
 void add_dtype_notes(const parsed_kernel_name& n, const std::string& lname, std::vector<std::string>* notes) {
   std::vector<std::string> dtypes;
   auto add = [&](const char* d) {
+    if (*d == '\0') return;
     for (const auto& x : dtypes) if (x == d) return;
     dtypes.emplace_back(d);
   };
-  for (const auto& a : n.template_args) {
-    if (a == "float") add("fp32");
-    else if (a == "double") add("fp64");
-    else if (a == "c10::Half" || a == "__half" || a == "half") add("fp16");
-    else if (a == "c10::BFloat16" || a == "__nv_bfloat16" || a == "__hip_bfloat16") add("bf16");
-    else if (a == "signed char" || a == "char" || a == "unsigned char" || a == "c10::Float8_e4m3fn") add("8-bit");
-  }
+  for (const auto& a : n.template_args) add(dtype_of_type(a));
+  if (dtypes.empty())
+    for (const auto& a : n.template_args)
+      for (const auto& id : identifier_chains(a)) add(dtype_of_type(id));
   for (auto [tag, d] : {std::pair{"bf16", "bf16"}, {"fp16", "fp16"}, {"f16", "fp16"}, {"fp32", "fp32"},
                         {"f32", "fp32"}, {"tf32", "tf32"}, {"fp8", "fp8"}, {"e4m3", "fp8"}, {"int8", "int8"},
                         {"sgemm", "fp32"}, {"hgemm", "fp16"}, {"mxfp4", "mxfp4"}}) {
-    if (contains(lname, tag)) add(d);
+    if (has_tag(lname, tag)) add(d);
   }
   if (!dtypes.empty()) notes->push_back("dtype: " + join(dtypes, ","));
 }
@@ -133,6 +176,46 @@ void set_unsupported(kernel_class* c, const char* kind, const char* error, const
   if (hint && *hint) c->notes.emplace_back(hint);
 }
 
+/// MIOpen's own kernels (ROCm's DNN library): OpenCL (.cl), HIP and iGEMMgen assembly (.s) under
+/// MIOpen's src/kernels, all launched under plain (unmangled) names.
+bool is_miopen(const parsed_kernel_name& n, const std::string& s) {
+  if (n.is_cpp_signature || !is_identifier(s)) return false;
+  if (starts_with(s, "igemm_") && contains(s, "_gtc")) return true;
+  return starts_any(s, {"MIOpen", "miopen", "mloPooling", "SubTensorOpWith", "Op1dTensor", "Op2dTensor", "Op3dTensor",
+                        "Op4dTensor", "Op5dTensor", "OpTensorFwdBias", "OpTensorLeadingOnes", "transpose_NCHW2CNHW",
+                        "transpose_CNHW2NCHW", "transpose_NCHW2Vec", "transpose_packed_MN2NM", "batched_transpose_",
+                        "UniversalTranspose", "Col2Im2d", "Col2Im3d", "Im2Col", "Im2d2Col", "Im3d2Col", "naive_conv_",
+                        "gridwise_convolution_", "gridwise_generic_reduce"});
+}
+
+std::string miopen_advice(const std::string& s) {
+  std::string what = starts_with(s, "igemm_") ? "an implicit-GEMM convolution in assembly generated by iGEMMgen"
+                     : contains(s, "ranspose") ? "a layout transpose MIOpen adds around a convolution whose kernel "
+                                                 "wants another layout (try channels_last tensors)"
+                                               : "a convolution / tensor-op kernel";
+  return "MIOpen kernel (ROCm's DNN library): " + what + "; its source is MIOpen's src/kernels "
+         "(github.com/ROCm/MIOpen: OpenCL .cl, HIP, assembly .s), not your project. MIOpen picks it per problem: "
+         "tune with MIOPEN_FIND_MODE=NORMAL and MIOPEN_FIND_ENFORCE=SEARCH, change the layout or dtype, or replace "
+         "the op";
+}
+
+/// ROCm library kernels without a C++ definition to look up: MIOpen's, aiter's assembly.
+bool classify_rocm_library(const parsed_kernel_name& n, const std::string& s, kernel_class* c) {
+  if (is_miopen(n, s)) {
+    set_unsupported(c, "miopen", "miopen_library_kernel", miopen_advice(s).c_str());
+    return true;
+  }
+  if (starts_with(n.qualified_name, "aiter::") && n.param_count < 0 && n.template_args.empty() && !n.name_only) {
+    // `_ZN5aiter<len><name>E`: the symbol of an aiter assembly kernel loaded from a code object.
+    set_unsupported(c, "aiter", "prebuilt_code_object",
+                    "aiter assembly kernel shipped as a prebuilt code object (aiter's hsa/<gfx arch>/…/*.co, listed by "
+                    "name in the .csv beside it); its source is not public: tune it through aiter's tuned-config "
+                    "CSVs or compare with aiter's CK / Triton implementation of the op");
+    return true;
+  }
+  return false;
+}
+
 /// Closed-source, generated or non-kernel names. Returns true when it classified `c`.
 bool classify_unsupported(const parsed_kernel_name& n, const std::string& s, kernel_class* c) {
   if (starts_any(s, {"execute_context", "## Call", "ProfilerStep", "## "})) {
@@ -140,11 +223,11 @@ bool classify_unsupported(const parsed_kernel_name& n, const std::string& s, ker
     c->category = "annotation";
     return true;
   }
-  if (starts_any(s, {"Memcpy ", "Memset ", "cudaMemcpy", "cudaMemset", "hipMemcpy", "hipMemset", "__amd_rocclr_",
-                     "MEMORY_COPY_", "Memcpy", "Memset"})) {
+  if (is_runtime_operation(s)) {
     set_unsupported(c, "runtime", "runtime_operation", "driver/runtime copy or fill, no kernel source");
     return true;
   }
+  if (classify_rocm_library(n, s, c)) return true;
   if (starts_with(s, "Cijk_")) {
     set_unsupported(c, "tensile_gemm", "tensile_generated_kernel",
                     "generated by Tensile from rocBLAS/hipBLASLt logic files; no single source definition");
@@ -172,11 +255,16 @@ bool classify_unsupported(const parsed_kernel_name& n, const std::string& s, ker
     set_unsupported(c, "cutlass", "closed_source_library", "CUTLASS instance compiled into cuBLAS (closed source)");
     return true;
   }
+  bool gemv =
+      starts_any(n.qualified_name, {"internal::gemvx::", "gemv2", "gemvx", "gemvNSP"}) || contains(s, "cublasGemv");
   if (has_sm_prefix(s) || starts_any(s, {"ampere_", "volta_", "turing_", "maxwell_", "hopper_", "gemv2", "gemvx",
                                          "gemmk1_kernel", "gemmSN_", "splitKreduce_kernel", "cublas", "void gemv2",
                                          "void gemmSN", "void splitKreduce", "void gemmk1", "void cublas"}) ||
-      any_of(s, {"_cublas", "cublasLt", "cublas::"})) {
-    set_unsupported(c, "cublas", "closed_source_library", "cuBLAS kernel (closed source)");
+      any_of(s, {"_cublas", "cublasLt", "cublas::"}) || gemv) {
+    set_unsupported(c, "cublas", "closed_source_library",
+                    gemv ? "cuBLAS GEMV kernel (closed source): a matrix-vector product, e.g. a linear layer with one "
+                           "row (decode); to change it, batch rows into a GEMM or use a CUTLASS / Triton GEMV"
+                         : "cuBLAS kernel (closed source)");
     return true;
   }
   return false;
@@ -193,6 +281,11 @@ const char* cpp_kind(const parsed_kernel_name& n, const std::string& s) {
   const std::string& q = n.qualified_name;
   if (any_of(s, {"wvSplitK", "wvSpltK", "DeviceGemmWmma"})) return "hip_cpp";
   if (starts_with(n.original, "_ZN5aiter") || contains(s, "aiter::")) return "aiter";
+  // A kernel outside composable_kernel instantiated with ck_tile types: aiter builds on ck_tile
+  // (its paged attention takes ck_tile::ComposedAttention); vLLM's look-alikes do not.
+  if (contains(s, "ck_tile::") && !starts_with(q, "ck_tile::") && !starts_with(q, "ck::") &&
+      !starts_with(n.original, "_ZN7ck_tile") && !starts_with(n.original, "_ZN2ck"))
+    return "aiter";
   if (starts_with(q, "tensorrt_llm::") || starts_with(q, "moe::dev::")) return "tensorrt_llm";
   if (starts_with(q, "flashinfer::")) return "flashinfer";
   if (starts_with(n.original, "_ZN7sgl_hip") ||
@@ -216,6 +309,16 @@ const char* cpp_kind(const parsed_kernel_name& n, const std::string& s) {
   return nullptr;
 }
 
+/// Kernels of AOTriton (github.com/ROCm/aotriton), the prebuilt Triton attention PyTorch on ROCm
+/// runs for scaled_dot_product_attention: generic names other projects reuse.
+bool is_aotriton_name(const std::string& s) {
+  for (std::string_view k : {"attn_fwd", "attn_fwd_varlen", "bwd_kernel_dk_dv", "bwd_kernel_dq", "bwd_kernel_fuse",
+                             "bwd_preprocess", "bwd_preprocess_varlen", "bwd_postprocess", "debug_fill_dropout_rng",
+                             "debug_simulate_encoded_softmax"})
+    if (s == k) return true;
+  return false;
+}
+
 /// OpenAI's triton_kernels package (gpt-oss MoE: matmul_ogs, routing, top-k).
 bool is_triton_kernels_name(const std::string& s) {
   return starts_any(s, {"_matmul_ogs", "_p_matmul_ogs", "_topk_forward", "_topk_backward", "_combined_routing",
@@ -237,8 +340,18 @@ const char* repo_hint_for(const std::string& kind) {
   if (kind == "nccl")
     return "pass an nccl checkout built once: its kernels are generated from the DEFINE_ncclDevKernel macro of "
            "src/device/common.h into build/obj/device/gensrc (github.com/NVIDIA/nccl)";
-  if (kind == "aiter") return "pass an aiter checkout (github.com/ROCm/aiter)";
-  if (kind == "ck" || kind == "ck_tile") return "pass composable_kernel (github.com/ROCm/composable_kernel)";
+  if (kind == "aiter")
+    return "pass an aiter checkout (github.com/ROCm/aiter: HIP/C++ kernels under csrc/, JIT-built at first use; "
+           "Triton kernels under aiter/ops/triton)";
+  if (kind == "ck")
+    return "a composable_kernel device-op instance: pass composable_kernel (github.com/ROCm/composable_kernel, "
+           "include/ck/tensor_operation/gpu) to find the template; it was compiled into the library that launched it "
+           "(MIOpen's convolution solvers for kernel_grouped_conv_* / *_bwd_weight: tune MIOpen; hipBLASLt, aiter or "
+           "PyTorch's ROCm backend otherwise), so change it there";
+  if (kind == "ck_tile")
+    return "a ck_tile kernel (composable_kernel's include/ck_tile; kentry runs the kernel class in its template "
+           "arguments): pass composable_kernel (github.com/ROCm/composable_kernel) and the project that instantiates "
+           "it (aiter, PyTorch's ROCm attention, your code)";
   if (kind == "hip_cpp") return "pass a vllm checkout (csrc/rocm) or the project defining the HIP kernel";
   if (kind == "cutlass")
     return "a CUTLASS/CuTe kernel template: the op is the type in its template arguments; pass the project that "
@@ -260,7 +373,45 @@ const char* repo_hint_for(const std::string& kind) {
   return "pass the repository that defines the kernel";
 }
 
+/// Kind refinements, hints and notes that depend on the library (after the kind is set).
+void add_library_facts(const parsed_kernel_name& n, const std::string& s, kernel_class* c) {
+  if (c->mode == lookup_mode::any && is_aotriton_name(c->symbol)) {
+    c->kind = "triton_jit";
+    c->shared_with = "aotriton";
+    c->notes.emplace_back("also the name of an AOTriton kernel, which PyTorch on ROCm runs for "
+                          "scaled_dot_product_attention (launched under aten::_flash_attention_forward / _efficient_"
+                          "attention): then its source is github.com/ROCm/aotriton (tritonsrc/); a match elsewhere by "
+                          "this name alone is only a candidate");
+    c->repo_hint = "pass the repository that defines the kernel: AOTriton (github.com/ROCm/aotriton) when "
+                   "PyTorch's SDPA launched it, else your project (aiter, vllm, ...)";
+  }
+  if (c->mode == lookup_mode::any && is_triton_kernels_name(c->symbol)) {
+    c->kind = "triton_jit";
+    c->mode = lookup_mode::python;
+    c->shared_with = "triton_kernels";
+    c->repo_hint = "looks like a triton_kernels kernel (gpt-oss MoE): pass triton's python/triton_kernels "
+                   "(github.com/triton-lang/triton) or the vllm/sglang tree that vendors it";
+    c->notes.emplace_back("a triton_kernels (gpt-oss MoE) kernel name: copies outside a triton_kernels folder "
+                          "(aiter's moe_routing) match only as candidates");
+  }
+  if (c->kind == "tensorrt_llm" && contains(s, "flashinfer::"))
+    c->notes.emplace_back("flashinfer's vendored copy of a TensorRT-LLM kernel (its signature names flashinfer types)");
+  if (c->kind == "nccl") c->notes.emplace_back("NCCL kernel generated at build time from a macro");
+  if (c->kind == "aiter" && !starts_with(n.original, "_ZN5aiter") && !contains(s, "aiter::"))
+    c->notes.emplace_back("a kernel outside composable_kernel instantiated with ck_tile types: aiter's (or another "
+                          "project building on ck_tile), not vLLM's look-alike");
+  if (n.name_only)
+    c->notes.emplace_back("the demangler could not decode this name (a newer mangling); qualified name read from its "
+                          "prefix, template arguments and parameters unknown");
+}
+
 }  // namespace
+
+bool is_runtime_operation(std::string_view name) {
+  std::string s(trim(name));
+  return starts_any(s, {"Memcpy ", "Memset ", "cudaMemcpy", "cudaMemset", "hipMemcpy", "hipMemset", "__amd_rocclr_",
+                        "MEMORY_COPY_", "Memcpy", "Memset"});
+}
 
 std::string categorize(const std::string& text) {
   for (const auto& rule : k_categories) {
@@ -280,9 +431,12 @@ kernel_class classify_kernel(const parsed_kernel_name& n) {
   const std::string& s = n.demangled;
   // Categories look at the name and template arguments, not the parameter list.
   c.category = categorize(n.is_cpp_signature ? n.normalized : s);
-  std::string lname = to_lower(n.base_name.empty() ? s : n.base_name);
+  // A name still mangled says nothing in its letters ("DF16b" is not an fp16 tag).
+  bool mangled = starts_with(s, "_Z") || starts_with(s, "__Z");
+  std::string lname = mangled     ? (n.name_only ? to_lower(n.base_name) : std::string())
+                      : to_lower(n.base_name.empty() ? s : n.base_name);
   if (classify_unsupported(n, s, &c)) {
-    add_dtype_notes(n, to_lower(s), &c.notes);
+    add_dtype_notes(n, mangled ? lname : to_lower(s), &c.notes);
     add_shape_notes(s, &c.notes);
     if (c.kind == "cublas" || c.kind == "nvjet" || c.kind == "cutlass") c.category = c.category == "unknown" ? "gemm" : c.category;
     return c;
@@ -316,12 +470,7 @@ kernel_class classify_kernel(const parsed_kernel_name& n) {
   }
   c.repo_hint = repo_hint_for(c.kind);
   c.return_type = n.return_type;
-  if (c.mode == lookup_mode::any && is_triton_kernels_name(c.symbol))
-    c.repo_hint = "looks like a triton_kernels kernel (gpt-oss MoE): pass triton's python/triton_kernels "
-                  "(github.com/triton-lang/triton) or the vllm/sglang tree that vendors it";
-  if (c.kind == "tensorrt_llm" && contains(s, "flashinfer::"))
-    c.notes.emplace_back("flashinfer's vendored copy of a TensorRT-LLM kernel (its signature names flashinfer types)");
-  if (c.kind == "nccl") c.notes.emplace_back("NCCL kernel generated at build time from a macro");
+  add_library_facts(n, s, &c);
   if (!n.scopes.empty()) c.notes.push_back("namespace: " + join(n.scopes, "::"));
   for (const auto& f : n.functors) c.notes.push_back("functor: " + f);
   add_dtype_notes(n, lname, &c.notes);

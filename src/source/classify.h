@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "source/kernel_name.h"
@@ -29,10 +30,18 @@ struct kernel_class {
   std::string unsupported_error;  ///< stable token when mode == none
   std::string repo_hint;  ///< which repository root to pass to resolve this kind
   std::vector<std::string> notes;  ///< dtype, tile, layout, functor, generator facts
+  /// Set when the name is also another library's kernel ("aotriton" for `attn_fwd`,
+  /// "triton_kernels" for `_sum_bitmatrix_rows`): a match by name alone outside that library
+  /// (no root or folder of that name) is capped below the resolved threshold.
+  std::string shared_with;
 };
 
 /// Classifies one parsed kernel name.
 kernel_class classify_kernel(const parsed_kernel_name& name);
+
+/// Driver/runtime copies and fills as traces name them ("Memcpy HtoD …", "Memset (Device)",
+/// "__amd_rocclr_copyBuffer", …): not kernels anyone wrote.
+bool is_runtime_operation(std::string_view name);
 
 /// Magpie's category keyword scan (with NVIDIA additions) over `text`; "unknown" when none hits.
 std::string categorize(const std::string& text);

@@ -4,6 +4,7 @@
 // state at its #if, and after #endif the state of the first live branch continues (code
 // duplicated under #if/#else does not unbalance the namespace stack).
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -12,6 +13,7 @@
 #include "source/cpp_lexer.h"
 #include "source/kernel_name.h"
 #include "source/repo_index.h"
+#include "source/signature.h"
 
 namespace magpie::source {
 namespace {
@@ -115,6 +117,61 @@ struct scan_context {
   }
 };
 
+/// The template-parameter shape of the declaration whose `__global__` is at `at_global`: the
+/// `template <…>` head between the previous ';', '{' or '}' and it ("" for none). False when a
+/// head is there but cannot be read.
+bool template_head_shape(std::string_view code, size_t at_global, std::string* shape) {
+  size_t b = at_global;
+  for (size_t steps = 0; b > 0 && steps < 8192; --b, ++steps) {
+    char c = code[b - 1];
+    if (c == ';' || c == '{' || c == '}') break;
+  }
+  std::string_view seg = code.substr(b, at_global - b);
+  shape->clear();
+  for (size_t p = 0; (p = seg.find("template", p)) != std::string_view::npos; p += 8) {
+    if ((p > 0 && ident_char(seg[p - 1])) || (p + 8 < seg.size() && ident_char(seg[p + 8]))) continue;
+    size_t lt = skip_ws(seg, p + 8);
+    if (lt >= seg.size() || seg[lt] != '<') return false;
+    size_t e = skip_template_args(seg, lt, seg.size());
+    if (e == std::string_view::npos) return false;
+    *shape = decl_template_shape(seg.substr(lt + 1, e - lt - 2));
+    return true;
+  }
+  return true;
+}
+
+/// Shape of explicit specialisation arguments `name<float, 4>(`: literals are values, any other
+/// spelling ('?') may be a type or a named constant.
+std::string explicit_args_shape(std::string_view args) {
+  std::string s;
+  for (const auto& a : split_top_level(args, ',')) {
+    std::string one = trace_template_shape({a});
+    s += (!a.empty() && (std::isdigit(static_cast<unsigned char>(a[0])) || a == "true" || a == "false")) ? one : "?";
+  }
+  return s;
+}
+
+/// Parameter count and shape of the list code[open, close), then definition vs declaration and
+/// the body hash. False when a parameter is a bare all-caps word (a macro that may expand to
+/// several parameters): the shape is then not known.
+bool read_parameters_and_body(std::string_view code, size_t open, size_t close, kernel_definition* d) {
+  auto params = split_top_level(code.substr(open + 1, close - open - 2), ',');
+  bool macro_param = false;
+  for (const auto& p : params)
+    macro_param = macro_param || (p.size() > 1 && is_identifier(p) && to_lower(p) != p &&
+                                  std::none_of(p.begin(), p.end(), [](char c) { return std::islower(c) != 0; }));
+  d->param_count =
+      (params.size() == 1 && (params[0].empty() || params[0] == "void")) ? 0 : static_cast<int>(params.size());
+  d->param_shape = decl_param_shape(params);
+  size_t brace = code.find_first_of("{;", close);
+  d->is_definition = brace != std::string_view::npos && code[brace] == '{';
+  if (d->is_definition) {
+    size_t end = skip_group(code, brace, code.size());
+    d->body_hash = fnv1a_nonspace(code.substr(brace, (end == std::string_view::npos ? code.size() : end) - brace));
+  }
+  return !macro_param;
+}
+
 /// Parses the declarator after a `__global__` token at `at_global` (in one #if branch, see
 /// one_branch_view); appends a declaration on success.
 void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
@@ -124,6 +181,8 @@ void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
   const size_t ret_begin = p;
   std::vector<std::string> qual;
   size_t chain_start = p;
+  std::string explicit_shape;
+  bool explicit_spec = false;
   for (int tokens = 0; tokens < 64; ++tokens) {
     p = skip_ws(code, p);
     if (p >= code.size()) return;
@@ -143,8 +202,13 @@ void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
       size_t e = skip_template_args(code, q, 4096);
       if (e == std::string_view::npos) return;
       size_t r = skip_ws(code, e);
-      if (r >= code.size() || code[r] != '(') p = e;  // templated return type: std::enable_if_t<…>
-      q = r;                                         // else explicit specialisation name<…>(
+      if (r >= code.size() || code[r] != '(') {
+        p = e;  // templated return type: std::enable_if_t<…>
+      } else {  // explicit specialisation name<…>(
+        explicit_spec = true;
+        explicit_shape = explicit_args_shape(code.substr(q + 1, e - q - 2));
+      }
+      q = r;
     }
     if (q + 1 < code.size() && code[q] == ':' && code[q + 1] == ':') {
       qual.emplace_back(w);
@@ -163,14 +227,9 @@ void parse_kernel_after_global(const scan_context& cx, size_t at_global) {
     kernel_definition d = cx.at(at_global + w0);
     d.symbol = std::string(w);
     for (auto& s : qual) d.scopes.push_back(s);
-    auto params = split_top_level(code.substr(q + 1, close - q - 2), ',');
-    d.param_count = (params.size() == 1 && (params[0].empty() || params[0] == "void")) ? 0 : static_cast<int>(params.size());
-    size_t brace = code.find_first_of("{;", close);
-    d.is_definition = brace != std::string_view::npos && code[brace] == '{';
-    if (d.is_definition) {
-      size_t end = skip_group(code, brace, code.size());
-      d.body_hash = fnv1a_nonspace(code.substr(brace, (end == std::string_view::npos ? code.size() : end) - brace));
-    }
+    bool params_known = read_parameters_and_body(code, q, close, &d);
+    d.shape_known = template_head_shape(cx.code, at_global, &d.template_shape) && params_known;
+    if (explicit_spec) d.template_shape = explicit_shape;
     d.return_type = collapse_spaces(code.substr(ret_begin, std::min<size_t>(chain_start - ret_begin, 512)));
     cx.out->push_back(std::move(d));
     return;

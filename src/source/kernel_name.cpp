@@ -2,12 +2,11 @@
 // templated return type or "(anonymous namespace)" scope does not confuse the split.
 #include "source/kernel_name.h"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
+#include <cctype>
 #include <cstring>
 
 #include "core/strings.h"
+#include "source/demangler.h"
 
 namespace magpie::source {
 namespace {
@@ -111,6 +110,39 @@ void collect_functors(std::string_view arg, std::vector<std::string>* out) {
   }
 }
 
+std::vector<std::string> split_scopes(std::string_view q) {
+  std::vector<std::string> out;
+  for (size_t pos = 0;;) {
+    size_t next = q.find("::", pos);
+    out.emplace_back(q.substr(pos, next == std::string_view::npos ? next : next - pos));
+    if (next == std::string_view::npos) return out;
+    pos = next + 2;
+  }
+}
+
+/// A name the demangler could not read, reduced to its qualified name (see name_only).
+parsed_kernel_name name_only(parsed_kernel_name r, const std::string& qualified) {
+  r.name_only = true;
+  r.qualified_name = qualified;
+  size_t c = qualified.rfind("::");
+  r.base_name = c == std::string::npos ? qualified : qualified.substr(c + 2);
+  if (c != std::string::npos) r.scopes = split_scopes(qualified.substr(0, c));
+  r.is_cpp_signature = true;
+  r.normalized = qualified + "<…>(…)";
+  return r;
+}
+
+/// ck_tile::kentry<N, Kernel<…>, …> runs Kernel::operator(): that class is the op.
+void add_entry_point_class(parsed_kernel_name* r) {
+  if (r->qualified_name != "ck_tile::kentry") return;
+  for (const auto& a : r->template_args) {
+    if (a.empty() || std::isdigit(static_cast<unsigned char>(a[0]))) continue;
+    std::string cls = a.substr(0, a.find('<'));
+    if (!cls.empty() && cls.find('(') == std::string::npos) r->functors.insert(r->functors.begin(), cls);
+    return;
+  }
+}
+
 }  // namespace
 
 bool is_identifier(std::string_view s) {
@@ -143,16 +175,41 @@ std::string demangle(std::string_view name) {
   std::string_view core = n;
   if (starts_with(core, "__Z")) core.remove_prefix(1);
   if (!starts_with(core, "_Z")) return n;
-  std::string mangled = strip_clone_suffixes(core);
-  int rc = 0;
-  char* out = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &rc);
-  if (rc != 0 || out == nullptr) {
-    std::free(out);
-    return n;
+  auto out = itanium_demangle(strip_clone_suffixes(core));
+  return out ? std::move(*out) : n;
+}
+
+std::string mangled_qualified_name(std::string_view name) {
+  std::string_view s = trim(name);
+  if (starts_with(s, "__Z")) s.remove_prefix(1);
+  if (!starts_with(s, "_Z")) return "";
+  size_t p = 2;
+  if (p < s.size() && s[p] == 'L') ++p;  // internal linkage
+  bool nested = p < s.size() && s[p] == 'N';
+  if (nested) {
+    ++p;
+    while (p < s.size() && (s[p] == 'r' || s[p] == 'V' || s[p] == 'K')) ++p;  // cv-qualifiers
   }
-  std::string result(out);
-  std::free(out);
-  return result;
+  std::vector<std::string> parts;
+  while (p < s.size()) {
+    if (nested && s.compare(p, 2, "St") == 0 && parts.empty()) { parts.emplace_back("std"); p += 2; continue; }
+    if (!std::isdigit(static_cast<unsigned char>(s[p]))) break;
+    size_t q = p;
+    while (q < s.size() && std::isdigit(static_cast<unsigned char>(s[q]))) ++q;
+    auto len = parse_int(s.substr(p, q - p));
+    if (!len || *len <= 0 || q + static_cast<size_t>(*len) > s.size()) return "";
+    std::string_view id = s.substr(q, static_cast<size_t>(*len));
+    if (starts_with(id, "_GLOBAL__N")) parts.emplace_back(k_anon);
+    else if (is_identifier(id)) parts.emplace_back(id);
+    else return "";
+    p = q + static_cast<size_t>(*len);
+    if (!nested) break;
+  }
+  // A nested name ends its components with 'I' (template arguments) or 'E'; a plain one is
+  // followed by 'I' or the parameter types.
+  if (parts.empty() || p >= s.size() || (nested && s[p] != 'I' && s[p] != 'E') || parts.back() == k_anon)
+    return "";
+  return join(parts, "::");
 }
 
 std::string strip_clone_suffixes(std::string_view name) {
@@ -184,6 +241,10 @@ parsed_kernel_name parse_kernel_name(std::string_view name) {
   parsed_kernel_name r;
   r.original = std::string(name);
   r.demangled = strip_clone_suffixes(demangle(name));
+  if (starts_with(r.demangled, "_Z") || starts_with(r.demangled, "__Z")) {
+    std::string q = mangled_qualified_name(r.demangled);
+    if (!q.empty()) return name_only(std::move(r), q);
+  }
   std::string s = replace_all(r.demangled, k_anon, k_anon_token);
   for (std::string_view q : {" const", " volatile", " &&", " &"}) {
     if (ends_with(s, q)) s.erase(s.size() - q.size());
@@ -197,6 +258,8 @@ parsed_kernel_name parse_kernel_name(std::string_view name) {
       std::string_view params = v.substr(open + 1, v.size() - open - 2);
       auto parts = split_top_level(params, ',');
       r.param_count = (parts.size() == 1 && (parts[0].empty() || parts[0] == "void")) ? 0 : static_cast<int>(parts.size());
+      if (r.param_count > 0)
+        for (auto& part : parts) r.params.push_back(restore_anon(std::move(part)));
       name_end = open;
     }
   }
@@ -242,6 +305,7 @@ parsed_kernel_name parse_kernel_name(std::string_view name) {
     for (const auto& a : r.template_args) collapsed.push_back(collapse_lambdas(a));
     r.normalized += "<" + join(collapsed, ", ") + ">";
   }
+  add_entry_point_class(&r);
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include "source/classify.h"
 #include "source/git_info.h"
 #include "source/kernel_name.h"
+#include "source/match.h"
 #include "source/refs.h"
 #include "source/repo_index.h"
 
@@ -27,155 +28,63 @@ std::string location(const repo_index& idx, const kernel_definition& d) {
   return idx.root_variable(d.root) + "/" + d.rel_path.generic_string() + ":" + std::to_string(d.line);
 }
 
-bool mode_accepts(lookup_mode m, const kernel_definition& d) {
-  if (m == lookup_mode::python) return d.language == "triton";
-  if (m == lookup_mode::cpp) return d.language != "triton";
-  return m == lookup_mode::any;
+/// Is root/rel inside library `lib`: the root's name contains it, or a folder of rel is named so?
+bool inside_library(const fs::path& root, const fs::path& rel, const std::string& lib) {
+  if (contains(to_lower(root.filename().string()), lib)) return true;
+  for (const auto& part : rel.parent_path())
+    if (to_lower(part.string()) == lib) return true;
+  return false;
 }
 
-struct match_state {
-  std::vector<const kernel_definition*> defs;
-  double confidence = 1.0;
-  std::vector<std::string> notes;
-  std::vector<const kernel_definition*> alternatives;  ///< other kernels the name could mean
-  bool distinct_names = false;  ///< several different indexed names match: ambiguous even in one file
-};
-
-/// The suffix Triton 2.x appends to a kernel's name ("0d1d2d3de4c": for argument i, "i" then
-/// 'c' when equal to 1, 'd' when divisible by 16, 'e' when divisible by 8). Triton 3 and
-/// Inductor add none (Inductor's "_0" index is part of the def name).
-bool triton_signature_suffix(std::string_view s) {
-  if (s.empty()) return false;
-  int expect = 0;
-  for (size_t p = 0; p < s.size();) {
-    size_t q = p;
-    while (q < s.size() && std::isdigit(static_cast<unsigned char>(s[q]))) ++q;
-    auto v = parse_int(s.substr(p, q - p));
-    if (q == p || !v || *v != expect++) return false;
-    p = q;
-    for (char f : {'c', 'd', 'e'})
-      if (p < s.size() && s[p] == f) ++p;
-  }
-  return true;
+void report_refused(const parsed_kernel_name& n, const kernel_class& c, const repo_index& idx, const match_state& m,
+                    const std::string& err_base, kernel_source_info* info) {
+  std::vector<std::string> near;
+  for (const auto* d : m.defs) near.push_back(location(idx, *d));
+  info->source_resolution = "unresolved";
+  info->source_error = err_base + "_not_found";
+  for (const auto& note : m.notes) add_note(info, note);
+  add_note(info, "not reported as a match: " + join(near, ", ") + (near.size() == 1 ? " differs" : " differ") +
+                     " from the trace in namespace" + (n.name_only ? "" : " and signature") +
+                     " (another project's kernel of that name?); " + c.repo_hint);
 }
 
-/// Triton kernels whose names start with `stem` + '_' (other than `except`): what a trace name
-/// sharing that stem could also mean.
-std::vector<const kernel_definition*> triton_siblings(const repo_index& idx, const std::string& stem,
-                                                      const std::set<std::string>& except) {
-  std::vector<const kernel_definition*> out;
-  for (const auto& d : idx.definitions()) {
-    if (d.language != "triton" || d.in_string || except.count(d.symbol)) continue;
-    if (d.symbol.size() > stem.size() && starts_with(d.symbol, stem) && d.symbol[stem.size()] == '_') out.push_back(&d);
-    if (out.size() >= 10) break;
-  }
-  return out;
+/// The kind once the definition is known: a plain name becomes Triton or C++, HIP files make
+/// hip_cpp, ATen's tree makes aten_native.
+void refine_kind(const kernel_definition& d, kernel_source_info* info) {
+  if (info->kind == "unknown" || (info->kind == "triton_jit" && d.inductor))
+    info->kind = d.language == "triton" ? (d.inductor ? "inductor" : "triton_jit") : "cuda_cpp";
+  if (d.language == "hip" && info->kind == "cuda_cpp") info->kind = "hip_cpp";
+  // A kernel without ATen types in its name (a global anonymous-namespace softmax) is still ATen's.
+  if (info->kind == "cuda_cpp" && starts_with(d.rel_path.generic_string(), "aten/src/ATen/"))
+    info->kind = "aten_native";
 }
 
-/// Exact symbol matches; for Triton-capable lookups, else a token-boundary prefix
-/// ("<indexed>_<suffix>"). A suffix Triton adds (triton_signature_suffix) is as good as exact
-/// (0.95); any other suffix resolves only when one prefix is left, at 0.3, with the kernels
-/// sharing the stem listed as alternatives; several prefixes → ambiguous.
-match_state candidates_for(const kernel_class& c, const repo_index& idx) {
-  match_state m;
-  for (const auto* d : idx.lookup(c.symbol)) if (mode_accepts(c.mode, *d)) m.defs.push_back(d);
-  if (!m.defs.empty() || c.mode == lookup_mode::cpp) return m;
-  std::map<std::string, std::vector<const kernel_definition*>> by_prefix;
-  std::string specialised;  // the prefix whose remainder is a Triton signature suffix
-  for (size_t i = 1; i < c.symbol.size(); ++i) {
-    if (c.symbol[i] != '_') continue;
-    for (const auto* d : idx.lookup(std::string_view(c.symbol).substr(0, i))) {
-      if (d->language != "triton") continue;
-      by_prefix[d->symbol].push_back(d);
-      if (triton_signature_suffix(std::string_view(c.symbol).substr(i + 1))) specialised = d->symbol;
-    }
+/// Fills the location columns for definition `d` at `confidence`: resolved, or a candidate below
+/// the threshold.
+void report_match(const repo_index& idx, const kernel_definition& d, const match_state& m, double confidence,
+                  kernel_source_info* info) {
+  info->source_resolution = confidence + 1e-9 >= k_min_resolved_confidence ? "resolved" : "candidate";
+  info->source_error = info->source_resolution == "resolved" ? "" : "below_confidence_threshold";
+  info->source_repo = idx.roots()[d.root].filename().string();
+  info->source_file = location(idx, d);
+  info->matched_symbol = d.symbol;
+  info->file = idx.roots()[d.root] / d.rel_path;
+  info->line = d.line;
+  info->confidence = confidence;
+  info->upstream_url = upstream_url(idx.roots()[d.root], d.rel_path, d.line);
+  info->definition_kind = !d.macro.empty() ? "macro_expansion" : d.is_definition ? "definition" : "declaration";
+  if (!d.macro.empty()) {
+    std::string at = idx.root_variable(d.macro_root) + "/" + d.macro_rel.generic_string() + ":" +
+                     std::to_string(d.macro_line);
+    info->macro_definition = d.macro + "=" + at;
+    add_note(info, "defined by expanding macro " + d.macro + " (#define at " + at + ")");
   }
-  if (by_prefix.empty()) return m;
-  std::set<std::string> prefixes;
-  for (const auto& [p, defs] : by_prefix) prefixes.insert(p);
-  if (!specialised.empty()) {
-    m.defs = by_prefix[specialised];
-    m.confidence = 0.95;
-    m.notes.push_back("Triton specialisation suffix '" + c.symbol.substr(specialised.size()) + "' removed");
-    return m;
-  }
-  for (const auto& [p, defs] : by_prefix) m.defs.insert(m.defs.end(), defs.begin(), defs.end());
-  m.notes.push_back("matched by name prefix " + join(std::vector<std::string>(prefixes.begin(), prefixes.end()), ","));
-  m.distinct_names = prefixes.size() > 1;
-  if (prefixes.size() == 1) {
-    const std::string& stem = *prefixes.begin();
-    m.confidence = 0.3;
-    m.notes.push_back("suffix '" + c.symbol.substr(stem.size()) + "' is not one Triton or Inductor adds: this may be "
-                      "a different kernel");
-    m.alternatives = triton_siblings(idx, stem, prefixes);
-  }
-  return m;
-}
-
-/// Logical operators of an enable_if condition ("&&:1 ||:0 ==:0 !=:0 !:0"): they survive
-/// demangling, so they tell SFINAE overloads of one kernel apart.
-std::string logic_signature(std::string_view t) {
-  int and_ = 0, or_ = 0, eq = 0, ne = 0, not_ = 0;
-  for (size_t i = 0; i < t.size(); ++i) {
-    char c = t[i], n = i + 1 < t.size() ? t[i + 1] : '\0';
-    if (c == '&' && n == '&') { ++and_; ++i; }
-    else if (c == '|' && n == '|') { ++or_; ++i; }
-    else if (c == '=' && n == '=') { ++eq; ++i; }
-    else if (c == '!' && n == '=') { ++ne; ++i; }
-    else if (c == '!') ++not_;
-  }
-  return strprintf("&&:%d ||:%d ==:%d !=:%d !:%d", and_, or_, eq, ne, not_);
-}
-
-/// Evidence filters that never pick among equals: definitions over declarations, identical
-/// copies collapsed, exact namespace, parameter count.
-void narrow(const kernel_class& c, match_state* m) {
-  auto& defs = m->defs;
-  auto keep_if_any = [&](auto pred) {
-    std::vector<const kernel_definition*> kept;
-    for (const auto* d : defs) if (pred(*d)) kept.push_back(d);
-    if (kept.empty()) return false;
-    defs.swap(kept);
-    return true;
-  };
-  if (!keep_if_any([](const kernel_definition& d) { return d.is_definition; })) {
-    m->confidence *= 0.5;
-    m->notes.emplace_back("only declarations found");
-  }
-  // Identical copies (same body) are one definition: keep the one not embedded in a string,
-  // then the shortest path.
-  std::stable_sort(defs.begin(), defs.end(), [](const kernel_definition* a, const kernel_definition* b) {
-    if (a->in_string != b->in_string) return !a->in_string;
-    auto la = a->rel_path.generic_string().size(), lb = b->rel_path.generic_string().size();
-    if (la != lb) return la < lb;
-    return std::tie(a->root, a->rel_path, a->line) < std::tie(b->root, b->rel_path, b->line);
-  });
-  std::set<std::pair<std::string, uint64_t>> seen;
-  std::vector<const kernel_definition*> unique;
-  size_t copies = 0;
-  for (const auto* d : defs) {
-    if (d->body_hash != 0 && !seen.insert({d->symbol, d->body_hash}).second) { ++copies; continue; }
-    unique.push_back(d);
-  }
-  if (copies > 0) m->notes.push_back(strprintf("%zu identical cop%s ignored", copies, copies == 1 ? "y" : "ies"));
-  defs.swap(unique);
-  // A demangled C++ name spells its namespaces in full: none means the global namespace.
-  if (c.mode == lookup_mode::cpp) {
-    if (!keep_if_any([&](const kernel_definition& d) { return d.scopes == c.scopes; })) {
-      m->confidence *= 0.6;
-      m->notes.push_back("namespace " + (c.scopes.empty() ? std::string("(global)") : join(c.scopes, "::")) +
-                         " not matched");
-    }
-  }
-  if (c.param_count >= 0) keep_if_any([&](const kernel_definition& d) { return d.param_count == c.param_count; });
-  if (defs.size() > 1 && contains(c.return_type, "enable_if")) {
-    std::string want = logic_signature(c.return_type);
-    size_t before = defs.size();
-    keep_if_any([&](const kernel_definition& d) {
-      return contains(d.return_type, "enable_if") && logic_signature(d.return_type) == want;
-    });
-    if (defs.size() < before) m->notes.emplace_back("overload chosen by its enable_if condition");
-  }
+  for (const auto* a : m.alternatives) info->alternatives.push_back(a->symbol + "=" + location(idx, *a));
+  if (!info->alternatives.empty() && !contains(info->notes, "primary definition preferred"))
+    add_note(info, "alternatives: " + join(info->alternatives, ", "));
+  if (info->source_resolution == "candidate")
+    add_note(info, strprintf("confidence %.2f is below %.2f: a candidate to check, not a resolved answer",
+                             info->confidence, k_min_resolved_confidence));
 }
 
 void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_index& idx, test_file_cache& tests,
@@ -189,7 +98,8 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
     add_note(info, "no definition of '" + c.symbol + "' in the given roots; " + c.repo_hint);
     return;
   }
-  narrow(c, &m);
+  narrow(c, n, idx, &m);
+  if (m.refused) return report_refused(n, c, idx, m, err_base, info);
   std::map<std::pair<size_t, std::string>, std::vector<const kernel_definition*>> by_file;
   for (const auto* d : m.defs) by_file[{d->root, d->rel_path.generic_string()}].push_back(d);
   for (const auto* d : m.defs) info->candidates.push_back(location(idx, *d));
@@ -214,27 +124,14 @@ void resolve_one(const parsed_kernel_name& n, const kernel_class& c, const repo_
     for (size_t i = 1; i < same_file.size(); ++i) others.push_back(std::to_string(same_file[i]->line));
     add_note(info, "same file also defines it at line " + join(others, ","));
   }
-  if (info->kind == "unknown" || (info->kind == "triton_jit" && d.inductor)) info->kind = d.inductor ? "inductor" : "triton_jit";
-  if (d.language == "hip" && info->kind == "cuda_cpp") info->kind = "hip_cpp";
-  info->source_resolution = "resolved";
-  info->source_error.clear();
-  info->source_repo = idx.roots()[d.root].filename().string();
-  info->source_file = location(idx, d);
-  info->file = idx.roots()[d.root] / d.rel_path;
-  info->line = d.line;
-  info->confidence = m.confidence;
-  info->upstream_url = upstream_url(idx.roots()[d.root], d.rel_path, d.line);
-  info->definition_kind = !d.macro.empty() ? "macro_expansion" : d.is_definition ? "definition" : "declaration";
-  if (!d.macro.empty()) {
-    std::string at = idx.root_variable(d.macro_root) + "/" + d.macro_rel.generic_string() + ":" +
-                     std::to_string(d.macro_line);
-    info->macro_definition = d.macro + "=" + at;
-    add_note(info, "defined by expanding macro " + d.macro + " (#define at " + at + ")");
+  refine_kind(d, info);
+  if (!c.shared_with.empty() && !inside_library(idx.roots()[d.root], d.rel_path, c.shared_with)) {
+    m.confidence = std::min(m.confidence, 0.6);
+    add_note(info,
+             "matched by a name " + c.shared_with + " also uses, outside " + c.shared_with + ": confidence capped");
   }
-  for (const auto* a : m.alternatives) info->alternatives.push_back(a->symbol + "=" + location(idx, *a));
-  if (!info->alternatives.empty()) add_note(info, "alternatives: " + join(info->alternatives, ", "));
+  report_match(idx, d, m, m.confidence, info);
   route_test(d, idx, tests, info);
-  (void)n;
 }
 
 kernel_source_info map_one(const std::string& name, const parsed_kernel_name& n, const repo_index* idx,
@@ -278,6 +175,28 @@ std::pair<std::string, int> split_location(const std::string& loc) {
   return {loc.substr(0, c), static_cast<int>(parse_int(loc.substr(c + 1)).value_or(0))};
 }
 
+/// Marks `info` resolved to candidate location `loc` ("$VAR/rel:line") with `confidence`.
+void resolve_to_candidate(const repo_index& idx, const std::string& loc, double confidence, const std::string& note,
+                          kernel_source_info* info) {
+  auto [file, line] = split_location(loc);
+  std::string var = file.substr(0, file.find('/'));
+  for (size_t r = 0; r < idx.roots().size(); ++r) {
+    if (idx.root_variable(r) != var) continue;
+    fs::path rel = file.substr(var.size() + 1);
+    info->source_resolution = "resolved";
+    info->source_error.clear();
+    info->source_repo = idx.roots()[r].filename().string();
+    info->source_file = loc;
+    info->file = idx.roots()[r] / rel;
+    info->line = line;
+    info->confidence = confidence;
+    info->upstream_url = upstream_url(idx.roots()[r], rel, line);
+    info->definition_kind = "definition";
+    add_note(info, note);
+    return;
+  }
+}
+
 /// An anonymous-namespace kernel template can only be instantiated inside its own translation
 /// unit. When it is ambiguous across files but instantiated with a lambda/functor whose
 /// definition was located in exactly one of those files, that file is the evidence.
@@ -293,23 +212,60 @@ void disambiguate_by_translation_unit(const parsed_kernel_name& n, const repo_in
   for (const auto& c : info->candidates)
     if (evidence.count(split_location(c).first)) hits.push_back(c);
   if (hits.size() != 1) return;
-  auto [file, line] = split_location(hits[0]);
-  std::string var = file.substr(0, file.find('/'));
-  for (size_t r = 0; r < idx.roots().size(); ++r) {
-    if (idx.root_variable(r) != var) continue;
-    fs::path rel = file.substr(var.size() + 1);
-    info->source_resolution = "resolved";
-    info->source_error.clear();
-    info->source_repo = idx.roots()[r].filename().string();
-    info->source_file = hits[0];
-    info->file = idx.roots()[r] / rel;
-    info->line = line;
-    info->confidence = 0.9;
-    info->upstream_url = upstream_url(idx.roots()[r], rel, line);
-    info->definition_kind = "definition";
-    add_note(info, "disambiguated by translation unit: the anonymous-namespace kernel is instantiated with a functor "
-                   "defined in " + file);
-    return;
+  resolve_to_candidate(idx, hits[0], 0.9,
+                       "disambiguated by translation unit: the anonymous-namespace kernel is instantiated with a "
+                       "functor defined in " + split_location(hits[0]).first,
+                       info);
+}
+
+/// A module that another kernel of the batch matched only loosely by name prefix (vLLM's
+/// kernel_unified_attention for a trace's kernel_unified_attention_2d, a 0.3 candidate) is another
+/// version or copy of what ran: exact Triton matches into that file of names outside that stem are
+/// lowered to candidates (aiter's reduce_segments ran, not vLLM's). Names of the stem itself
+/// (kernel_unified_attention_3d defined there) and Triton-suffix matches are not affected.
+void distrust_prefix_matched_modules(std::vector<kernel_source_info>* out) {
+  struct loose_match {
+    std::string name, stem;
+  };
+  std::map<std::string, loose_match> loose;  // "$VAR/rel" → the trace name matched there by prefix
+  for (const auto& k : *out)
+    if (k.source_resolution == "candidate" && !k.matched_symbol.empty() && k.matched_symbol != k.symbol)
+      loose.emplace(split_location(k.source_file).first, loose_match{k.symbol, k.matched_symbol});
+  for (auto& k : *out) {
+    if (k.source_resolution != "resolved" || k.matched_symbol != k.symbol || k.kind != "triton_jit") continue;
+    auto it = loose.find(split_location(k.source_file).first);
+    if (it == loose.end() || starts_with(k.symbol, it->second.stem)) continue;
+    k.confidence = std::min(k.confidence, 0.6);
+    k.source_resolution = "candidate";
+    k.source_error = "below_confidence_threshold";
+    add_note(&k, "lowered to a candidate: " + it->second.name + " of the same trace matches this module only by "
+                 "name prefix, so the module that ran is another version or copy of it");
+  }
+}
+
+/// Ambiguous Triton kernels: when exactly one candidate file is a module where at least two other
+/// kernels of the same batch resolved exactly, that module ran and the kernel is its (aiter's
+/// reduce_segments beside its kernel_unified_attention_2d and _3d). One neighbour is not enough:
+/// generic names (`_fwd_kernel`) sit in many modules.
+void disambiguate_by_module(const repo_index& idx, std::vector<kernel_source_info>* out) {
+  std::map<std::string, std::vector<std::string>> resolved_in;  // "$VAR/rel" → kernels resolved there
+  for (const auto& k : *out)
+    if (k.source_resolution == "resolved" && k.kind == "triton_jit" && k.confidence >= 1.0 &&
+        k.matched_symbol == k.symbol)
+      resolved_in[split_location(k.source_file).first].push_back(k.symbol);
+  for (auto& k : *out) {
+    if (k.source_error != "triton_source_ambiguous") continue;
+    std::vector<std::string> hits;
+    for (const auto& c : k.candidates) {
+      auto it = resolved_in.find(split_location(c).first);
+      if (it != resolved_in.end() && it->second.size() >= 2) hits.push_back(c);
+    }
+    if (hits.size() != 1) continue;
+    std::string file = split_location(hits[0]).first;
+    resolve_to_candidate(idx, hits[0], 0.85,
+                         "disambiguated by module: " + join(resolved_in[file], ", ") + " of the same trace resolved to " +
+                             file,
+                         &k);
   }
 }
 
@@ -390,7 +346,11 @@ status_or<std::vector<kernel_source_info>> find_kernel_sources(const std::vector
   out.reserve(kernel_names.size());
   for (size_t i = 0; i < kernel_names.size(); ++i)
     out.push_back(map_one(kernel_names[i], parsed[i], idx ? &*idx : nullptr, tests ? &*tests : nullptr));
-  if (idx) locate_functors(parsed, *idx, &out);
+  if (idx) {
+    locate_functors(parsed, *idx, &out);
+    disambiguate_by_module(*idx, &out);
+    distrust_prefix_matched_modules(&out);
+  }
   return out;
 }
 

@@ -3,7 +3,9 @@
 // columns (research/magpie.md §8.1) and a numeric confidence.
 //
 // Contract (fail-closed): a name is `resolved` only when exactly one definition matches under
-// the rules in docs/source-mapping.md; several equally good matches → `unresolved` with
+// the rules in docs/source-mapping.md with a confidence of at least k_min_resolved_confidence;
+// one match below it → `candidate` (location filled, source_error "below_confidence_threshold":
+// check it before acting); several equally good matches → `unresolved` with
 // source_error "<kind>_source_ambiguous" (the candidates are listed in `notes` / `candidates`);
 // no match → `unresolved` with "<kind>_source_not_found"; kinds that are closed-source
 // (cuBLAS/nvjet/cutlass-in-cuBLAS, cuDNN, NCCL binaries, ROCm runtime blits) or annotations →
@@ -18,6 +20,9 @@
 #include "core/status.h"
 
 namespace magpie::source {
+
+/// Lowest confidence reported as `resolved`; a single match below it is a `candidate`.
+constexpr double k_min_resolved_confidence = 0.7;
 
 /// The 15 Magpie columns, in CSV order (kind … source_error), then our additions.
 struct kernel_source_info {
@@ -41,22 +46,27 @@ struct kernel_source_info {
   std::string triton_ref_file;      ///< a Triton kernel implementing the same op, else ""
   std::string triton_ref_symbol;
   std::string notes;                ///< "; "-joined facts (dtype, template args, candidates, hints)
-  std::string source_resolution;    ///< resolved | unresolved | unsupported
+  std::string source_resolution;    ///< resolved | candidate | unresolved | unsupported
   std::string source_error;         ///< stable token, "" when resolved
 
   // Additions beyond Magpie.
-  double confidence = 0;            ///< 0–1: 1 exact unique symbol match; 0 when not resolved
+  double confidence = 0;            ///< 0–1: 1 exact unique symbol match; 0 when neither resolved
+                                    ///< nor candidate
   std::string demangled;            ///< demangled, normalised name used for matching
   std::string symbol;               ///< the function name that was looked up ("" if none)
-  fs::path file;                    ///< absolute path of the definition (resolved only)
-  int line = 0;                     ///< 1-based line of the definition (resolved only)
+  /// The indexed name the answer points at (resolved / candidate); differs from `symbol` for a
+  /// name-prefix match. Not written to the reports.
+  std::string matched_symbol;
+  fs::path file;                    ///< absolute path of the definition (resolved / candidate)
+  int line = 0;                     ///< 1-based line of the definition (resolved / candidate)
   std::vector<std::string> candidates;  ///< "$VAR/relpath:line" of every matching definition
   /// Resolved only: "definition", "declaration" (no body found) or "macro_expansion" (the
   /// kernel is declared by a macro; `line` is the invocation, `macro_definition` the #define).
   std::string definition_kind;
   std::string macro_definition;     ///< "NAME=$VAR/relpath:line" of the #define, else ""
-  /// Low-confidence name-prefix matches: other Triton kernels sharing the matched stem
-  /// ("name=$VAR/relpath:line"), so the user can see what else the trace name could mean.
+  /// What else the trace name could mean ("name=$VAR/relpath:line"): for low-confidence
+  /// name-prefix matches the other Triton kernels sharing the matched stem; when a primary
+  /// definition was preferred, its copies under test/benchmark/copy paths.
   std::vector<std::string> alternatives;
   /// Functors / host functions named in the template arguments (the op a generic TensorIterator
   /// kernel runs), each "qualified::name=$VAR/relpath:line" when exactly one definition matches,

@@ -39,6 +39,12 @@ struct kernel_definition {
   std::string snippet;              ///< the definition's first line, ≤ 200 chars
   std::string return_type;          ///< C++: the text between __global__ and the name
                                     ///< ("void", "std::enable_if_t<…>"), spaces collapsed
+  /// C++ signature shapes (source/signature.h): template parameters ("" when not a template)
+  /// and parameters; valid only when shape_known (false for macro expansions and for template
+  /// heads that could not be read).
+  std::string template_shape;
+  std::string param_shape;
+  bool shape_known = false;
   // Kernels defined by expanding a macro (`KERNEL_MACRO(name)` with a #define that declares a
   // __global__ function): `line` is the invocation, these locate the #define.
   std::string macro;                ///< the macro's name ("" for ordinary definitions)

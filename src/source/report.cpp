@@ -49,11 +49,12 @@ json kernel_sources_report(const std::vector<kernel_source_info>& infos, const s
     jr.push_back({{"path", absolute_path(r).generic_string()}, {"variable", v}});
   }
   j["roots"] = jr;
-  size_t resolved = 0, unresolved = 0, unsupported = 0;
+  size_t resolved = 0, candidate = 0, unresolved = 0, unsupported = 0;
   json jk = json::array();
   for (size_t i = 0; i < infos.size(); ++i) {
     const auto& info = infos[i];
     resolved += info.source_resolution == "resolved";
+    candidate += info.source_resolution == "candidate";
     unresolved += info.source_resolution == "unresolved";
     unsupported += info.source_resolution == "unsupported";
     json k = kernel_source_to_json(info);
@@ -63,8 +64,8 @@ json kernel_sources_report(const std::vector<kernel_source_info>& infos, const s
     }
     jk.push_back(std::move(k));
   }
-  j["summary"] = {{"total", infos.size()}, {"resolved", resolved}, {"unresolved", unresolved},
-                  {"unsupported", unsupported}};
+  j["summary"] = {{"total", infos.size()}, {"resolved", resolved}, {"candidate", candidate},
+                  {"unresolved", unresolved}, {"unsupported", unsupported}};
   j["kernels"] = std::move(jk);
   return j;
 }

@@ -22,7 +22,7 @@ struct kernel_stat {
 /// candidates, functor_sources.
 json kernel_source_to_json(const kernel_source_info& info);
 
-/// {roots:[{path, variable}], summary:{total, resolved, unresolved, unsupported},
+/// {roots:[{path, variable}], summary:{total, resolved, candidate, unresolved, unsupported},
 ///  kernels:[{…, calls?, total_us?}]}. `stats` parallel to `infos` or empty.
 json kernel_sources_report(const std::vector<kernel_source_info>& infos, const std::vector<kernel_stat>& stats,
                            const std::vector<fs::path>& roots);

@@ -113,5 +113,106 @@ TEST(Classify, ErrorPrefix) {
   EXPECT_EQ(error_prefix("aten_native"), "aten_native");
 }
 
+std::string joined_notes(const kernel_class& c) {
+  std::string out;
+  for (const auto& n : c.notes) out += n + "; ";
+  return out;
+}
+
+TEST(Classify, MiopenKernelsGetMiopenAdvice) {
+  for (const char* name : {"igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2_ta1x8x2x1_1x4x1x64_tb1x8x2x1_1x4x1x64",
+                           "batched_transpose_32x32_half", "SubTensorOpWithScalar1d",
+                           "transpose_CNHW2NCHW_V2_2D_WG_off64", "MIOpenBatchNormFwdTrainSpatial"}) {
+    auto c = cls(name);
+    EXPECT_EQ(c.kind, "miopen") << name;
+    EXPECT_EQ(c.mode, lookup_mode::none) << name;
+    EXPECT_EQ(c.unsupported_error, "miopen_library_kernel") << name;
+    EXPECT_NE(joined_notes(c).find("MIOPEN_FIND_MODE"), std::string::npos) << name;
+  }
+  EXPECT_NE(joined_notes(cls("batched_transpose_32x32_half")).find("channels_last"), std::string::npos);
+  EXPECT_NE(joined_notes(cls("igemm_wrw_gtcx3_nhwc_bf16_bx0_ex1_bt64x64x64_wt32x32x8_gkgs")).find("iGEMMgen"),
+            std::string::npos);
+  // dtype from the name, and "f16" inside "bf16" is not fp16.
+  auto notes = joined_notes(cls("igemm_bwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_mh_gkgs"));
+  EXPECT_NE(notes.find("dtype: bf16;"), std::string::npos) << notes;
+  // A user's C++ kernel that happens to start like a MIOpen name is not MIOpen.
+  EXPECT_NE(cls("void batched_transpose_kernel<float>(float*, int)").kind, "miopen");
+}
+
+TEST(Classify, AiterKernels) {
+  auto cpp = cls("_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi256ELi16ELb1ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib");
+  EXPECT_EQ(cpp.kind, "aiter");
+  EXPECT_EQ(cpp.mode, lookup_mode::cpp);
+  EXPECT_EQ(cpp.symbol, "add_rmsnorm_quant_kernel");
+  EXPECT_EQ(cpp.category, "layernorm");
+  std::string notes = joined_notes(cpp);
+  EXPECT_NE(notes.find("dtype: bf16;"), std::string::npos) << notes;  // DF16b is bf16, not fp16
+  EXPECT_EQ(notes.find("fp16"), std::string::npos) << notes;
+  EXPECT_NE(cpp.repo_hint.find("github.com/ROCm/aiter"), std::string::npos);
+  auto half = cls("_ZN5aiter9my_kernelIDF16_EEvPT_");
+  EXPECT_NE(joined_notes(half).find("dtype: fp16"), std::string::npos) << joined_notes(half);
+  // Assembly kernels are symbols of prebuilt code objects: no C++ source.
+  auto asm_kernel = cls("_ZN5aiter43bf16gemm_fp32bf16_tn_128x64_bshuffle_splitkE");
+  EXPECT_EQ(asm_kernel.kind, "aiter");
+  EXPECT_EQ(asm_kernel.mode, lookup_mode::none);
+  EXPECT_EQ(asm_kernel.unsupported_error, "prebuilt_code_object");
+  EXPECT_NE(joined_notes(asm_kernel).find("hsa/"), std::string::npos);
+  // A global-namespace kernel instantiated with ck_tile types is aiter's paged attention, not
+  // vLLM's look-alike (which takes no ck_tile type).
+  auto pa = cls("void paged_attention_ll4mi_QKV_mfma16_kernel<0, __hip_bfloat16, __hip_bfloat16, "
+                "(vllm::Fp8KVCacheDataType)0, 1, 128, 256, false, 4, 1, ck_tile::ComposedAttention<0u, false> >("
+                "__hip_bfloat16 const*, float, ck_tile::ComposedAttention<0u, false> const*)");
+  EXPECT_EQ(pa.kind, "aiter");
+  EXPECT_EQ(cls("void paged_attention_ll4mi_QKV_mfma16_kernel<__hip_bfloat16, __hip_bfloat16, "
+                "(vllm::Fp8KVCacheDataType)0, __hip_bfloat16, 16, 128, 256, false, 4, (MFMAType)0>(float)")
+                .kind,
+            "vllm");
+}
+
+TEST(Classify, ComposableKernelAndCkTile) {
+  auto ck = cls("_ZN2ck16tensor_operation6device12_GLOBAL__N_149kernel_grouped_conv_fwd_multiple_abd_xdl_cshuffleINS_"
+                "34GridwiseGemmMultipleD_xdl_cshuffleIDF16bDF16bDF16bfDF16bNS_5TupleIJEEEDF16bEEEEvv");
+  EXPECT_EQ(ck.kind, "ck");
+  EXPECT_EQ(ck.mode, lookup_mode::cpp);
+  EXPECT_EQ(ck.symbol, "kernel_grouped_conv_fwd_multiple_abd_xdl_cshuffle");
+  ASSERT_EQ(ck.scopes.size(), 4u);
+  EXPECT_EQ(ck.scopes[3], "(anonymous namespace)");
+  EXPECT_NE(ck.repo_hint.find("MIOpen"), std::string::npos);
+  EXPECT_NE(ck.repo_hint.find("composable_kernel"), std::string::npos);
+  EXPECT_NE(joined_notes(ck).find("dtype: bf16"), std::string::npos) << joined_notes(ck);
+  auto tile = cls("void ck_tile::kentry<1, ck_tile::Rmsnorm2dFwd<float> >(ck_tile::Rmsnorm2dFwd<float>::Kargs)");
+  EXPECT_EQ(tile.kind, "ck_tile");
+  EXPECT_NE(joined_notes(tile).find("functor: ck_tile::Rmsnorm2dFwd"), std::string::npos);
+}
+
+TEST(Classify, CublasGemvIsClosedSource) {
+  auto g = cls("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16, "
+               "__nv_bfloat16, float, false, true, true, false, 7, false, cublasGemvParamsEx<int, "
+               "cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16 "
+               "const>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float> >(cublasGemvParamsEx<int, "
+               "cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16 "
+               "const>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float>)");
+  EXPECT_EQ(g.kind, "cublas");
+  EXPECT_EQ(g.mode, lookup_mode::none);
+  EXPECT_EQ(g.unsupported_error, "closed_source_library");
+  EXPECT_EQ(g.category, "gemm");
+  EXPECT_NE(joined_notes(g).find("GEMV"), std::string::npos);
+  EXPECT_EQ(cls("void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false, "
+                "cublasGemvParamsEx<int, float, float, float> >(float)")
+                .kind,
+            "cublas");
+}
+
+TEST(Classify, RuntimeOperationsAndSharedNames) {
+  EXPECT_TRUE(is_runtime_operation("Memcpy DtoD (Device -> Device)"));
+  EXPECT_TRUE(is_runtime_operation("Memset (Device)"));
+  EXPECT_TRUE(is_runtime_operation("__amd_rocclr_copyBuffer"));
+  EXPECT_FALSE(is_runtime_operation("void at::native::copy_kernel<float>(float*)"));
+  auto aot = cls("attn_fwd");
+  EXPECT_EQ(aot.shared_with, "aotriton");
+  EXPECT_NE(aot.repo_hint.find("aotriton"), std::string::npos);
+  EXPECT_TRUE(cls("my_attn_fwd").shared_with.empty());
+}
+
 }  // namespace
 }  // namespace magpie::source

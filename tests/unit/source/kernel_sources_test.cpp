@@ -4,6 +4,7 @@
 
 #include "core/fs.h"
 #include "source/git_info.h"
+#include "source/match.h"
 
 namespace magpie::source {
 namespace {
@@ -87,7 +88,7 @@ TEST(KernelSources, NotFoundUnsupportedAndNoRoots) {
 
 TEST(KernelSources, DeclarationsLoseToDefinitionsAndDeclOnlyIsLowConfidence) {
   auto r = map({"void at::native::reduce_kernel_declared_only<R>(R)"}, {k_fixtures / "pytorch"});
-  EXPECT_EQ(r[0].source_resolution, "resolved");
+  EXPECT_EQ(r[0].source_resolution, "candidate");  // below the 0.7 threshold
   EXPECT_DOUBLE_EQ(r[0].confidence, 0.5);
   EXPECT_NE(r[0].notes.find("only declarations"), std::string::npos);
 }
@@ -134,7 +135,7 @@ TEST(KernelSources, OnlyTritonSuffixesMatchByPrefixWithConfidence) {
   EXPECT_DOUBLE_EQ(r[0].confidence, 0.95);
   EXPECT_TRUE(r[0].alternatives.empty());
   // "_2d" is no suffix Triton adds: a low-confidence guess with what else the name could mean.
-  EXPECT_EQ(r[1].source_resolution, "resolved");
+  EXPECT_EQ(r[1].source_resolution, "candidate");
   EXPECT_DOUBLE_EQ(r[1].confidence, 0.3);
   EXPECT_EQ(r[1].alternatives, std::vector<std::string>{"kernel_unified_attention_3d=$TREE_DIR/ops/unified_attention.py:12"});
   // Two indexed kernels are prefixes of the name: nothing is picked.
@@ -206,6 +207,123 @@ TEST(GitInfo, UpstreamUrlFromGitDirectory) {
   std::string want = "https://github.com/org/repo/blob/";
   want.append(40, 'a').append("/src/k.cu#L12");
   EXPECT_EQ(upstream_url(*tmp, "src/k.cu", 12), want);
+}
+
+const fs::path k_lookalikes = fs::path(MAGPIE_TEST_SOURCE_DIR) / "tests/golden/sources_lookalikes/tree";
+
+const char* k_aiter_qkv =
+    "void paged_attention_ll4mi_QKV_mfma16_kernel<0, __hip_bfloat16, __hip_bfloat16, (vllm::Fp8KVCacheDataType)0, 1, "
+    "128, 256, false, 4, 1, ck_tile::ComposedAttention<0u, false> >(__hip_bfloat16 const*, __hip_bfloat16 const*, "
+    "__hip_bfloat16 const*, float, int const*, int const*, int const*, float const*, int, int, int, int, float*, float*, "
+    "__hip_bfloat16*, float, float, float const*, float const*, float const*, ck_tile::ComposedAttention<0u, false> "
+    "const*)";
+const char* k_rope_args =
+    "<c10::BFloat16, true>(long const*, c10::BFloat16*, c10::BFloat16*, c10::BFloat16 const*, int, long, long, long, "
+    "int, int, int)";
+const char* k_rms_norm_args =
+    "<c10::BFloat16, 8, 2>(c10::BFloat16*, c10::BFloat16 const*, long, long, long, long, long, c10::BFloat16 const*, "
+    "float, int, int)";
+
+TEST(KernelSources, SignatureMismatchIsOnlyACandidate) {
+  auto r = map({k_aiter_qkv}, {k_lookalikes / "vllm"});
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].kind, "aiter");
+  EXPECT_EQ(r[0].source_resolution, "candidate");
+  EXPECT_EQ(r[0].source_error, "below_confidence_threshold");
+  EXPECT_EQ(r[0].source_file, "$VLLM_DIR/csrc/rocm/attention.cu:6");
+  EXPECT_LT(r[0].confidence, k_min_resolved_confidence);
+  EXPECT_NE(r[0].notes.find("signature does not match"), std::string::npos) << r[0].notes;
+  // With aiter's tree the exact signature wins over vLLM's look-alike.
+  auto both = map({k_aiter_qkv}, {k_lookalikes / "vllm", k_lookalikes / "aiter"});
+  EXPECT_EQ(both[0].source_resolution, "resolved");
+  EXPECT_EQ(both[0].source_file, "$AITER_DIR/csrc/cpp_itfs/pa/pa_ragged.cuh:8");
+  EXPECT_DOUBLE_EQ(both[0].confidence, 1.0);
+}
+
+TEST(KernelSources, NamespaceAndSignatureMismatchRefusesTheMatch) {
+  auto r = map({std::string("void rotary_embedding_kernel") + k_rope_args}, {k_lookalikes / "vllm"});
+  EXPECT_EQ(r[0].source_resolution, "unresolved");
+  EXPECT_EQ(r[0].source_error, "cuda_cpp_source_not_found");
+  EXPECT_TRUE(r[0].source_file.empty());
+  EXPECT_DOUBLE_EQ(r[0].confidence, 0.0);
+  EXPECT_NE(r[0].notes.find("not reported as a match: $VLLM_DIR/csrc/pos_encoding_kernels.cu:6"), std::string::npos)
+      << r[0].notes;
+  // The same trace signature in vllm:: is the kernel, which gained parameters since: resolved.
+  auto v = map({std::string("void vllm::rotary_embedding_kernel") + k_rope_args}, {k_lookalikes / "vllm"});
+  EXPECT_EQ(v[0].source_resolution, "resolved");
+  EXPECT_DOUBLE_EQ(v[0].confidence, 0.85);
+  EXPECT_NE(v[0].notes.find("extends the traced signature"), std::string::npos) << v[0].notes;
+}
+
+TEST(KernelSources, NamespaceMismatchAloneIsACandidate) {
+  // Exact signature, but the trace's kernel is in the global namespace and the definition in vllm::.
+  auto r = map({std::string("void rms_norm_kernel") + k_rms_norm_args}, {k_lookalikes / "vllm"});
+  EXPECT_EQ(r[0].source_resolution, "candidate");
+  EXPECT_DOUBLE_EQ(r[0].confidence, 0.6);
+  EXPECT_EQ(r[0].source_file, "$VLLM_DIR/csrc/layernorm_kernels.cu:5");
+}
+
+TEST(KernelSources, PrimaryDefinitionPreferredOverCopies) {
+  auto r = map({std::string("void vllm::rms_norm_kernel") + k_rms_norm_args}, {k_lookalikes / "refs", k_lookalikes / "vllm"});
+  EXPECT_EQ(r[0].source_resolution, "resolved");
+  EXPECT_EQ(r[0].source_file, "$VLLM_DIR/csrc/layernorm_kernels.cu:5");
+  EXPECT_DOUBLE_EQ(r[0].confidence, 0.9);
+  ASSERT_EQ(r[0].alternatives.size(), 1u);
+  EXPECT_EQ(r[0].alternatives[0], "rms_norm_kernel=$REFS_DIR/tests/kernels/rms_norm_reference.cu:5");
+  EXPECT_TRUE(is_secondary_copy_path("aten/src/ATen/native/cuda/maca_kernels/CUDALoops_copy.cuh"));
+  EXPECT_TRUE(is_secondary_copy_path("benchmarks/kernels/bench_rope.cu"));
+  EXPECT_TRUE(is_secondary_copy_path("csrc/old_copy/attention.cu"));
+  EXPECT_TRUE(is_secondary_copy_path("csrc/attention.orig.cu"));
+  EXPECT_FALSE(is_secondary_copy_path("aten/src/ATen/native/cuda/Copy.cu"));
+  EXPECT_FALSE(is_secondary_copy_path("csrc/attention_kernels.cu"));
+  EXPECT_FALSE(is_secondary_copy_path("tests.cu"));
+}
+
+TEST(KernelSources, TritonModuleEvidence) {
+  auto tmp = make_temp_dir(fs::temp_directory_path(), "magpie_module_");
+  ASSERT_TRUE(tmp.ok());
+  scoped_dir cleanup(*tmp);
+  auto defs = [](const char* project, std::initializer_list<const char*> names) {  // bodies differ per project
+    std::string text;
+    for (const char* n : names) text += std::string("@triton.jit\ndef ") + n + "(x):\n    return '" + project + "'\n\n";
+    return text;
+  };
+  ASSERT_TRUE(write_file_atomic(*tmp / "vllm/ops/unified.py", defs("vllm", {"reduce_segments", "kernel_unified_attention"})).ok());
+  ASSERT_TRUE(write_file_atomic(*tmp / "aiter/ops/unified.py",
+                                defs("aiter", {"reduce_segments", "kernel_unified_attention_2d", "kernel_unified_attention_3d"}))
+                  .ok());
+  std::vector<std::string> trace = {"reduce_segments", "kernel_unified_attention_2d", "kernel_unified_attention_3d"};
+  // Both modules define reduce_segments; two other kernels of the trace resolved in aiter's.
+  auto both = map(trace, {*tmp / "vllm", *tmp / "aiter"});
+  EXPECT_EQ(both[0].source_resolution, "resolved");
+  EXPECT_EQ(both[0].source_file, "$AITER_DIR/ops/unified.py:2");
+  EXPECT_DOUBLE_EQ(both[0].confidence, 0.85);
+  // One neighbour is not enough evidence.
+  EXPECT_EQ(map({"reduce_segments", "kernel_unified_attention_2d"}, {*tmp / "vllm", *tmp / "aiter"})[0].source_error,
+            "triton_source_ambiguous");
+  // Only vLLM's module: kernel_unified_attention_2d matches it by prefix only, so the module that
+  // ran is another one and vLLM's reduce_segments is a candidate.
+  auto vllm = map(trace, {*tmp / "vllm"});
+  EXPECT_EQ(vllm[1].source_resolution, "candidate");
+  EXPECT_EQ(vllm[0].source_resolution, "candidate");
+  EXPECT_DOUBLE_EQ(vllm[0].confidence, 0.6);
+  // Alone it is vLLM's.
+  EXPECT_EQ(map({"reduce_segments"}, {*tmp / "vllm"})[0].source_resolution, "resolved");
+}
+
+TEST(KernelSources, SharedLibraryNamesOutsideTheLibraryAreCandidates) {
+  auto tmp = make_temp_dir(fs::temp_directory_path(), "magpie_shared_");
+  ASSERT_TRUE(tmp.ok());
+  scoped_dir cleanup(*tmp);
+  const char* def = "@triton.jit\ndef attn_fwd(x):\n    pass\n";
+  ASSERT_TRUE(write_file_atomic(*tmp / "aiter/flash/fwd.py", def).ok());
+  ASSERT_TRUE(write_file_atomic(*tmp / "aotriton/tritonsrc/fwd_kernel.py", def).ok());
+  auto elsewhere = map({"attn_fwd"}, {*tmp / "aiter"});
+  EXPECT_EQ(elsewhere[0].source_resolution, "candidate");
+  EXPECT_DOUBLE_EQ(elsewhere[0].confidence, 0.6);
+  auto aot = map({"attn_fwd"}, {*tmp / "aotriton"});
+  EXPECT_EQ(aot[0].source_resolution, "resolved");
+  EXPECT_EQ(aot[0].kind, "triton_jit");
 }
 
 }  // namespace

@@ -83,6 +83,43 @@ TEST(CppScanner, UnterminatedInputsDoNotHang) {
   EXPECT_TRUE(defs.empty());
 }
 
+TEST(CppScanner, SignatureShapesOfKernels) {
+  const char* src = R"(
+namespace vllm {
+struct Params { int n; };
+template <typename scalar_t, typename cache_t, bool IS_NEOX>
+__global__ void rope(const int64_t* __restrict__ pos, scalar_t* q, const int rot_dim, const bool inverse) {}
+template <int nt, int vt, typename func_t>
+C10_LAUNCH_BOUNDS_2(nt, 4)
+__global__ void loop(int N, func_t f) { f(N); }
+template <typename T, typename std::enable_if<(sizeof(T) > 2), int>::type = 0>
+#if defined(USE_ROCM)
+__launch_bounds__(256)
+#endif
+__global__ void wide(T* out, float eps, unsigned long long n) {}
+template <> __global__ void spec<float, 4>(float* x) {}
+__global__ void plain(double d, Params p) {}
+template <typename... Ts> __global__ void variadic(int n, Ts... args) {}
+__global__ void from_macro(KERNEL_ARGS) {}
+}  // namespace vllm
+)";
+  std::vector<kernel_definition> defs;
+  scan_cpp_source(src, &defs);
+  ASSERT_EQ(defs.size(), 7u);
+  auto shape = [&](size_t i) { return defs[i].template_shape + "|" + defs[i].param_shape; };
+  EXPECT_EQ(defs[0].symbol, "rope");
+  EXPECT_TRUE(defs[0].shape_known);
+  EXPECT_EQ(shape(0), "TTV|ppib");
+  EXPECT_EQ(shape(1), "VVT|i?");  // the template head before a launch-bounds macro
+  EXPECT_EQ(shape(2), "TV|pfi");  // enable_if parameter is a value; #if lines between head and __global__
+  EXPECT_EQ(defs[3].symbol, "spec");
+  EXPECT_EQ(shape(3), "?V|p");  // explicit specialisation arguments, not the empty template <>
+  EXPECT_EQ(shape(4), "|f?");
+  EXPECT_EQ(shape(5), ".|i.");
+  EXPECT_FALSE(defs[6].shape_known);  // a macro may stand for several parameters
+  EXPECT_TRUE(defs[5].shape_known);
+}
+
 TEST(PythonScanner, TritonDecoratorsAcrossLinesAndStrings) {
   const char* src = R"(import triton
 import triton.language as tl
