@@ -1,12 +1,14 @@
 // magpie: GPU kernel evaluation, inference-serving benchmarks and trace analysis.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/subprocess.h"
+#include "core/workspace.h"
 #include "gpu/detect.h"
 #include "magpie_generated/version.h"
 
@@ -53,7 +55,12 @@ int main(int argc, char** argv) {
   using namespace magpie;
   using namespace magpie::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
-  install_termination_handlers();  // Ctrl-C / SIGTERM stop the child process groups too
+  install_termination_handlers();  // Ctrl-C / SIGTERM end every descendant (magpie is their subreaper)
+  if (const char* off = std::getenv("MAGPIE_NO_STORE"); off == nullptr || std::string(off) != "1") {
+    std::error_code ec;  // an interrupted run is recorded in the results store by `magpie results register`
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) set_interrupt_recorder({self.string(), "--quiet", "results", "register"});
+  }
   arg_parser p = make_global_parser();
   if (auto st = p.parse(args); !st.ok()) {
     std::fprintf(stderr, "%s\n", st.message().c_str());
