@@ -13,6 +13,7 @@
 #include "mcp/tools_bench.h"
 #include "serve/bench_config.h"
 #include "serve/metrics_schema.h"
+#include "trace/report_schema.h"
 
 namespace magpie::mcp {
 namespace {
@@ -179,6 +180,23 @@ status check_benchmark_config(const json& doc, const trust_policy& p) {
 
 }  // namespace
 
+json benchmark_result_props() {
+  return {{"workspace", s_string("benchmark workspace")},
+          {"success", s_boolean("the run succeeded")},
+          {"framework", s_string("framework")},
+          {"model", s_string("model")},
+          {"throughput", or_null(serve::magpie_throughput_schema())},
+          {"latency", or_null(serve::magpie_latency_schema())},
+          {"top_bottlenecks", s_array(s_string("kernel"), "kernels with the most GPU time (trace)")},
+          {"errors", s_array(s_string("error"), "errors")},
+          {"warnings", s_array(s_string("warning"), "warnings")},
+          {"execution_time", s_number("wall time, s")},
+          {"gap_analysis", trace::gap_analysis_schema()},
+          {"run_kind", s_enum("measurement or diagnostic", {"measurement", "diagnostic"})},
+          {"reward_eligible", s_boolean("a successful measurement run")},
+          {"summary_text", s_string("the CLI's summary.txt")}};
+}
+
 json finished_benchmark(const fs::path& out_dir, const std::set<std::string>& before, const run_result& r,
                         std::string* err) {
   fs::path ws;
@@ -331,24 +349,8 @@ tool_result images_tool(const json& a, tool_context&) {
   return tool_result::ok("benchmark images", {{"images", images}, {"details", details}});
 }
 
-/// A finished benchmark's result (finished_benchmark): its throughput and latency blocks have
-/// the schemas of the writers in serve (metrics_schema.h). Open: a run of another tool (the
-/// optimize loop) carries its own keys.
-json benchmark_result_schema() {
-  json r = s_any_object("when finished: Magpie's BenchmarkResult keys + workspace, summary_text");
-  r["properties"] = {{"workspace", s_string("benchmark workspace")},
-                     {"success", s_boolean("the run succeeded")},
-                     {"throughput", or_null(serve::magpie_throughput_schema())},
-                     {"latency", or_null(serve::magpie_latency_schema())},
-                     {"errors", s_array(s_string("error"), "errors")},
-                     {"warnings", s_array(s_string("warning"), "warnings")},
-                     {"summary_text", s_string("the CLI's summary.txt")}};
-  return r;
-}
-
 json benchmark_status_schema() {
   json one = run_status_schema();
-  one["properties"]["result"] = benchmark_result_schema();
   json out = one;
   out["properties"]["runs"] = s_array(one, "every run of this server (without run_id)");
   out.erase("required");

@@ -32,7 +32,7 @@ def setup():
 
 
 def server(*flags):
-    s = Server(list(flags), cwd=ROOT)
+    s = Server(list(flags), cwd=ROOT, permissive=False)
     s.initialize()
     return s
 
