@@ -2,6 +2,7 @@
 #include "mcp/child_run.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <memory>

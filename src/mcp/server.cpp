@@ -59,7 +59,9 @@ trust_policy server_settings::default_policy() {
 
 void tool_context::progress(double value, double total, const std::string& message) {
   std::lock_guard<std::mutex> lock(m_mu);
-  if (!m_progress || value <= m_last) return;  // progress must increase
+  // Progress must increase; a cancelled request gets no more messages (its child may still log
+  // while it stops, e.g. the interrupted run recording itself).
+  if (!m_progress || value <= m_last || cancelled()) return;
   m_last = value;
   m_progress(value, total, message);
 }

@@ -117,7 +117,8 @@ json run_status_schema() {
   json result = {{"type", "object"}, {"additionalProperties", false}, {"properties", benchmark_result_props()},
                  {"description", "when finished: Magpie's BenchmarkResult keys + workspace, summary_text (benchmark), or "
                                  "the loop's progress (optimize)"}};
-  for (auto& [k, v] : loop_progress_props().items()) result["properties"][k] = v;
+  const json loop = loop_progress_props();
+  for (auto it = loop.begin(); it != loop.end(); ++it) result["properties"][it.key()] = it.value();
   return s_object({{"run_id", s_string("handle")}, {"tool", s_string("tool that started it")},
                    {"state", s_enum("state", run_state_names())},
                    {"elapsed_s", s_number("seconds since start", 0)}, {"info", info},

@@ -204,8 +204,9 @@ json collect_output_schema() {
   json props = {{"task_id", s_string("as given")}, {"_task_id", s_string("Magpie's key")},
                 {"report", sched::merged_report_schema("any")}, {"collected", sched::collected_schema()},
                 {"status", s_string("a run handle's Magpie status word")}, {"error", s_string("why a run failed")}};
-  for (auto& [k, v] : run_status_schema()["properties"]["result"]["properties"].items())
-    if (!props.contains(k)) props[k] = v;
+  const json result = run_status_schema()["properties"]["result"]["properties"];
+  for (auto it = result.begin(); it != result.end(); ++it)
+    if (!props.contains(it.key())) props[it.key()] = it.value();
   json s = {{"type", "object"}, {"properties", props}, {"required", {"task_id", "_task_id"}}, {"additionalProperties", false}};
   s["description"] = "a batch's merged report, or a run handle's result keys (Magpie's BenchmarkResult) plus _task_id";
   return s;

@@ -85,6 +85,7 @@ json merged_row_schema() {
   p["jobs"] = closed({{"correctness", job_brief_schema()}, {"timing", job_brief_schema()}}, {"correctness"});
   p["job_state"] = typed_or_null("string", "state of the job that should have written the entry");
   p["scheduler_note"] = typed("string", "why the merge changed the entry");
+  p["correctness"]["required"] = {"method"};  // a missing row has only method and failures
   row["required"] = {"compiling_state", "correctness_state", "performance_state", "errors", "score", "outcome"};
   return row;
 }

@@ -20,7 +20,7 @@ chmod +x "$T/tc.sh"
 alive() {  # a live (non-zombie) process with this argv word
   for d in /proc/[0-9]*; do
     [ "$(awk '{print $3}' "$d/stat" 2>/dev/null)" = "Z" ] && continue
-    tr '\0' '\n' < "$d/cmdline" 2>/dev/null | grep -qx -- "$1" && return 0
+    { tr '\0' '\n' < "$d/cmdline"; } 2>/dev/null | grep -qx -- "$1" && return 0
   done
   return 1
 }
