@@ -6,6 +6,7 @@
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/log.h"
+#include "core/process_tree.h"
 #include "core/progress.h"
 #include "core/subprocess.h"
 #include "core/workspace.h"
@@ -100,7 +101,13 @@ int main(int argc, char** argv) {
   const std::string& name = p.rest()[0];
   std::vector<std::string> sub_args(p.rest().begin() + 1, p.rest().end());
   for (const auto& s : subcommands()) {
-    if (name == s.name) return s.run(sub_args, g);
+    if (name != s.name) continue;
+    int rc = s.run(sub_args, g);
+    // No orphans: what a run left behind (a descendant that left its session and its run's
+    // tag, core/process_tree.h) ends with it. Not for the MCP server: servers that its runs
+    // deliberately left running (persistent inference servers) are re-parented to it.
+    if (name != "mcp") end_all_descendants_signal_safe(0.5);
+    return rc;
   }
   std::fprintf(stderr, "magpie: unknown subcommand '%s' (see magpie --help)\n", name.c_str());
   return k_exit_usage;

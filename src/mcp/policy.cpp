@@ -113,6 +113,12 @@ status_or<json> apply(const std::string& tool, json args, const trust_policy& p,
       args[key] = j;
     }
   }
+  // A model given as a local directory (benchmark / benchmark_batch configs) is a path too.
+  if (std::string m = json_string(args, "model"); !m.empty() && (m[0] == '/' || m[0] == '.' || m[0] == '~')) {
+    json j = m;
+    MAGPIE_RETURN_IF_ERROR(confine_value(p, prefix + "model", &j));
+    args["model"] = j;
+  }
   fs::path cwd = command_dir(args);
   for (const char* key : {"compile_command", "testcase_command"})
     if (args.contains(key)) MAGPIE_RETURN_IF_ERROR(check_command_string(p, prefix + key, args[key], cwd));
