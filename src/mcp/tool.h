@@ -21,12 +21,12 @@ namespace magpie::mcp {
 struct server_settings {
   fs::path self_exe;               ///< this magpie binary (children run its CLI)
   fs::path default_output_dir = "results";  ///< relative to the server's cwd
-  /// What a client may make magpie do (policy.h); the default (root ".", nothing client-chosen
-  /// allowed) is replaced by `magpie mcp` from its flags.
-  trust_policy policy = default_policy();
-  static trust_policy default_policy();
   size_t max_message_bytes = 64u << 20;
   std::string version;             ///< magpie version for serverInfo
+  /// What a client may make magpie do (policy.h); the default (root: the current directory,
+  /// nothing client-chosen allowed) is replaced by `magpie mcp` from its flags.
+  trust_policy policy = default_policy();
+  static trust_policy default_policy();
 };
 
 class run_registry;
