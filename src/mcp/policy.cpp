@@ -68,7 +68,8 @@ const std::set<std::string>& path_keys() {
 }
 
 status refuse_path(const std::string& field, const std::string& value, const status& why) {
-  return error(status_code::permission_denied, "argument '%s': path '%s' refused: %s", field.c_str(), value.c_str(),
+  std::string shown = replace_all(value, std::string(1, '\0'), "\\0");  // %s would stop at a NUL
+  return error(status_code::permission_denied, "argument '%s': path '%s' refused: %s", field.c_str(), shown.c_str(),
                why.message().c_str());
 }
 
