@@ -121,6 +121,24 @@ def test_allowed_with_the_option():
     t.call("benchmark_cancel", {"run_id": rid})
     for f in pwned():
         os.remove(f)
+    # The rest of the injections of test_injection_refused_by_default pass the policy too.
+    for tool, args, field in injections():
+        if tool in ("create_kernel_config", "benchmark"):
+            continue  # run above
+        r = t.call(tool, dict(args, output_dir="res_trusted") if tool != "benchmark_batch" else args, timeout=300)
+        text = r["content"][0]["text"]
+        check("refused" not in text, "%s (%s) still refused with --trust-client: %s" % (tool, field, text[:300]))
+        if tool == "benchmark_batch":
+            for j in r["structuredContent"]["jobs"]:
+                t.call("benchmark_cancel", {"run_id": j["run_id"]})
+    bench = {"framework": "vllm", "model": "m", "run_mode": "local", "output_dir": "res_trusted", "timeout_seconds": 20}
+    for extra in ({"extra_args": ["--server-args", "--evil"]}, {"extra_envs": {"LD_PRELOAD": "/nonexistent.so"}},
+                  {"docker_image": "some/image"}):
+        r = t.call("benchmark", dict(bench, **extra))
+        check(r["isError"] is False, "benchmark %s with --trust-client: %s" % (extra, r["content"][0]["text"][:300]))
+        t.call("benchmark_cancel", {"run_id": r["structuredContent"]["run_id"]})
+    for f in pwned():
+        os.remove(f)
     t.close()
 
 
