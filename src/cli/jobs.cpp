@@ -15,6 +15,7 @@
 #include "sched/engine.h"
 #include "sched/merge.h"
 #include "sched/monitor.h"
+#include "sched/report_schema.h"
 #include "sched/worker.h"
 
 namespace magpie::cli {
@@ -98,9 +99,7 @@ int run_list(const std::vector<std::string>& args) {
     for (const auto& j : b->jobs) states[sched::job_state_name(j.last.state)]++;
     std::string st;
     for (const auto& [k, v] : states) st += strprintf("%s%s=%d", st.empty() ? "" : " ", k.c_str(), v);
-    out.push_back({{"batch", d.filename().string()}, {"dir", d.string()}, {"engine", b->engine}, {"mode", b->mode},
-                   {"status", task_status_name(sched::batch_status(*b))}, {"created", b->created},
-                   {"jobs", b->jobs.size()}, {"states", states}, {"collected", b->collected}});
+    out.push_back(sched::batch_list_row(*b));  // its schema: sched/report_schema.h
     if (!p.has("--json"))
       std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), b->engine.c_str(), sched::batch_mode_name(b->mode), b->created.c_str(), st.c_str(),
                   b->collected.is_null() ? "" : "  (collected)");
@@ -123,17 +122,7 @@ int run_status(const std::vector<std::string>& args) {
   if (!e.ok()) return fail(e.get_status());
   if (auto r = sched::refresh_batch(*b, **e); !r.ok()) return fail(r.get_status());
   if (p.has("--json")) {
-    json js = json::array();
-    for (const auto& j : b->jobs) {
-      json row = j.last.to_json();
-      row["name"] = j.name;
-      row["role"] = j.role;
-      js.push_back(row);
-    }
-    std::fputs(dump_pretty({{"batch", b->dir.string()}, {"engine", b->engine}, {"mode", b->mode},
-                            {"status", task_status_name(sched::batch_status(*b))}, {"jobs", js}})
-                   .c_str(),
-               stdout);
+    std::fputs(dump_pretty(sched::batch_status_json(*b)).c_str(), stdout);  // schema: sched/report_schema.h
   } else {
     std::printf("batch %s (%s, %s)\n%s", b->dir.c_str(), sched::batch_mode_name(b->mode), b->engine.c_str(), sched::jobs_table(*b).c_str());
   }

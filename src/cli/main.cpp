@@ -2,12 +2,15 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/log.h"
+#include "core/process_tree.h"
 #include "core/progress.h"
 #include "core/subprocess.h"
+#include "core/workspace.h"
 #include "gpu/detect.h"
 #include "magpie_generated/version.h"
 
@@ -54,7 +57,12 @@ int main(int argc, char** argv) {
   using namespace magpie;
   using namespace magpie::cli;
   std::vector<std::string> args(argv + 1, argv + argc);
-  install_termination_handlers();  // Ctrl-C / SIGTERM stop the child process groups too
+  install_termination_handlers();  // Ctrl-C / SIGTERM end every descendant (magpie is their subreaper)
+  if (const char* off = std::getenv("MAGPIE_NO_STORE"); off == nullptr || std::string(off) != "1") {
+    std::error_code ec;  // an interrupted run is recorded in the results store by `magpie results register`
+    fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) set_interrupt_recorder({self.string(), "--quiet", "results", "register"});
+  }
   // A child that closes a pipe we write to (a harness's control channel, a server's stdin) must
   // end that child's run with EPIPE, never this process with SIGPIPE. Children get the default
   // disposition back (core/spawn.cpp).
@@ -98,7 +106,13 @@ int main(int argc, char** argv) {
   const std::string& name = p.rest()[0];
   std::vector<std::string> sub_args(p.rest().begin() + 1, p.rest().end());
   for (const auto& s : subcommands()) {
-    if (name == s.name) return s.run(sub_args, g);
+    if (name != s.name) continue;
+    int rc = s.run(sub_args, g);
+    // No orphans: what a run left behind (a descendant that left its session and its run's
+    // tag, core/process_tree.h) ends with it. Not for the MCP server: servers that its runs
+    // deliberately left running (persistent inference servers) are re-parented to it.
+    if (name != "mcp") end_all_descendants_signal_safe(0.5);
+    return rc;
   }
   std::fprintf(stderr, "magpie: unknown subcommand '%s' (see magpie --help)\n", name.c_str());
   return k_exit_usage;

@@ -92,7 +92,7 @@ int run_list(const std::vector<std::string>& args) {
   std::printf("%5s  %-10s %-16s %-7s %-16s %s\n", "id", "mode", "timestamp", "success", "config", "name / workspace");
   for (const auto& r : *rows)
     std::printf("%5lld  %-10s %-16s %-7s %-16s %s  %s\n", static_cast<long long>(r.id), r.mode.c_str(),
-                r.timestamp.c_str(), r.success ? "yes" : "no", r.config_hash.c_str(), r.name.c_str(),
+                r.timestamp.c_str(), r.state == "interrupted" ? "INTERR." : r.success ? "yes" : "no", r.config_hash.c_str(), r.name.c_str(),
                 r.workspace.c_str());
   return k_exit_ok;
 }
@@ -120,8 +120,9 @@ int run_show(const std::vector<std::string>& args) {
     std::fputs(dump_pretty(j).c_str(), stdout);
     return k_exit_ok;
   }
-  std::printf("run %lld  %s  %s  success=%s\nworkspace: %s\nconfig: %s  replicates: %s\n",
+  std::printf("run %lld  %s  %s  success=%s  state=%s\nworkspace: %s\nconfig: %s  replicates: %s\n",
               static_cast<long long>(run->id), run->mode.c_str(), run->timestamp.c_str(), run->success ? "yes" : "no",
+              run->state.c_str(),
               run->workspace.c_str(), run->config_hash.c_str(), dump_compact(j["replicates"]).c_str());
   for (const auto& m : *ms)
     std::printf("  %-48s %14.6g %-6s (%s is better)\n", m.name.c_str(), m.value, m.unit.c_str(), m.direction.c_str());

@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include "core/process_tree.h"
+
 namespace magpie {
 
 int spawn_in_new_session(pid_t* pid, const std::string& exe, const posix_spawn_file_actions_t* fa,
@@ -22,6 +24,7 @@ int spawn_in_new_session(pid_t* pid, const std::string& exe, const posix_spawn_f
   ev.push_back(nullptr);
   int rc = posix_spawn(pid, exe.c_str(), fa, &attr, av.data(), ev.data());
   posix_spawnattr_destroy(&attr);
+  if (rc == 0) note_direct_child(*pid);  // its owner reaps it (reap_orphans leaves it alone)
   return rc;
 }
 

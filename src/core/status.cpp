@@ -18,6 +18,7 @@ const char* status_code_name(status_code c) {
     case status_code::unavailable: return "unavailable";
     case status_code::cancelled: return "cancelled";
     case status_code::internal: return "internal";
+    case status_code::permission_denied: return "permission_denied";
   }
   return "unknown";
 }

@@ -21,6 +21,7 @@ enum class status_code {
   unavailable,          ///< a remote peer did not answer
   cancelled,            ///< the user or a signal stopped the work
   internal,             ///< a bug in magpie
+  permission_denied,    ///< refused by a policy (the MCP trust model: a path or program not allowed)
 };
 
 const char* status_code_name(status_code c);

@@ -14,7 +14,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/process_tree.h"
 #include "core/spawn.h"
+#include "core/workspace.h"
 #include "core/utf8.h"
 #include "core/strings.h"
 
@@ -60,22 +62,19 @@ void unregister_live(pid_t pgid) {
 }
 
 void on_termination_signal(int sig) {
-  bool any = false;
+  int saved_errno = errno;
+  interrupt_runs_signal_safe(sig, 1);  // INCOMPLETE markers and the stderr message first
+  for (auto& slot : g_live) {  // the groups we started, then every descendant (setsid ones too)
+    pid_t p = slot.load();
+    if (p > 0) ::kill(-p, SIGTERM);
+  }
+  end_all_descendants_signal_safe(0.5);
   for (auto& slot : g_live) {
     pid_t p = slot.load();
-    if (p > 0) {
-      ::kill(-p, SIGTERM);
-      any = true;
-    }
+    if (p > 0) ::kill(-p, SIGKILL);
   }
-  if (any) {
-    timespec ts{0, 300 * 1000 * 1000};
-    nanosleep(&ts, nullptr);
-    for (auto& slot : g_live) {
-      pid_t p = slot.load();
-      if (p > 0) ::kill(-p, SIGKILL);
-    }
-  }
+  interrupt_runs_signal_safe(sig, 2);  // the results store records the runs as interrupted
+  errno = saved_errno;
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -138,6 +137,8 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
 
   std::unique_ptr<child_process> cp(new child_process());
   cp->m_spec = spec;
+  cp->m_tag = new_tree_tag();
+  cp->m_spec.env.emplace_back("MAGPIE_PROCESS_TREE", child_tree_chain(cp->m_tag));
   int out_p[2], err_p[2], in_p[2] = {-1, -1}, c_in[2] = {-1, -1}, c_out[2] = {-1, -1};
   if (!make_pipe(out_p) || !make_pipe(err_p)) return io_error("pipe: %s", std::strerror(errno));
   bool want_stdin = !spec.stdin_data.empty();
@@ -167,7 +168,7 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
 
   pid_t pid = -1;
-  int rc = spawn_in_new_session(&pid, exe, &fa, spec.argv, build_envp(spec));
+  int rc = spawn_in_new_session(&pid, exe, &fa, spec.argv, build_envp(cp->m_spec));
   posix_spawn_file_actions_destroy(&fa);
   for (int fd : lifted)
     if (fd >= 0) ::close(fd);
@@ -199,7 +200,10 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
 
 child_process::~child_process() {
   if (!m_exited) kill_group();
-  if (m_pid > 0) unregister_live(m_pid);
+  if (m_pid > 0) {
+    unregister_live(m_pid);
+    forget_direct_child(m_pid);
+  }
   close_fds();
 }
 
@@ -329,9 +333,19 @@ status child_process::write_control(const std::string& line) {
 void child_process::kill_group() {
   if (m_pid <= 0) return;
   if (!m_exited) {
+    // The tree is snapshotted while the child lives (its descendants still hang under it).
+    std::vector<pid_t> tree = tree_members(m_pid, m_tag);
     ::kill(-m_pid, SIGTERM);
+    for (pid_t p : tree)
+      if (p != m_pid) {
+        pid_t g = ::getpgid(p);
+        if (g > 1 && g != ::getpgrp()) ::kill(-g, SIGTERM);
+        ::kill(p, SIGTERM);
+      }
     double until = monotonic_seconds() + m_spec.kill_grace_s;
     while (!m_exited && monotonic_seconds() < until) pump(20);
+    for (pid_t p : tree)
+      if (p != m_pid) ::kill(p, SIGKILL);
     if (!m_exited) {
       ::kill(-m_pid, SIGKILL);
       int ws = 0;
@@ -339,6 +353,7 @@ void child_process::kill_group() {
     }
   }
   ::kill(-m_pid, SIGKILL);  // leftover members of the group (no-op if none)
+  end_process_tree(-1, m_tag, 0.2);  // re-parented members (setsid descendants) still running
 }
 
 bool child_process::poll_output(double max_wait_s) {
@@ -367,12 +382,15 @@ run_result child_process::wait(double timeout_s) {
     pump(ms);
   }
   ::kill(-m_pid, SIGKILL);  // never leave orphans of the group behind
+  end_process_tree(-1, m_tag, 0.2);  // nor of the tree: setsid descendants are re-parented to us
+  reap_orphans();
   drain_after_exit();
   m_result.wall_seconds = monotonic_seconds() - m_start;
   return m_result;
 }
 
 void install_termination_handlers() {
+  (void)become_subreaper();  // without it (old kernels) setsid descendants are found while their parent lives
   struct sigaction sa {};
   sa.sa_handler = on_termination_signal;
   sigemptyset(&sa.sa_mask);

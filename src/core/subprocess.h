@@ -66,10 +66,15 @@ class child_process {
   /// Pumps output (capture, callbacks, forwarding) for up to max_wait_s without killing
   /// anything, for callers that supervise a long-running child; returns running().
   bool poll_output(double max_wait_s);
-  /// Waits for exit, pumping output; kills the group at the deadline (timeout_s <= 0: none).
+  /// Waits for exit, pumping output; ends the tree at the deadline (timeout_s <= 0: none). After
+  /// the exit, members of its tree still running (setsid descendants included) are ended too.
   run_result wait(double timeout_s);
-  /// SIGTERM to the group, SIGKILL after the grace period; reaps the child.
+  /// Ends the child's whole process tree (core/process_tree.h: every descendant and its process
+  /// group, re-parented orphans carrying its tag included): SIGTERM, SIGKILL after the grace
+  /// period; reaps the child.
   void kill_group();
+  /// The child's MAGPIE_PROCESS_TREE tag (its descendants carry it in their environment).
+  const std::string& tree_tag() const { return m_tag; }
 
  private:
   child_process() = default;
@@ -81,6 +86,7 @@ class child_process {
 
   spawn_spec m_spec;
   pid_t m_pid = -1;
+  std::string m_tag;
   int m_pidfd = -1;
   int m_out_fd = -1, m_err_fd = -1, m_in_fd = -1;
   int m_ctrl_w = -1, m_ctrl_r = -1;
@@ -98,9 +104,13 @@ status_or<run_result> run_command(const spawn_spec& spec, double timeout_s);
 /// Monotonic seconds since an arbitrary epoch.
 double monotonic_seconds();
 
-/// Installs SIGINT/SIGTERM/SIGHUP handlers that stop every live child process group (SIGTERM,
-/// 0.3 s grace, SIGKILL) before this process dies with the same signal. Children run in their
-/// own sessions, so without this an interrupted magpie would leave them running.
+/// Makes this process the subreaper of its descendants (core/process_tree.h) and installs
+/// SIGINT/SIGTERM/SIGHUP handlers that, before this process dies with the same signal: mark the
+/// workspaces of runs in progress INCOMPLETE and say so on stderr (core/workspace.h,
+/// note_run_in_progress), end every descendant (SIGTERM, 0.5 s grace, SIGKILL; setsid ones too,
+/// kept persistent servers excepted) and record the interrupted runs (the interrupt recorder).
+/// Children run in their own sessions, so without this an interrupted magpie would leave them
+/// running. A live signal_capture replaces these handlers while it lives.
 void install_termination_handlers();
 
 }  // namespace magpie

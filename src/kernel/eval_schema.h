@@ -11,4 +11,18 @@ namespace magpie::kernel {
 /// A closed object: every key kernel_eval_json writes, with the state words of its codecs.
 json kernel_eval_schema();
 
+/// kernel_spec::to_json (a report entry's kernel_config).
+json kernel_spec_schema();
+/// correctness_policy / timing_policy / compare_policy ::to_json.
+json correctness_policy_schema();
+json timing_policy_schema();
+json compare_policy_schema();
+/// timing_result::to_json (an entry's timing).
+json timing_result_schema();
+
+/// The whole analyze_report.json / compare_report.json as run.cpp writes it (local runs) and
+/// sched's merge writes it (batches add "scheduler", given here as `scheduler`; null: none).
+/// `mode` "analyze" or "compare"; "any" accepts both (results as an array or an object).
+json kernel_report_schema(const std::string& mode, const json& scheduler = nullptr);
+
 }  // namespace magpie::kernel

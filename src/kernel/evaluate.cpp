@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/strings.h"
+#include "core/workspace.h"
 #include "core/yaml.h"
 #include "gpu/detect.h"
 #include "gpu/specs.h"
@@ -55,6 +56,7 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
   eval_context ctx;
   ctx.req = req;
   MAGPIE_ASSIGN_OR_RETURN(ctx.ws, create_workspace(req.output_dir, run_mode_name(req.mode), label));
+  note_run_in_progress(ctx.ws.dir);  // an interruption marks it INCOMPLETE (core/workspace.h)
   bool needs_gpu = false;
   for (const auto& k : req.kernels) needs_gpu = needs_gpu || k.type != kernel_type::host;
   if (req.reference) needs_gpu = needs_gpu || req.reference->type != kernel_type::host;

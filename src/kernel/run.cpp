@@ -7,6 +7,7 @@
 #include "core/stats.h"
 #include "core/strings.h"
 #include "core/utf8.h"
+#include "core/workspace.h"
 #include "kernel/compare.h"
 #include "kernel/evaluate.h"
 #include "kernel/verdict.h"
@@ -106,7 +107,9 @@ status write_report(const eval_context& ctx, const char* name, const json& repor
   out->report = report;
   out->workspace = ctx.ws.dir;
   out->report_path = ctx.ws.dir / name;
-  return write_json_file(out->report_path, report);
+  MAGPIE_RETURN_IF_ERROR(write_json_file(out->report_path, report));
+  note_run_finished(ctx.ws.dir);  // from here an interruption no longer marks it INCOMPLETE
+  return ok_status();
 }
 
 }  // namespace

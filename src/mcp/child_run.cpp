@@ -2,37 +2,12 @@
 #include "mcp/child_run.h"
 
 #include <signal.h>
+#include <unistd.h>
 
-#include <cctype>
 #include <chrono>
-#include <fstream>
-#include <map>
 #include <memory>
-#include <sstream>
 
 namespace magpie::mcp {
-
-std::vector<pid_t> process_tree(pid_t root) {
-  std::map<pid_t, std::vector<pid_t>> children;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    std::string name = e.path().filename().string();
-    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    std::ifstream f(e.path() / "stat");
-    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    size_t close = stat.rfind(')');  // comm may hold spaces and parentheses
-    if (close == std::string::npos || close + 4 >= stat.size()) continue;
-    std::istringstream rest(stat.substr(close + 2));
-    std::string state;
-    long ppid = 0;
-    rest >> state >> ppid;
-    children[static_cast<pid_t>(ppid)].push_back(static_cast<pid_t>(std::stol(name)));
-  }
-  std::vector<pid_t> out{root};
-  for (size_t i = 0; i < out.size() && out.size() < 100000; ++i)
-    for (pid_t c : children[out[i]]) out.push_back(c);
-  return out;
-}
 
 namespace {
 
@@ -48,8 +23,8 @@ void signal_tree(const std::vector<pid_t>& tree, int sig) {
 
 }  // namespace
 
-cancel_watch::cancel_watch(pid_t pid, std::function<bool()> should_cancel, double grace_s) {
-  m_thread = std::thread([this, pid, should_cancel = std::move(should_cancel), grace_s] {
+cancel_watch::cancel_watch(pid_t pid, std::string tag, std::function<bool()> should_cancel, double grace_s) {
+  m_thread = std::thread([this, pid, tag = std::move(tag), should_cancel = std::move(should_cancel), grace_s] {
     using namespace std::chrono;
     steady_clock::time_point term_at{};
     std::vector<pid_t> tree;
@@ -57,7 +32,7 @@ cancel_watch::cancel_watch(pid_t pid, std::function<bool()> should_cancel, doubl
     while (!m_stop.load()) {
       if (!m_fired.load() && should_cancel()) {
         m_fired = true;
-        tree = process_tree(pid);  // snapshot before anyone dies and is re-parented
+        tree = tree_members(pid, tag);  // snapshot before anyone dies and is re-parented
         signal_tree(tree, SIGTERM);
         term_at = steady_clock::now();
       } else if (m_fired.load() && !killed && steady_clock::now() - term_at > duration<double>(grace_s)) {
@@ -117,7 +92,7 @@ status_or<child_outcome> run_self(const std::string& self_exe, const std::vector
   MAGPIE_ASSIGN_OR_RETURN(auto child, child_process::spawn(spec));
   child_outcome out;
   {
-    cancel_watch watch(child->pid(), should_cancel);
+    cancel_watch watch(child->pid(), child->tree_tag(), should_cancel);
     out.result = child->wait(timeout_s);
     out.cancelled = watch.fired();
   }

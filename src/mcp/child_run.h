@@ -10,20 +10,19 @@
 #include <thread>
 #include <vector>
 
+#include "core/process_tree.h"
 #include "core/status.h"
 #include "core/subprocess.h"
 
 namespace magpie::mcp {
 
-/// `root` and all its descendants (from /proc), parents before children.
-std::vector<pid_t> process_tree(pid_t root);
-
 /// Once `should_cancel` turns true, sends SIGTERM to the process tree of `pid` (every process
-/// and its process group: magpie's CLI starts each child in its own session), SIGKILL after
-/// `grace_s`; polls every 50 ms until destroyed.
+/// and its process group: magpie's CLI starts each child in its own session; re-parented
+/// members carrying the tree `tag`, core/process_tree.h), SIGKILL after `grace_s`; polls every
+/// 50 ms until destroyed.
 class cancel_watch {
  public:
-  cancel_watch(pid_t pid, std::function<bool()> should_cancel, double grace_s = 2.0);
+  cancel_watch(pid_t pid, std::string tag, std::function<bool()> should_cancel, double grace_s = 2.0);
   ~cancel_watch();
   cancel_watch(const cancel_watch&) = delete;
   cancel_watch& operator=(const cancel_watch&) = delete;

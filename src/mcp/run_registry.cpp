@@ -92,7 +92,7 @@ void run_registry::supervise(run* rp, std::shared_ptr<child_process> cp, double 
   run_result res;
   bool cancelled;
   {
-    cancel_watch watch(cp->pid(), [this, rp] {
+    cancel_watch watch(cp->pid(), cp->tree_tag(), [this, rp] {
       std::lock_guard<std::mutex> l(m_mu);
       return rp->cancel_requested;
     });

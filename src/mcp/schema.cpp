@@ -74,11 +74,14 @@ std::string check(const json& s, const json& v, const std::string& path) {
           return where + ": missing required property '" + *name + "'";
     const json* props = s.contains("properties") ? &s["properties"] : nullptr;
     bool closed = json_as_bool(json_value(s, "additionalProperties")) == false;
+    const json* others = s.contains("additionalProperties") && s["additionalProperties"].is_object() ? &s["additionalProperties"] : nullptr;
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (props && props->contains(it.key())) {
         if (auto e = check((*props)[it.key()], it.value(), path + "/" + it.key()); !e.empty()) return e;
       } else if (const json* p = pattern_schema(s, it.key())) {
         if (auto e = check(*p, it.value(), path + "/" + it.key()); !e.empty()) return e;
+      } else if (others) {
+        if (auto e = check(*others, it.value(), path + "/" + it.key()); !e.empty()) return e;
       } else if (closed) {
         return where + ": unknown property '" + it.key() + "'";
       }

@@ -1,5 +1,5 @@
 // A small JSON Schema (2020-12 subset) builder and validator for tool arguments:
-// type, properties, patternProperties, required, additionalProperties:false, enum, minimum/maximum,
+// type, properties, patternProperties, required, additionalProperties (false or a schema), enum, minimum/maximum,
 // minLength, items, minItems, default (documentation only).
 #pragma once
 

@@ -49,9 +49,19 @@ json progress_token(const json& params) {
 
 }  // namespace
 
+trust_policy server_settings::default_policy() {
+  trust_policy p;
+  std::error_code ec;
+  p.root = fs::canonical(fs::current_path(ec), ec);
+  if (p.root.empty()) p.root = "/nonexistent-root";  // nothing resolves inside it
+  return p;
+}
+
 void tool_context::progress(double value, double total, const std::string& message) {
   std::lock_guard<std::mutex> lock(m_mu);
-  if (!m_progress || value <= m_last) return;  // progress must increase
+  // Progress must increase; a cancelled request gets no more messages (its child may still log
+  // while it stops, e.g. the interrupted run recording itself).
+  if (!m_progress || value <= m_last || cancelled()) return;
   m_last = value;
   m_progress(value, total, message);
 }
@@ -282,8 +292,11 @@ void server::handle_tools_call(const json& id, const json& params, bool modern) 
     tool_result r;
     if (std::string problem = validate(tool->input_schema, args); !problem.empty()) {
       r = tool_result::error("invalid arguments for " + tool->name + ": " + problem);
+    } else if (auto allowed = apply_trust_policy(tool->name, args, m_settings.policy); !allowed.ok()) {
+      MAGPIE_LOG_WARN("mcp: %s refused: %s", tool->name.c_str(), allowed.get_status().message().c_str());
+      r = tool_result::error(tool->name + " refused: " + allowed.get_status().message());
     } else {
-      r = tool->handler(args, *ctx);
+      r = tool->handler(*allowed, *ctx);
     }
     if (!ctx->cancelled()) {  // a cancelled request gets no response
       json result = {{"content", json::array({{{"type", "text"}, {"text", r.text}}})}, {"isError", r.is_error}};

@@ -13,6 +13,7 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/subprocess.h"
+#include "mcp/policy.h"
 
 namespace magpie::mcp {
 
@@ -22,6 +23,10 @@ struct server_settings {
   fs::path default_output_dir = "results";  ///< relative to the server's cwd
   size_t max_message_bytes = 64u << 20;
   std::string version;             ///< magpie version for serverInfo
+  /// What a client may make magpie do (policy.h); the default (root: the current directory,
+  /// nothing client-chosen allowed) is replaced by `magpie mcp` from its flags.
+  trust_policy policy = default_policy();
+  static trust_policy default_policy();
 };
 
 class run_registry;

@@ -11,7 +11,9 @@
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
 #include "mcp/tools_bench.h"
+#include "serve/bench_config.h"
 #include "serve/metrics_schema.h"
+#include "trace/report_schema.h"
 
 namespace magpie::mcp {
 namespace {
@@ -151,7 +153,49 @@ std::set<std::string> benchmark_dirs(const fs::path& out_dir) {
   return names;
 }
 
+/// The trust model (policy.h) on the benchmark YAML the tool generated (benchmark_config merged
+/// in): a server command is a client-chosen program; server args, nsys args, a docker image and
+/// code-loading environment variables need --trust-client; paths stay in the workspace root.
+status check_benchmark_config(const json& doc, const trust_policy& p) {
+  auto cfg = serve::parse_benchmark_yaml(json_to_yaml(doc), "benchmark tool arguments");
+  if (!cfg.ok()) return ok_status();  // the CLI refuses the same document: nothing runs
+  const std::string at = "benchmark_config.";
+  MAGPIE_RETURN_IF_ERROR(check_command(p, at + "server.command", cfg->server.command, {}));
+  if (!cfg->server.extra_args.empty())
+    MAGPIE_RETURN_IF_ERROR(require_trust(p, at + "server.extra_args", "arguments for the server program"));
+  if (!cfg->profiler.system_profile_args.empty())
+    MAGPIE_RETURN_IF_ERROR(require_trust(p, at + "profiler.system_profiler.args", "arguments for nsys"));
+  if (!cfg->docker_image.empty())
+    MAGPIE_RETURN_IF_ERROR(require_trust(p, "docker_image", "a client-chosen container image (its entrypoint runs)"));
+  for (const auto& [key, value] : cfg->envs)
+    if (env_needs_trust(key))
+      MAGPIE_RETURN_IF_ERROR(require_trust(p, "envs." + key, "an environment variable that loads code or picks programs or their arguments"));
+  for (auto [field, value] : {std::pair<const char*, std::string>{"client.dataset_path", cfg->client.dataset_path},
+                              {"server_lifecycle.pid_dir", cfg->lifecycle.pid_dir}})
+    if (!value.empty()) MAGPIE_RETURN_IF_ERROR(confine_path(p, at + field, value).get_status());
+  if (cfg->hf_cache_path != serve::benchmark_config().hf_cache_path)
+    MAGPIE_RETURN_IF_ERROR(confine_path(p, "hf_cache_path", cfg->hf_cache_path).get_status());
+  return ok_status();
+}
+
 }  // namespace
+
+json benchmark_result_props() {
+  return {{"workspace", s_string("benchmark workspace")},
+          {"success", s_boolean("the run succeeded")},
+          {"framework", s_string("framework")},
+          {"model", s_string("model")},
+          {"throughput", or_null(serve::magpie_throughput_schema())},
+          {"latency", or_null(serve::magpie_latency_schema())},
+          {"top_bottlenecks", s_array(s_string("kernel"), "kernels with the most GPU time (trace)")},
+          {"errors", s_array(s_string("error"), "errors")},
+          {"warnings", s_array(s_string("warning"), "warnings")},
+          {"execution_time", s_number("wall time, s")},
+          {"gap_analysis", trace::gap_analysis_schema()},
+          {"run_kind", s_enum("measurement or diagnostic", {"measurement", "diagnostic"})},
+          {"reward_eligible", s_boolean("a successful measurement run")},
+          {"summary_text", s_string("the CLI's summary.txt")}};
+}
 
 json finished_benchmark(const fs::path& out_dir, const std::set<std::string>& before, const run_result& r,
                         std::string* err) {
@@ -192,6 +236,7 @@ status_or<json> start_benchmark_run(const json& a, tool_context& ctx, const std:
     return invalid_argument("agentx: AgentX recipes (InferenceX agentic-coding workloads) are not provided by magpie");
   MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_arg(a, ctx));
   json doc = benchmark_yaml(a, warnings);
+  MAGPIE_RETURN_IF_ERROR(check_benchmark_config(doc, ctx.settings().policy));
   MAGPIE_ASSIGN_OR_RETURN(fs::path cfg, write_request_file(out, "benchmark", "yaml", json_to_yaml(doc)));
   spawn_spec spec;
   spec.argv = {ctx.settings().self_exe.string(), "benchmark", "--benchmark-config", cfg.string(), "--output-dir", out.string()};
@@ -229,6 +274,12 @@ tool_result batch_tool(const json& a, tool_context& ctx) {
   size_t submitted = 0, failed = 0;
   std::string previous;
   const json& configs = a["configs"];
+  for (size_t i = 0; i < configs.size(); ++i) {  // the trust model refuses the batch as a whole
+    json w = json::array();
+    status st = check_benchmark_config(benchmark_yaml(configs[i], &w), ctx.settings().policy);
+    if (st.code() == status_code::permission_denied)
+      return tool_result::error(strprintf("benchmark_batch refused: configs[%zu]: %s", i, st.message().c_str()));
+  }
   for (size_t i = 0; i < configs.size(); ++i) {
     json cfg = configs[i];
     if (!cfg.contains("output_dir") && a.contains("output_dir")) cfg["output_dir"] = a["output_dir"];
@@ -298,24 +349,8 @@ tool_result images_tool(const json& a, tool_context&) {
   return tool_result::ok("benchmark images", {{"images", images}, {"details", details}});
 }
 
-/// A finished benchmark's result (finished_benchmark): its throughput and latency blocks have
-/// the schemas of the writers in serve (metrics_schema.h). Open: a run of another tool (the
-/// optimize loop) carries its own keys.
-json benchmark_result_schema() {
-  json r = s_any_object("when finished: Magpie's BenchmarkResult keys + workspace, summary_text");
-  r["properties"] = {{"workspace", s_string("benchmark workspace")},
-                     {"success", s_boolean("the run succeeded")},
-                     {"throughput", or_null(serve::magpie_throughput_schema())},
-                     {"latency", or_null(serve::magpie_latency_schema())},
-                     {"errors", s_array(s_string("error"), "errors")},
-                     {"warnings", s_array(s_string("warning"), "warnings")},
-                     {"summary_text", s_string("the CLI's summary.txt")}};
-  return r;
-}
-
 json benchmark_status_schema() {
   json one = run_status_schema();
-  one["properties"]["result"] = benchmark_result_schema();
   json out = one;
   out["properties"]["runs"] = s_array(one, "every run of this server (without run_id)");
   out.erase("required");

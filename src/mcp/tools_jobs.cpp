@@ -10,6 +10,7 @@
 #include "mcp/run_registry.h"
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
+#include "sched/report_schema.h"
 
 namespace magpie::mcp {
 namespace {
@@ -170,7 +171,6 @@ tool_result ray_cancel_tool(const json& a, tool_context& ctx) {
 
 // ---- output schemas (one per tool) ----
 
-json nullable_object(const std::string& d) { return {{"type", {"object", "null"}}, {"description", d}}; }
 
 json task_row_schema() {
   return s_object({{"task_id", s_string("batch name or run handle")},
@@ -183,26 +183,31 @@ json task_row_schema() {
 
 json list_output_schema() {
   return s_object({{"total", s_integer("tasks listed", 0)},
-                   {"batches", s_array(s_any_object("magpie jobs list --json row (batch, dir, engine, mode, created, jobs, states, collected)"), "batches")},
+                   {"batches", s_array(sched::batch_list_row_schema(), "magpie jobs list --json rows")},
                    {"tasks", s_array(task_row_schema(), "Magpie's task view")}},
                   {"total", "batches", "tasks"});
 }
 
+/// A batch's `magpie jobs status --json` (sched::batch_status_json) plus task_id, or a run
+/// handle's {task_id, status, engine: local, run}.
 json status_output_schema() {
+  const json batch = sched::batch_status_schema()["properties"];
   return s_object({{"task_id", s_string("as given")}, {"status", task_row_schema()["properties"]["status"]},
-                   {"batch", s_string("batch directory")}, {"engine", s_string("slurm | ray | local")},
-                   {"mode", s_string("analyze | compare | command")},
-                   {"jobs", s_array(s_any_object("job: name, role, state, job_id, ..."), "per job")},
-                   {"run", s_any_object("a run handle's status (benchmark_status)")}},
+                   {"batch", batch["batch"]}, {"engine", s_string("slurm | ray | local (a run handle of this server)")},
+                   {"mode", batch["mode"]}, {"jobs", batch["jobs"]}, {"run", run_status_schema()}},
                   {"task_id", "status"});
 }
 
+/// A batch's merged report (magpie jobs collect --json) and its collected record, or a run
+/// handle's result keys (run_status_schema's result) with Magpie's _task_id.
 json collect_output_schema() {
-  json s = s_object({{"task_id", s_string("as given")}, {"_task_id", s_string("Magpie's key")},
-                     {"report", s_any_object("merged analyze/compare report")},
-                     {"collected", nullable_object("workspace and results-store run id")},
-                     {"status", s_string("a run handle's Magpie status word")}, {"error", s_string("why a run failed")}},
-                    {"task_id", "_task_id"}, false);
+  json props = {{"task_id", s_string("as given")}, {"_task_id", s_string("Magpie's key")},
+                {"report", sched::merged_report_schema("any")}, {"collected", sched::collected_schema()},
+                {"status", s_string("a run handle's Magpie status word")}, {"error", s_string("why a run failed")}};
+  const json result = run_status_schema()["properties"]["result"]["properties"];
+  for (auto it = result.begin(); it != result.end(); ++it)
+    if (!props.contains(it.key())) props[it.key()] = it.value();
+  json s = {{"type", "object"}, {"properties", props}, {"required", {"task_id", "_task_id"}}, {"additionalProperties", false}};
   s["description"] = "a batch's merged report, or a run handle's result keys (Magpie's BenchmarkResult) plus _task_id";
   return s;
 }

@@ -30,6 +30,30 @@ json loop_progress(const fs::path& ws) {
   return p;
 }
 
+}  // namespace
+
+json loop_progress_props() {
+  // stop.details is the stop code's own record (docs/optimization-loop.md), e.g. a gate's
+  // candidates: passed through as the loop wrote it.
+  json stop = s_object({{"code", s_string("stop code, e.g. e2e_within_noise, source_mapping_ambiguous")},
+                        {"category", s_string("the guide's wording for the code")},
+                        {"message", s_string("what happened")},
+                        {"details", {{"type", "object"}, {"description", "the stop code's record, as the loop wrote it"}}}},
+                       {"code", "message"});
+  return {{"report", or_null(s_string("loop_report.json (null until the loop has written it)"))},
+          {"steps", {{"type", "object"}, {"description", "step name -> status (ok, failed, skipped...)"},
+                     {"additionalProperties", s_string("status")}}},
+          {"outcome", or_null(s_string("improved, stopped, failed, paused; null while running"))},
+          {"stop", or_null(stop)},
+          {"current", or_null(s_object({{"step", s_string("step in progress")}, {"index", s_integer("1-based", 1)},
+                                        {"total", s_integer("steps in all", 1)}},
+                                       {"step", "index", "total"}))},
+          {"error", s_string("why the loop failed")},
+          {"workspace", s_string("the loop's workspace (in result)")}};
+}
+
+namespace {
+
 tool_result optimize_tool(const json& a, tool_context& ctx) {
   std::string cfg = arg_str(a, "config");
   std::error_code ec;
@@ -98,24 +122,13 @@ tool_result optimize_cancel_tool(const json& a, tool_context& ctx) {
                          {{"run_id", id}, {"cancelled", ok}, {"state", json_string(*s, "state")}});
 }
 
-/// optimize_status: a run handle's status plus `loop` (loop_progress) and, once finished, the
-/// same progress with the workspace as `result`.
+/// optimize_status: a run handle's status plus `loop` (loop_progress); once finished, `result`
+/// holds the same progress with the workspace (run_status_schema's union).
 json optimize_status_schema() {
-  json progress = s_object(
-      {{"report", or_null(s_string("loop_report.json (null until the loop has written it)"))},
-       {"steps", {{"type", "object"}, {"description", "step name -> status (ok, failed, skipped...)"},
-                  {"additionalProperties", s_string("status")}}},
-       {"outcome", or_null(s_string("improved, stopped, failed, paused; null while running"))},
-       {"stop", or_null(s_any_object("why the loop stopped: reason and details"))},
-       {"current", or_null(s_object({{"step", s_string("step in progress")}, {"index", s_integer("1-based", 1)},
-                                     {"total", s_integer("steps in all", 1)}},
-                                    {"step", "index", "total"}))},
-       {"error", s_string("why the loop failed")},
-       {"workspace", s_string("the loop's workspace (in result)")}},
-      {"report"});
+  json progress = {{"type", "object"}, {"properties", loop_progress_props()}, {"required", {"report"}},
+                   {"additionalProperties", false}};
   json out = run_status_schema();
   out["properties"]["loop"] = progress;
-  out["properties"]["result"] = progress;
   return out;
 }
 
@@ -146,8 +159,9 @@ void add_optimize_tools(std::vector<tool_def>* out) {
                {"python", s_string("value of {python} in the server command")},
                {"timeout_seconds", with_default(s_number("limit for the whole loop, s", 1), 7200)}},
               {"config"}),
-       s_object({{"run_id", s_string("handle")}, {"state", s_string("running")}, {"workspace", s_string("workspace")}},
-                {"run_id", "state", "workspace"}, false),
+       s_object({{"run_id", s_string("handle")}, {"state", s_enum("state", {"running"})}, {"workspace", s_string("workspace")},
+                 {"poll", s_string("how to follow the run")}},
+                {"run_id", "state", "workspace"}),
        false, optimize_tool});
   out->push_back({"optimize_status", "Optimization loop status",
                   "State of a background loop (running, succeeded, failed, cancelled, timed_out), the step in progress "
@@ -160,7 +174,9 @@ void add_optimize_tools(std::vector<tool_def>* out) {
                   "Stop a running loop: its process tree (the loop, its benchmark client and every server it started) "
                   "is terminated; the report keeps the steps done so far.",
                   closed({{"run_id", s_string("handle from optimize")}}, {"run_id"}),
-                  s_object({{"run_id", s_string("handle")}, {"cancelled", s_boolean("requested")}}, {"run_id"}, false),
+                  s_object({{"run_id", s_string("handle")}, {"cancelled", s_boolean("requested")},
+                            {"state", s_enum("state when the request was made", run_state_names())}},
+                           {"run_id", "cancelled"}),
                   false, optimize_cancel_tool});
 }
 

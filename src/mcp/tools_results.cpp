@@ -6,8 +6,11 @@
 #include "core/workspace.h"
 #include "mcp/schema.h"
 #include "mcp/tool_util.h"
+#include "serve/bench_config.h"
+#include "serve/metrics_schema.h"
 #include "store/compare.h"
 #include "store/results_store.h"
+#include "trace/report_schema.h"
 
 namespace magpie::mcp {
 
@@ -28,25 +31,53 @@ const char* report_name(const std::string& mode) {
   return mode == "benchmark" ? "benchmark_report.json" : mode == "compare" ? "compare_report.json" : "analyze_report.json";
 }
 
-/// Magpie's per-run row (list_benchmark_results / get_benchmark_result).
-json run_row(const fs::path& ws, const json& r) {
+json throughput_schema() { return or_null(serve::magpie_throughput_schema()); }
+json latency_schema() { return or_null(serve::magpie_latency_schema()); }
+
+/// Magpie's per-run row (list_benchmark_results / get_benchmark_result). The report may come
+/// from Magpie itself: blocks not in magpie's format are left out with a warning (checked_value).
+json run_row(const fs::path& ws, const json& r, json* warnings) {
   std::error_code ec;
   json top = json::array();
   if (r.contains("top_bottlenecks") && r["top_bottlenecks"].is_array())
-    for (size_t i = 0; i < r["top_bottlenecks"].size() && i < 5; ++i) top.push_back(r["top_bottlenecks"][i]);
+    for (size_t i = 0; i < r["top_bottlenecks"].size() && i < 5; ++i)
+      if (auto name = json_as_string(r["top_bottlenecks"][i])) top.push_back(*name);
+  json errors = json::array();
+  if (r.contains("errors") && r["errors"].is_array())
+    for (const auto& e : r["errors"]) errors.push_back(json_as_string(e).value_or(dump_compact(e)));
+  std::string where = ws.filename().string() + ": ";
   return {{"workspace", ws.string()},
           {"name", ws.filename().string()},
           {"framework", json_string(r, "framework")},
           {"model", json_string(r, "model")},
           {"timestamp", json_string(r, "timestamp", name_timestamp(ws.filename().string()))},
           {"success", json_bool(r, "success", false)},
-          {"execution_time", r.contains("execution_time") ? r["execution_time"] : json(nullptr)},
-          {"throughput", r.contains("throughput") ? r["throughput"] : json(nullptr)},
-          {"latency", r.contains("latency") ? r["latency"] : json(nullptr)},
+          {"execution_time", json_as_number(json_value(r, "execution_time")) ? r["execution_time"] : json(nullptr)},
+          {"throughput", checked_value(json_value(r, "throughput"), throughput_schema(), where + "throughput", warnings)},
+          {"latency", checked_value(json_value(r, "latency"), latency_schema(), where + "latency", warnings)},
           {"top_bottlenecks", top},
-          {"errors", r.contains("errors") ? r["errors"] : json::array()},
+          {"errors", errors},
           {"has_torch_trace", fs::is_directory(ws / "torch_trace", ec)},
           {"has_tracelens", fs::is_directory(ws / "tracelens", ec) || fs::is_directory(ws / "tracelens_rank0_csvs", ec)}};
+}
+
+/// A benchmark report's kernel_summary rows (serve/profiling.cpp).
+json kernel_summary_schema() {
+  return or_null(s_array(closed({{"name", s_string("kernel")}, {"time_ms", s_number("ms")},
+                                 {"percent", s_number("% of kernel time")}, {"calls", s_integer("calls", 0)}},
+                                {"name", "time_ms"}),
+                         "kernels by GPU time"));
+}
+
+/// raw_result of a report another program wrote (magpie writes none): its keys with scalar or
+/// list values.
+json raw_result_schema() {
+  const json scalar = {{"type", {"string", "number", "integer", "boolean", "null"}}};
+  return {{"type", {"object", "null"}},
+          {"additionalProperties", {{"type", {"string", "number", "integer", "boolean", "null", "array"}},
+                                    {"items", {{"type", {"string", "number", "integer", "boolean", "null", "array"}},
+                                               {"items", scalar}}}}},
+          {"description", "the raw client result as its writer left it"}};
 }
 
 tool_result list_tool(const json& a, tool_context& ctx) {
@@ -69,18 +100,23 @@ tool_result list_tool(const json& a, tool_context& ctx) {
   };
   std::sort(found.begin(), found.end(), [&](const fs::path& x, const fs::path& y) { return stamp(x) > stamp(y); });
   auto st = store::results_store::open(store::default_db_path(dir));
-  json runs = json::array();
+  json runs = json::array(), warnings = json::array();
   for (size_t i = 0; i < found.size() && i < limit; ++i) {
     std::string n = found[i].filename().string();
     std::string m = starts_with(n, "benchmark_") ? "benchmark" : starts_with(n, "compare_") ? "compare" : "analyze";
     auto r = read_json_file(found[i] / report_name(m));
-    json row = run_row(found[i], r.ok() ? *r : json::object());
+    json row = run_row(found[i], r.ok() ? *r : json::object(), &warnings);
     row["mode"] = m;
     if (st.ok())
-      if (auto reg = st->find(found[i].string()); reg.ok()) row["run_id"] = reg->id;
+      if (auto reg = st->find(found[i].string()); reg.ok()) {
+        row["run_id"] = reg->id;
+        row["state"] = reg->state;
+      }
+    if (std::error_code e2; fs::exists(found[i] / k_incomplete_file, e2)) row["state"] = "interrupted";
     runs.push_back(std::move(row));
   }
-  json out = {{"output_dir", dir.string()}, {"total_found", found.size()}, {"showing", runs.size()}, {"runs", runs}};
+  json out = {{"output_dir", dir.string()}, {"total_found", found.size()}, {"showing", runs.size()}, {"runs", runs},
+              {"warnings", warnings}};
   return tool_result::ok(strprintf("%zu runs in %s (showing %zu)", found.size(), dir.c_str(), runs.size()), out);
 }
 
@@ -88,11 +124,16 @@ tool_result get_tool(const json& a, tool_context&) {
   fs::path ws = absolute_path(arg_str(a, "workspace_dir"));
   auto r = read_json_file(ws / "benchmark_report.json");
   if (!r.ok()) return tool_result::error(r.get_status().message());
-  json out = run_row(ws, *r);
-  out["config"] = r->contains("config") ? (*r)["config"] : json(nullptr);
-  if (arg_bool(a, "include_kernel_summary", true) && r->contains("kernel_summary")) out["kernel_summary"] = (*r)["kernel_summary"];
-  if (arg_bool(a, "include_raw_result", false) && r->contains("raw_result")) out["raw_result"] = (*r)["raw_result"];
-  if (r->contains("gap_analysis")) out["gap_analysis"] = (*r)["gap_analysis"];
+  json warnings = json::array();
+  json out = run_row(ws, *r, &warnings);
+  std::string where = ws.filename().string() + ": ";
+  out["config"] = checked_value(json_value(*r, "config"), or_null(serve::benchmark_config_schema()), where + "config", &warnings);
+  if (arg_bool(a, "include_kernel_summary", true) && r->contains("kernel_summary"))
+    out["kernel_summary"] = checked_value((*r)["kernel_summary"], kernel_summary_schema(), where + "kernel_summary", &warnings);
+  if (arg_bool(a, "include_raw_result", false) && r->contains("raw_result"))
+    out["raw_result"] = checked_value((*r)["raw_result"], raw_result_schema(), where + "raw_result", &warnings);
+  if (r->contains("gap_analysis"))
+    out["gap_analysis"] = checked_value((*r)["gap_analysis"], trace::gap_analysis_schema(), where + "gap_analysis", &warnings);
   auto summary = read_file(ws / "summary.txt");
   out["summary_text"] = summary.ok() ? *summary : "";
   std::error_code ec;
@@ -104,6 +145,7 @@ tool_result get_tool(const json& a, tool_context&) {
     return files;
   };
   out["torch_trace_files"] = fs::is_directory(ws / "torch_trace", ec) ? list(ws / "torch_trace", ".json.gz") : json::array();
+  out["warnings"] = warnings;
   if (arg_bool(a, "include_tracelens_files", true))
     out["tracelens_files"] = {{"tracelens", fs::is_directory(ws / "tracelens", ec) ? list(ws / "tracelens", ".csv") : json::array()}};
   return tool_result::ok(ws.filename().string() + (json_bool(*r, "success", false) ? ": success" : ": failed"), out);
@@ -114,15 +156,18 @@ tool_result compare_reports_tool(const json& a, tool_context& ctx) {
   auto labels = arg_strings(a, "labels");
   fs::path db = arg_str(a, "db_path").empty() ? store::default_db_path(absolute_path(dirs[0]).parent_path())
                                               : fs::path(arg_str(a, "db_path"));
-  json summaries = json::array();
+  json summaries = json::array(), notes = json::array();
   for (size_t i = 0; i < dirs.size(); ++i) {
     auto id = store::register_workspace(db, dirs[i]);
     if (!id.ok()) return tool_result::error(id.get_status().message());
     auto r = read_workspace_report(dirs[i]);
     json row = {{"workspace", absolute_path(dirs[i]).string()}, {"label", i < labels.size() ? labels[i] : fs::path(dirs[i]).filename().string()},
                 {"run_id", *id}};
-    for (const char* k : {"framework", "model", "throughput", "latency", "mode"})
-      if (r.contains(k)) row[k] = r[k];
+    for (const char* k : {"framework", "model", "mode"})
+      if (auto v = json_as_string(json_value(r, k))) row[k] = *v;
+    std::string where = fs::path(dirs[i]).filename().string() + ": ";
+    if (r.contains("throughput")) row["throughput"] = checked_value(r["throughput"], throughput_schema(), where + "throughput", &notes);
+    if (r.contains("latency")) row["latency"] = checked_value(r["latency"], latency_schema(), where + "latency", &notes);
     summaries.push_back(std::move(row));
   }
   auto st = store::results_store::open(db);
@@ -142,8 +187,8 @@ tool_result compare_reports_tool(const json& a, tool_context& ctx) {
   json out = {{"success", true}, {"db_path", absolute_path(db).string()}, {"run_summaries", summaries},
               {"comparisons", comparisons}, {"errors", json::array()}};
   if (a.contains("export_format"))
-    out["warnings"] = json::array({"export_format is accepted but the comparison is written as JSON (no TraceLens "
-                                   "CSV/Excel comparison)"});
+    notes.push_back("export_format is accepted but the comparison is written as JSON (no TraceLens CSV/Excel comparison)");
+  if (!notes.empty()) out["warnings"] = notes;
   auto outdir = output_dir_arg(a, ctx);
   if (outdir.ok()) {
     fs::path f = *outdir / ("comparison_" + timestamp_now() + ".json");
@@ -174,8 +219,8 @@ json run_row_props() {
   return {{"workspace", s_string("workspace directory")}, {"name", s_string("workspace name")},
           {"framework", s_string("framework (benchmark runs)")}, {"model", s_string("model")},
           {"timestamp", s_string("YYYYmmdd_HHMMSS or the report's")}, {"success", s_boolean("run succeeded")},
-          {"execution_time", nullable("number", "seconds")}, {"throughput", nullable("object", "Magpie's throughput block")},
-          {"latency", nullable("object", "Magpie's latency block")},
+          {"execution_time", nullable("number", "seconds")}, {"throughput", throughput_schema()},
+          {"latency", latency_schema()},
           {"top_bottlenecks", s_array(s_string("kernel"), "up to 5")}, {"errors", s_array(s_string("error"), "errors")},
           {"has_torch_trace", s_boolean("torch_trace/ exists")}, {"has_tracelens", s_boolean("TraceLens output exists")}};
 }
@@ -184,35 +229,46 @@ json list_output_schema() {
   json row = run_row_props();
   row["mode"] = s_enum("run kind", {"benchmark", "analyze", "compare"});
   row["run_id"] = s_integer("results-store id", 0);
+  row["state"] = s_enum("complete, or interrupted (the workspace is marked INCOMPLETE)", {"complete", "interrupted"});
   return closed({{"output_dir", s_string("directory searched")}, {"total_found", s_integer("runs found", 0)},
                  {"showing", s_integer("runs listed", 0)},
-                 {"runs", s_array(closed(row, {"workspace", "name", "success", "mode"}), "newest first")}},
+                 {"runs", s_array(closed(row, {"workspace", "name", "success", "mode"}), "newest first")},
+                 {"warnings", s_array(s_string("warning"), "report blocks left out (not in magpie's format)")}},
                 {"output_dir", "total_found", "showing", "runs"});
 }
 
 json get_output_schema() {
   json p = run_row_props();
-  p["config"] = nullable("object", "the run's config");
-  p["kernel_summary"] = or_null(s_array(s_any_object("kernel"), "kernel time summary"));
-  p["raw_result"] = or_null(s_any_object("raw client result"));
-  p["gap_analysis"] = nullable("object", "gap analysis block");
+  p["config"] = or_null(serve::benchmark_config_schema());
+  p["kernel_summary"] = kernel_summary_schema();
+  p["raw_result"] = raw_result_schema();
+  p["gap_analysis"] = trace::gap_analysis_schema();
+  p["warnings"] = s_array(s_string("warning"), "report blocks left out (not in magpie's format)");
   p["summary_text"] = s_string("summary.txt");
   p["torch_trace_files"] = s_array(s_string("file"), "trace files");
   p["tracelens_files"] = closed({{"tracelens", s_array(s_string("csv"), "TraceLens CSVs")}}, {"tracelens"});
   return closed(p, {"workspace", "success", "summary_text", "torch_trace_files"});
 }
 
+/// store::comparison_to_json plus the labels the tool adds.
+json comparison_schema() {
+  json c = store::comparison_schema();
+  c["properties"]["baseline"] = s_string("baseline label");
+  c["properties"]["candidate"] = s_string("candidate label");
+  return c;
+}
+
 json compare_reports_output_schema() {
   json summary = {{"type", "object"},
                   {"properties", {{"workspace", s_string("dir")}, {"label", s_string("label")}, {"run_id", s_integer("id", 0)},
                                   {"framework", s_string("framework")}, {"model", s_string("model")},
-                                  {"throughput", nullable("object", "throughput")}, {"latency", nullable("object", "latency")},
+                                  {"throughput", throughput_schema()}, {"latency", latency_schema()},
                                   {"mode", s_string("run kind")}}},
                   {"required", {"workspace", "label", "run_id"}},
                   {"additionalProperties", false}};
   return closed({{"success", s_boolean("ok")}, {"db_path", s_string("results store")},
                  {"run_summaries", s_array(summary, "per run")},
-                 {"comparisons", s_array(s_any_object("metric-by-metric comparison vs the baseline"), "vs baseline")},
+                 {"comparisons", s_array(comparison_schema(), "vs baseline")},
                  {"errors", s_array(s_string("error"), "errors")}, {"output_files", s_array(s_string("file"), "written")},
                  {"warnings", s_array(s_string("warning"), "Magpie arguments accepted but not acted on")}},
                 {"success", "db_path", "run_summaries", "comparisons", "errors"});

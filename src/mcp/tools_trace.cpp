@@ -11,6 +11,7 @@
 #include "source/kernel_sources.h"
 #include "source/repo_index.h"
 #include "source/report.h"
+#include "trace/report_schema.h"
 
 namespace magpie::mcp {
 namespace {
@@ -192,12 +193,14 @@ tool_result discover_tool(const json& a, tool_context& ctx) {
 }
 
 json gap_row_schema() {
+  // Extra CSV columns (the 15 kernel-source columns of find_kernel_sources) keep their names.
   return {{"type", "object"},
           {"properties", {{"name", s_string("kernel")}, {"calls", s_number("calls", 0)},
                           {"self_cuda_total_us", s_number("us", 0)}, {"avg_time_us", s_number("us", 0)},
                           {"pct_total", s_number("% of total", 0)}, {"input_shapes", s_string("shapes")}}},
+          {"additionalProperties", {{"type", {"string", "number"}}, {"description", "a kernel-source column"}}},
           {"required", {"name"}},
-          {"description", "one row; extra CSV columns (kernel sources) keep their names"}};
+          {"description", "one row of gap_analysis.csv"}};
 }
 
 json discovered_schema() {
@@ -251,7 +254,7 @@ void add_trace_tools(std::vector<tool_def>* out) {
                {"timeout_seconds", with_default(s_number("limit, s", 1), 1800)}},
               {"trace_file"}),
        closed({{"output_dir", s_string("report directory")}, {"files", s_array(s_string("file"), "files written")},
-               {"report", s_any_object("report.json")}},
+               {"report", trace::trace_report_schema()}},
               {"output_dir", "files", "report"}),
        false, trace_report_tool});
   out->push_back(
@@ -266,14 +269,7 @@ void add_trace_tools(std::vector<tool_def>* out) {
                {"top_k", with_default(s_integer("trace input: kernels mapped (0 = all)", 0), 20)},
                {"kernel_source_repos", s_array(s_string("dir"), "repository roots to index")}},
               {}),
-       closed({{"roots", s_array(closed({{"path", s_string("root")}, {"variable", s_string("<NAME>_DIR")}}, {"path", "variable"}),
-                                 "repository roots")},
-               {"summary", closed({{"total", s_integer("kernels", 0)}, {"resolved", s_integer("count", 0)},
-                                   {"candidate", s_integer("count below the confidence threshold", 0)},
-                                   {"unresolved", s_integer("count", 0)}, {"unsupported", s_integer("count", 0)}},
-                                  {"total", "resolved", "candidate", "unresolved", "unsupported"})},
-               {"kernels", s_array(s_any_object("Magpie's 15 source columns plus confidence, per kernel"), "results")}},
-              {"roots", "summary", "kernels"}),
+       source::kernel_sources_report_schema(),
        true, sources_tool});
   out->push_back(
       {"discover_kernels", "Discover kernels",

@@ -50,6 +50,12 @@ const char* job_state_name(job_state s) {
   return "UNKNOWN";
 }
 
+std::vector<std::string> job_state_names() {
+  std::vector<std::string> out;
+  for (int i = 0; i <= static_cast<int>(job_state::special_exit); ++i) out.push_back(job_state_name(static_cast<job_state>(i)));
+  return out;
+}
+
 bool is_terminal(job_state s) {
   switch (s) {
     case job_state::completed:

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace magpie::sched {
 
@@ -34,6 +35,8 @@ enum class job_state {
 job_state parse_job_state(std::string_view text);
 /// Slurm's name ("PENDING", "OUT_OF_MEMORY"); "UNKNOWN" and "NOT_SUBMITTED" for ours.
 const char* job_state_name(job_state s);
+/// Every job_state_name word (the schema enum of job rows).
+std::vector<std::string> job_state_names();
 /// True when the job will not run (again): completed, failed, timeout, cancelled, node_fail,
 /// out_of_memory, preempted, boot_fail, deadline, revoked, special_exit.
 bool is_terminal(job_state s);

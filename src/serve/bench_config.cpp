@@ -4,6 +4,7 @@
 #include <cctype>
 #include <limits>
 
+#include "core/json_schema.h"
 #include "core/strings.h"
 #include "core/yaml.h"
 #include "serve/bench_config_fields.h"
@@ -47,6 +48,65 @@ std::string benchmark_config::effective_run_kind() const {
 
 env_list default_envs() {
   return {{"TP", "1"}, {"CONC", "32"}, {"ISL", "1024"}, {"OSL", "512"}, {"RANDOM_RANGE_RATIO", "0.5"}};
+}
+
+json benchmark_config_schema() {
+  using namespace schema;
+  const json scalar = {{"type", {"string", "number", "integer", "boolean", "null"}}};
+  json as_given = {{"type", "object"},
+                   {"additionalProperties", {{"type", {"string", "number", "integer", "boolean", "null", "array", "object"}},
+                                             {"items", scalar},
+                                             {"additionalProperties", scalar}}},
+                   {"description", "the block as the config gave it"}};
+  json strings = list_of(typed("string", "word"), "words");
+  json nullable_ints = typed_or_null("array", "GPU indices (null: any)");
+  nullable_ints["items"] = typed("integer", "index");
+  json request_rate = {{"type", {"number", "string"}}, {"description", "requests/s, or \"inf\""}};
+  return closed(
+      {{"framework", typed("string", "vllm | sglang | atom")},
+       {"model", typed("string", "model")},
+       {"precision", typed("string", "precision")},
+       {"run_mode", typed("string", "docker | local | ray")},
+       {"run_kind", typed("string", "auto | measurement | diagnostic")},
+       {"envs", {{"type", "object"}, {"additionalProperties", typed("string", "value")}, {"description", "Magpie's envs"}}},
+       {"profiler", closed({{"torch_profiler", closed({{"enabled", typed("boolean", "on")},
+                                                       {"profile_prompts", typed("integer", "separate pass size")},
+                                                       {"trace_wait_s", typed("number", "s")},
+                                                       {"vllm_profiler_args", typed("string", "auto | flags | env")}})},
+                            {"system_profiler", closed({{"enabled", typed("boolean", "on")},
+                                                        {"profile_args", strings}})},
+                            {"tracelens", as_given}})},
+       {"server_lifecycle", closed({{"enabled", typed("boolean", "on")}, {"cleanup", typed("boolean", "stop at the end")},
+                                    {"force_reuse", typed("boolean", "reuse whatever answers")},
+                                    {"pid_dir", typed_or_null("string", "state files")},
+                                    {"server_ready_timeout_s", typed("number", "s")}})},
+       {"gap_analysis", as_given},
+       {"gpu_selection", closed({{"auto", typed("boolean", "pick idle GPUs")},
+                                 {"min_free_memory_gb", typed("number", "GB")},
+                                 {"count", typed_or_null("integer", "GPUs (null: TP)")},
+                                 {"candidates", nullable_ints}})},
+       {"docker_image", typed_or_null("string", "image")},
+       {"gpu_arch", typed_or_null("string", "arch")},
+       {"hf_cache_path", typed("string", "Hugging Face cache")},
+       {"timeout_seconds", typed("number", "s")},
+       {"client", closed({{"endpoint", typed("string", "API path")}, {"dataset_name", typed("string", "dataset")},
+                          {"dataset_path", typed("string", "dataset file")}, {"num_prompts", typed("integer", "-1: envs")},
+                          {"max_concurrency", typed("integer", "-1: envs")},
+                          {"random_input_len", typed("integer", "-1: envs")},
+                          {"random_output_len", typed("integer", "-1: envs")},
+                          {"random_range_ratio", typed_or_null("number", "vLLM semantics (null: Magpie's)")},
+                          {"request_rate", request_rate}, {"burstiness", typed("number", "gamma shape")},
+                          {"num_warmups", typed("integer", "warm-up requests")}, {"seed", typed("integer", "seed")},
+                          {"ignore_eos", typed("boolean", "ignore_eos")},
+                          {"continuous_usage", typed("boolean", "usage in every chunk")},
+                          {"goodput", list_of(typed("string", "metric:ms"), "goodput SLOs")},
+                          {"percentiles", list_of(typed("number", "percentile"), "percentiles")},
+                          {"request_timeout_s", typed("number", "s (0: none)")},
+                          {"served_model_name", typed("string", "request model")}})},
+       {"server", closed({{"port", typed("integer", "port (0: auto)")}, {"ready_timeout_s", typed("number", "s")},
+                          {"stop_grace_s", typed("number", "s")}, {"extra_args", strings}, {"command", strings}})},
+       {"base_url", typed("string", "an already running server")}},
+      {"framework", "model", "precision", "run_mode", "envs", "profiler", "client", "server"});
 }
 
 json benchmark_config::to_json() const {

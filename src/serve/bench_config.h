@@ -105,6 +105,10 @@ struct benchmark_config {
   json to_json() const;
 };
 
+/// The schema of benchmark_config::to_json (a benchmark report's config). The tracelens and
+/// gap_analysis blocks are the user's, as given: maps of scalars, lists of scalars or flat maps.
+json benchmark_config_schema();
+
 /// Magpie's defaults for the envs when none are given: TP 1, CONC 32, ISL 1024, OSL 512,
 /// RANDOM_RANGE_RATIO 0.5.
 env_list default_envs();

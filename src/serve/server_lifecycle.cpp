@@ -17,6 +17,7 @@
 
 #include "core/env.h"
 #include "core/log.h"
+#include "core/process_tree.h"
 #include "core/spawn.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
@@ -112,11 +113,13 @@ status_or<pid_t> spawn_detached(const server_plan& plan, const fs::path& log_pat
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   posix_spawn_file_actions_addclosefrom_np(&fa, 3);
   std::vector<std::string> env_s;
+  env.erase("MAGPIE_PROCESS_TREE");  // left running on purpose: it belongs to no run's process tree
   for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
   pid_t pid = -1;
   int rc = spawn_in_new_session(&pid, exe, &fa, plan.argv, std::move(env_s));
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return io_error("cannot start %s: %s", exe.c_str(), std::strerror(rc));
+  keep_on_exit(pid);  // magpie's Ctrl-C sweep of its descendants leaves it running
   return pid;
 }
 

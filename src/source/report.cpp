@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/csv.h"
+#include "core/json_schema.h"
 #include "core/strings.h"
 #include "source/repo_index.h"
 
@@ -35,6 +36,37 @@ json kernel_source_to_json(const kernel_source_info& info) {
   j["macro_definition"] = info.macro_definition;
   j["alternatives"] = info.alternatives;
   return j;
+}
+
+json kernel_source_schema() {
+  using namespace schema;
+  json p = {{"name", typed("string", "kernel name as given")}};
+  for (const auto& c : kernel_source_csv_columns()) p[c] = typed("string", "Magpie's column " + c);
+  p["confidence"] = typed("number", "0-1: 1 exact unique symbol match");
+  p["symbol"] = typed("string", "function looked up");
+  p["demangled"] = typed("string", "normalised name used for matching");
+  p["line"] = typed("integer", "definition line (0: unresolved)");
+  p["candidates"] = list_of(typed("string", "$VAR/relpath:line"), "every matching definition");
+  p["functor_sources"] = list_of(typed("string", "qualified::name=$VAR/relpath:line"), "functors in the template arguments");
+  p["definition_kind"] = typed("string", "definition | declaration | macro_expansion ('' unresolved)");
+  p["macro_definition"] = typed("string", "NAME=$VAR/relpath:line of the #define");
+  p["alternatives"] = list_of(typed("string", "name=$VAR/relpath:line"), "other kernels sharing the matched stem");
+  p["calls"] = typed("integer", "trace input: launches");
+  p["total_us"] = typed_or_null("number", "trace input: summed durations, us");
+  std::vector<std::string> req;
+  for (auto it = p.begin(); it != p.end(); ++it)
+    if (it.key() != "calls" && it.key() != "total_us") req.push_back(it.key());
+  return closed(p, req);
+}
+
+json kernel_sources_report_schema() {
+  using namespace schema;
+  json root = closed({{"path", typed("string", "root")}, {"variable", typed("string", "<NAME>_DIR")}});
+  json summary = closed({{"total", typed("integer", "kernels")}, {"resolved", typed("integer", "count")},
+                         {"candidate", typed("integer", "count below the confidence threshold")},
+                         {"unresolved", typed("integer", "count")}, {"unsupported", typed("integer", "count")}});
+  return closed({{"roots", list_of(root, "repository roots")}, {"summary", summary},
+                 {"kernels", list_of(kernel_source_schema(), "per kernel")}});
 }
 
 json kernel_sources_report(const std::vector<kernel_source_info>& infos, const std::vector<kernel_stat>& stats,

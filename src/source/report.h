@@ -27,6 +27,11 @@ json kernel_source_to_json(const kernel_source_info& info);
 json kernel_sources_report(const std::vector<kernel_source_info>& infos, const std::vector<kernel_stat>& stats,
                            const std::vector<fs::path>& roots);
 
+/// The schema of kernel_source_to_json (one kernel, with the report's calls / total_us).
+json kernel_source_schema();
+/// The schema of kernel_sources_report.
+json kernel_sources_report_schema();
+
 /// CSV with Magpie's preamble: Name[, Calls, Self CUDA total (us)], the 15 columns, confidence.
 std::string kernel_sources_csv(const std::vector<kernel_source_info>& infos, const std::vector<kernel_stat>& stats,
                                const std::vector<fs::path>& roots);

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "core/json_schema.h"
 #include "core/stats.h"
 #include "core/strings.h"
 
@@ -163,6 +164,32 @@ status_or<comparison> compare_runs(const results_store& st, const std::vector<st
   }
   if (c.metrics.empty()) c.notes.emplace_back("the two sides share no metric");
   return c;
+}
+
+json comparison_schema() {
+  using namespace schema;
+  json run = closed({{"id", typed("integer", "run id")}, {"workspace", typed("string", "workspace")},
+                     {"timestamp", typed("string", "YYYYmmdd_HHMMSS")}, {"config_hash", typed("string", "hash")}});
+  json test = closed({{"method", typed("string", "welch_t | prediction_interval | bootstrap_within_run | timing_spread_within_run")},
+                      {"p_value", typed_or_null("number", "p")},
+                      {"ratio_ci", list_of(typed_or_null("number", "bound"), "[low, high] of B/A")},
+                      {"df", typed("number", "degrees of freedom")},
+                      {"significant", typed("boolean", "beyond alpha")}});
+  test["type"] = {"object", "null"};
+  json metric = closed({{"metric", typed("string", "metric")}, {"unit", typed("string", "unit")},
+                        {"direction", words("better when", {"higher", "lower", "none"})},
+                        {"a", typed_or_null("number", "side A mean")}, {"b", typed_or_null("number", "side B mean")},
+                        {"ratio", typed_or_null("number", "B/A")}, {"change_pct", typed_or_null("number", "%")},
+                        {"n_a", typed("integer", "runs on A")}, {"n_b", typed("integer", "runs on B")},
+                        {"beyond_noise", typed_or_null("boolean", "null: run-to-run noise unknown")},
+                        {"verdict", words("verdict", {"improved", "regressed", "no_significant_change", "insufficient_data",
+                                                      "info"})},
+                        {"run_to_run", test}, {"within_run", test},
+                        {"within_run_significant", typed_or_null("boolean", "one run per side only")},
+                        {"basis", typed("string", "what the decision rests on")}});
+  return closed({{"alpha", typed("number", "significance level")}, {"a_runs", list_of(run, "side A")},
+                 {"b_runs", list_of(run, "side B")}, {"metrics", list_of(metric, "metric by metric")},
+                 {"notes", list_of(typed("string", "note"), "notes")}});
 }
 
 json comparison_to_json(const comparison& c, const compare_options& opts) {

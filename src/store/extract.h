@@ -28,7 +28,10 @@ struct run_record {
   std::string timestamp;   ///< report timestamp or directory mtime (YYYYmmdd_HHMMSS)
   std::string config_hash; ///< 16 hex digits over the volatile-free configuration
   bool success = false;
-  fs::path report_path;
+  /// "complete", or "interrupted" when the workspace has an INCOMPLETE marker (core/workspace.h)
+  std::string state = "complete";
+  std::string state_reason;  ///< the marker's reason ("interrupted by SIGINT")
+  fs::path report_path;      ///< empty for an interrupted run that wrote no report
   json summary = json::object();  ///< a few display fields (framework, model, kernels…)
   std::vector<metric> metrics;
   /// Per-request samples (ms) keyed by metric family ("latency.ttft", "latency.e2el", …).
@@ -36,7 +39,9 @@ struct run_record {
 };
 
 /// Reads `workspace` (must hold analyze_report.json, compare_report.json or
-/// benchmark_report.json). Errors name the directory and the file.
+/// benchmark_report.json, unless it is marked INCOMPLETE: an interrupted run is recorded with
+/// state "interrupted", success false, its mode from the directory name and no metrics).
+/// Errors name the directory and the file.
 status_or<run_record> read_workspace(const fs::path& workspace);
 
 /// Metrics of a report object of the given mode (exposed for tests).

@@ -4,6 +4,7 @@
 
 #include "core/states.h"
 #include "core/strings.h"
+#include "core/workspace.h"
 #include "store/extract.h"
 
 namespace magpie::store {
@@ -128,6 +129,24 @@ json summary_of(const std::string& mode, const json& r, std::string* name) {
   return s;
 }
 
+/// An interrupted run without a report: mode and name from the directory name
+/// (<mode>[_<label>]_<YYYYmmdd_HHMMSS>), the config hash from its config.yaml.
+status_or<run_record> interrupted_record(run_record rec) {
+  std::string dir = rec.workspace.filename().string();
+  for (const char* mode : {"benchmark", "compare", "analyze", "optimize"})
+    if (starts_with(dir, std::string(mode) + "_")) rec.mode = mode;
+  if (rec.mode.empty())
+    return not_found("'%s' is marked INCOMPLETE but its name starts with no run kind (analyze_, compare_, benchmark_)",
+                     rec.workspace.c_str());
+  rec.name = dir;
+  rec.timestamp = dir.size() >= 15 ? dir.substr(dir.size() - 15) : mtime_stamp(rec.workspace);
+  if (rec.timestamp.size() != 15 || rec.timestamp[8] != '_') rec.timestamp = mtime_stamp(rec.workspace);
+  rec.config_hash = config_hash(config_source(rec.mode, rec.workspace, json::object()));
+  rec.success = false;
+  rec.summary = {{"state", rec.state}, {"reason", rec.state_reason}};
+  return rec;
+}
+
 }  // namespace
 
 status_or<run_record> read_workspace(const fs::path& workspace) {
@@ -143,6 +162,9 @@ status_or<run_record> read_workspace(const fs::path& workspace) {
       break;
     }
   }
+  rec.state_reason = incomplete_reason(rec.workspace);
+  if (!rec.state_reason.empty()) rec.state = "interrupted";
+  if (rec.mode.empty() && !rec.state_reason.empty()) return interrupted_record(std::move(rec));
   if (rec.mode.empty())
     return not_found("'%s' holds no analyze_report.json, compare_report.json or benchmark_report.json",
                      workspace.c_str());
@@ -153,8 +175,9 @@ status_or<run_record> read_workspace(const fs::path& workspace) {
   rec.timestamp = json_string(r, "timestamp");
   if (rec.timestamp.empty()) rec.timestamp = mtime_stamp(rec.report_path);
   rec.config_hash = config_hash(config_source(rec.mode, rec.workspace, r));
-  rec.success = success_of(rec.mode, r);
+  rec.success = success_of(rec.mode, r) && rec.state == "complete";
   rec.summary = summary_of(rec.mode, r, &rec.name);
+  if (rec.state != "complete") rec.summary["state"] = rec.state, rec.summary["reason"] = rec.state_reason;
   rec.metrics = extract_metrics(rec.mode, r);
   if (rec.mode == "benchmark") find_samples(rec.workspace, r, &rec.samples);
   return rec;

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS samples(
 )sql";
 
 constexpr const char* k_run_columns =
-    "id, workspace, mode, name, timestamp, registered_at, config_hash, replicate_group, success, report_path, summary";
+    "id, workspace, mode, name, timestamp, registered_at, config_hash, replicate_group, success, report_path, summary, "
+    "state";
 
 run_row read_row(const statement& s) {
   run_row r;
@@ -59,6 +60,8 @@ run_row read_row(const statement& s) {
   r.report_path = s.column_text(9);
   auto j = parse_json(s.column_text(10), "summary");
   r.summary = j.ok() ? *j : json::object();
+  r.state = s.column_text(11);
+  if (r.state.empty()) r.state = "complete";
   return r;
 }
 
@@ -107,6 +110,10 @@ status_or<results_store> results_store::open(const fs::path& db_path) {
   results_store st;
   MAGPIE_ASSIGN_OR_RETURN(st.m_db, database::open(db_path));
   MAGPIE_RETURN_IF_ERROR(st.m_db->exec(k_schema));
+  // Schema 1 databases gain the run state (complete | interrupted); a repeated ALTER fails harmlessly.
+  auto has_state = st.m_db->prepare("SELECT state FROM runs LIMIT 0");
+  if (!has_state.ok())
+    MAGPIE_RETURN_IF_ERROR(st.m_db->exec("ALTER TABLE runs ADD COLUMN state TEXT NOT NULL DEFAULT 'complete'"));
   return st;
 }
 
@@ -119,11 +126,12 @@ status_or<int64_t> results_store::add(const run_record& rec, const register_opti
   }
   MAGPIE_ASSIGN_OR_RETURN(statement ins,
                           m_db->prepare("INSERT INTO runs(workspace, mode, name, timestamp, registered_at, config_hash, "
-                                        "replicate_group, success, report_path, summary) "
-                                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+                                        "replicate_group, success, report_path, summary, state) "
+                                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   ins.bind(1, rec.workspace.string()).bind(2, rec.mode).bind(3, rec.name).bind(4, rec.timestamp);
   ins.bind(5, iso_time_now()).bind(6, rec.config_hash).bind(7, opts.replicate_group);
   ins.bind(8, static_cast<int64_t>(rec.success)).bind(9, rec.report_path.string()).bind(10, dump_compact(rec.summary));
+  ins.bind(11, rec.state);
   MAGPIE_RETURN_IF_ERROR(ins.run());
   int64_t id = m_db->last_insert_id();
   MAGPIE_ASSIGN_OR_RETURN(statement m, m_db->prepare("INSERT OR REPLACE INTO metrics(run_id, name, value, unit, "
@@ -214,6 +222,7 @@ json run_to_json(const run_row& r) {
           {"timestamp", r.timestamp},
           {"registered_at", r.registered_at},
           {"success", r.success},
+          {"state", r.state},
           {"config_hash", r.config_hash},
           {"replicate_group", r.replicate_group.empty() ? json(nullptr) : json(r.replicate_group)},
           {"report_path", r.report_path.string()},

@@ -47,6 +47,7 @@ struct run_row {
   fs::path workspace;
   std::string mode, name, timestamp, registered_at, config_hash, replicate_group;
   bool success = false;
+  std::string state = "complete";  ///< complete | interrupted (the workspace is marked INCOMPLETE)
   fs::path report_path;
   json summary = json::object();
   /// The key replicates share: "group:<name>" or "hash:<config_hash>".
@@ -77,7 +78,7 @@ class results_store {
   std::unique_ptr<database> m_db;
 };
 
-/// {id, workspace, mode, name, timestamp, registered_at, success, config_hash,
+/// {id, workspace, mode, name, timestamp, registered_at, success, state, config_hash,
 ///  replicate_group, report_path, summary}.
 json run_to_json(const run_row& r);
 

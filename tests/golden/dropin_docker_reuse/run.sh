@@ -15,6 +15,9 @@ remove_containers() {
   cleanup
 }
 trap remove_containers EXIT
+# The stand-in dockerd: containers are its children, not magpie's (magpie ends its own leftovers).
+docker daemon > "$TMP/dockerd.log" 2>&1 &
+OWN_PIDS+=($!)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 name="magpie-server-sglang-$port"
 runs=0

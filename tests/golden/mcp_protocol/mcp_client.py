@@ -29,9 +29,15 @@ def check(cond, what):
         raise Failure(what)
 
 
+# What the functional tests need from the trust model (docs/mcp.md): files of the source tree and
+# their own commands. tests/golden/mcp_trust starts servers with permissive=False.
+PERMISSIVE = ["--workspace-root", "/", "--trust-client"]
+
+
 class Server:
-    def __init__(self, args=(), cwd=None, env=None):
+    def __init__(self, args=(), cwd=None, env=None, permissive=True):
         exe = os.environ["MAGPIE_BIN"]
+        args = list(args) + (PERMISSIVE if permissive else [])
         self.proc = subprocess.Popen([exe, "mcp", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=cwd, env=env)
         self.buf = b""

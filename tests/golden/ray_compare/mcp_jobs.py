@@ -7,11 +7,30 @@ import sys
 sys.path.insert(0, os.path.join(os.environ["MAGPIE_SOURCE_DIR"], "tests", "golden", "mcp_protocol"))
 from mcp_client import Server, check  # noqa: E402
 
+SDK = os.environ.get("MAGPIE_MCP_CLIENT") == "sdk"  # the official MCP SDK validates every result
+if SDK:
+    sys.path.insert(0, os.path.join(os.environ["MAGPIE_SOURCE_DIR"], "tests", "golden", "mcp_sdk"))
+    from sdk_client import SdkServer  # noqa: E402
+
 out, batch = sys.argv[1], sys.argv[2]
 name = os.path.basename(batch)
-s = Server(["--output-dir", out])
+s = SdkServer(["--output-dir", out]) if SDK else Server(["--output-dir", out])
 s.initialize()
-names = {t["name"] for t in s.request("tools/list")["result"]["tools"]}
+tools = {t["name"]: t for t in s.request("tools/list")["result"]["tools"]}
+names = set(tools)
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+if jsonschema is not None and not SDK:  # our own client: check each structured result here
+    _call = s.call
+
+    def checked_call(tool, args, **kw):
+        r = _call(tool, args, **kw)
+        if not r.get("isError"):
+            jsonschema.validate(r["structuredContent"], tools[tool]["outputSchema"], cls=jsonschema.Draft202012Validator)
+        return r
+    s.call = checked_call
 check({"jobs_list", "jobs_status", "jobs_collect", "jobs_cancel", "ray_task_list", "ray_task_status",
        "ray_task_result", "ray_task_cancel"} <= names, names)
 
@@ -43,4 +62,8 @@ c = s.call("jobs_cancel", {"batch": name})["structuredContent"]  # every job has
 check(c["cancelled"] is True and [j["state"] for j in c["jobs"]] == [states[j["name"]] for j in c["jobs"]], c)
 bad = s.call("jobs_status", {"batch": "no_such_batch"})
 check(bad["isError"] and "batch.json" in bad["content"][0]["text"], bad["content"][0]["text"])
-print("ok: MCP job tools on a Ray batch")
+if SDK:
+    want = {"jobs_list", "jobs_status", "jobs_collect", "jobs_cancel", "ray_task_list", "ray_task_status", "ray_task_result"}
+    check(want <= s.validated, "the MCP SDK validated only %s" % sorted(s.validated))
+s.close()
+print("ok: MCP job tools on a Ray batch%s" % (" (MCP SDK)" if SDK else ""))

@@ -84,6 +84,14 @@ PY
 
 python3 "$MAGPIE_SOURCE_DIR/tests/golden/ray_compare/mcp_jobs.py" "$T/timed" "$(batch_dir "$T/timed")" \
   || fail "MCP job tools"
+# The same through the official MCP Python SDK, which validates every structured result against
+# its tool's outputSchema (tests/golden/mcp_sdk; skipped where the SDK cannot be installed).
+if sdk_py=$(bash "$MAGPIE_SOURCE_DIR/tests/golden/mcp_sdk/sdk_venv.sh"); then
+  MAGPIE_MCP_CLIENT=sdk "$sdk_py" "$MAGPIE_SOURCE_DIR/tests/golden/ray_compare/mcp_jobs.py" "$T/timed" \
+    "$(batch_dir "$T/timed")" || fail "MCP job tools through the MCP SDK"
+else
+  echo "note: $sdk_py"
+fi
 
 # 5. A serving benchmark with run_mode: ray: one Ray job runs 'magpie benchmark ... --run-mode
 #    local' (client only, against the simulator on this loopback); its workspace is registered.

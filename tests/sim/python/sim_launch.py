@@ -14,7 +14,8 @@ def launch(model, host, port, trace_dir, framework):
     if trace_dir:
         args += ["--trace-dir", trace_dir]
     args += os.environ.get("MAGPIE_SIM_ARGS", "").split()
-    worker = subprocess.Popen(["sleep", "600"])  # like an engine worker process
+    # like an engine worker process; MAGPIE_SIM_SETSID_WORKER=1 puts it in a session of its own
+    worker = subprocess.Popen(["sleep", "600"], start_new_session=os.environ.get("MAGPIE_SIM_SETSID_WORKER") == "1")
     pid_dir = os.environ.get("MAGPIE_SIM_PID_DIR")
     if pid_dir:
         with open(os.path.join(pid_dir, "worker.pid"), "w") as f:
