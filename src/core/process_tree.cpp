@@ -41,21 +41,10 @@ struct proc_entry {
 
 // ---- async-signal-safe helpers ----
 
-size_t put_uint(char* out, unsigned long v) {
-  char tmp[24];
-  size_t n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0 && n < sizeof tmp);
-  for (size_t i = 0; i < n; ++i) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
 /// Reads /proc/<pid>/stat: ppid and state. False when the process is gone.
 bool read_stat(pid_t pid, pid_t* ppid, char* state) {
   char path[40] = "/proc/";
-  size_t n = 6 + put_uint(path + 6, static_cast<unsigned long>(pid));
+  size_t n = 6 + format_decimal_signal_safe(path + 6, static_cast<unsigned long>(pid));
   std::memcpy(path + n, "/stat", 6);
   int fd = ::open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
@@ -301,6 +290,17 @@ void reap_orphans() {
   if (!is_subreaper()) return;
   for (const auto& e : scan_all())
     if (e.ppid == ::getpid() && e.state == 'Z' && !is_direct(e.pid)) ::waitpid(e.pid, nullptr, WNOHANG);
+}
+
+size_t format_decimal_signal_safe(char* out, unsigned long v) {
+  char tmp[24];
+  size_t n = 0;
+  do {
+    tmp[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v != 0);
+  for (size_t i = 0; i < n; ++i) out[i] = tmp[n - 1 - i];
+  return n;
 }
 
 }  // namespace magpie

@@ -46,6 +46,10 @@ size_t end_process_tree(pid_t root, const std::string& tag, double grace_s);
 /// (raw /proc reads into static buffers, no allocation): the termination handler calls it.
 void end_all_descendants_signal_safe(double grace_s);
 
+/// Writes v in decimal to out (at least 20 bytes), no terminator; returns the digit count.
+/// Async-signal-safe (no allocation, no locale): for messages written from signal handlers.
+size_t format_decimal_signal_safe(char* out, unsigned long v);
+
 /// A process deliberately left running after magpie exits (a persistent inference server,
 /// docs/serving.md): it and its tree are never ended by the sweeps above.
 void keep_on_exit(pid_t pid);

@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "core/json.h"
+#include "core/process_tree.h"
 #include "core/strings.h"
 
 extern char** environ;
@@ -93,17 +94,6 @@ const char* signal_word(int sig) {
 
 void put(int fd, const char* s) { (void)!::write(fd, s, std::strlen(s)); }
 
-size_t fmt_uint(char* out, unsigned long v) {
-  char tmp[24];
-  size_t n = 0;
-  do {
-    tmp[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v != 0);
-  for (size_t i = 0; i < n; ++i) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
 /// The marker's JSON (signal-safe). `reason` and `dir` hold no quotes or backslashes that
 /// need escaping in practice; they are escaped all the same.
 size_t marker_json(char* out, size_t cap, const char* reason, int sig, long when) {
@@ -121,10 +111,10 @@ size_t marker_json(char* out, size_t cap, const char* reason, int sig, long when
   add("{\"state\": \"interrupted\", \"reason\": \"");
   add_escaped(reason);
   add("\", \"signal\": ");
-  num[fmt_uint(num, static_cast<unsigned long>(sig))] = '\0';
+  num[format_decimal_signal_safe(num, static_cast<unsigned long>(sig))] = '\0';
   add(num);
   add(", \"time_unix\": ");
-  num[fmt_uint(num, static_cast<unsigned long>(when))] = '\0';
+  num[format_decimal_signal_safe(num, static_cast<unsigned long>(when))] = '\0';
   add(num);
   add("}\n");
   return n;
