@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/strings.h"
+
 namespace magpie::serve {
 
 namespace {
@@ -31,12 +33,31 @@ std::string error_message(const Doc& d) {
   return {};
 }
 
+constexpr size_t k_kept_error_bytes = 300, k_kept_finish_reason_bytes = 64;
+
+std::string clipped(std::string_view s, size_t n) {
+  return s.size() <= n ? std::string(s) : std::string(s.substr(0, n)) + "...";
+}
+
 }  // namespace
 
+void openai_stream_decoder::set_limits(uint64_t max_event_bytes, uint64_t max_chunks) {
+  m_max_event_bytes = max_event_bytes;
+  m_max_chunks = max_chunks;
+  m_parser.set_max_event_bytes(static_cast<size_t>(max_event_bytes));
+}
+
 void openai_stream_decoder::on_body(std::string_view bytes, int64_t t_ns) {
+  if (!m_fatal.empty()) return;
   bool have_delivery = false;
   m_parser.feed_each(bytes, [&](std::string& data, const std::string&) {
+    if (!m_fatal.empty()) return;
     event_info ev = on_event(data);
+    if (ev.choices && m_max_chunks != 0 && m_result.choice_times.size() >= m_max_chunks) {
+      m_fatal = strprintf("the server sent more than %llu choices chunks (the limit for this request's max_tokens; "
+                          "--max-response-bytes 0 lifts it)", static_cast<unsigned long long>(m_max_chunks));
+      return;
+    }
     if (ev.choices) m_result.choice_times.push_back(t_ns);
     int64_t delta = ev.delta;
     if (delta == -2) return;
@@ -51,6 +72,8 @@ void openai_stream_decoder::on_body(std::string_view bytes, int64_t t_ns) {
     ++m_result.coalesced_events;
     d.tokens = (d.tokens < 0 || delta < 0) ? -1 : d.tokens + static_cast<int32_t>(delta);
   });
+  if (m_parser.overflowed() && m_fatal.empty())
+    m_fatal = strprintf("an SSE line or event exceeded %llu bytes (--max-event-bytes)", static_cast<unsigned long long>(m_max_event_bytes));
 }
 
 openai_stream_decoder::event_info openai_stream_decoder::on_event(std::string& raw) {
@@ -79,7 +102,7 @@ openai_stream_decoder::event_info openai_stream_decoder::on_event(std::string& r
     return out;
   }
   if (std::string err = error_message(d); !err.empty()) {
-    if (m_result.error.empty()) m_result.error = err;
+    if (m_result.error.empty()) m_result.error = clipped(err, k_kept_error_bytes);
     return out;
   }
   int64_t delta = -1;
@@ -113,7 +136,7 @@ openai_stream_decoder::event_info openai_stream_decoder::on_event(std::string& r
       }
     }
     std::string_view fr = string_member(c0, "finish_reason");
-    if (!fr.empty()) m_result.finish_reason.assign(fr);
+    if (!fr.empty()) m_result.finish_reason = clipped(fr, k_kept_finish_reason_bytes);
   }
   if (m_keep_text && !content.empty()) m_result.text.append(content);
   if (!text.empty()) {
