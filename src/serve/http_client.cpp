@@ -297,13 +297,10 @@ class runner {
   }
 
   /// False when the request was failed here (a limit passed).
+  /// The decoder's own limits (one event, chunks) are checked first: they name the cause better
+  /// than the response total when one read passes both.
   bool on_body(const std::shared_ptr<exchange>& ex, std::string_view bytes, int64_t t) {
     ex->body_bytes += bytes.size();
-    if (ex->lim.max_response_bytes != 0 && ex->body_bytes > ex->lim.max_response_bytes) {
-      fail(ex, cut_reason(ex, strprintf("the response exceeded %llu bytes (--max-response-bytes)",
-                                        static_cast<unsigned long long>(ex->lim.max_response_bytes))));
-      return false;
-    }
     if (m_recs[ex->index].http_status == 200) {
       ex->decoder.on_body(bytes, t);
       if (!ex->decoder.fatal().empty()) {
@@ -312,6 +309,11 @@ class runner {
       }
     } else if (ex->error_body.size() < 4096) {
       ex->error_body.append(bytes.substr(0, 4096 - ex->error_body.size()));
+    }
+    if (ex->lim.max_response_bytes != 0 && ex->body_bytes > ex->lim.max_response_bytes) {
+      fail(ex, cut_reason(ex, strprintf("the response exceeded %llu bytes (--max-response-bytes)",
+                                        static_cast<unsigned long long>(ex->lim.max_response_bytes))));
+      return false;
     }
     return true;
   }
