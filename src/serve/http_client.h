@@ -22,6 +22,7 @@ using net::endpoint_url;
 using net::http_call;
 using net::http_response;
 using net::parse_base_url;
+using net::probe_connect;
 
 struct load_options {
   endpoint_url url;
@@ -67,10 +68,6 @@ struct load_stats {
 /// one outside any request stops the run as an abort (unsent requests marked, finished ones kept).
 status run_load(const load_options& opts, const std::vector<std::string>& bodies, std::vector<request_record>& records,
                 load_stats* stats = nullptr);
-
-/// A TCP connection to url's host and port opens within timeout_s (then closed). Errors:
-/// unavailable (refused, unresolvable, unreachable) and timeout, naming the URL.
-status probe_connect(const endpoint_url& url, double timeout_s);
 
 /// Raises RLIMIT_NOFILE's soft limit to the hard limit; returns the new soft limit.
 uint64_t raise_open_file_limit();

@@ -332,6 +332,12 @@ status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts) 
                  {"range_style", cc.dataset.style == range_style::symmetric ? "symmetric" : "lower_bound"},
                  {"max_concurrency", cc.max_concurrency}, {"request_rate", cc.arrivals.request_rate > 0 ? json(cc.arrivals.request_rate) : json("inf")},
                  {"burstiness", cc.arrivals.burstiness}, {"num_warmups", cc.num_warmups}};
+  auto limit = [](double v, const char* dflt) { return v < 0 ? json(std::string("auto: ") + dflt) : json(v); };
+  j["client"]["limits"] = {
+      {"request_timeout_s", limit(cc.limits.request_timeout_s, "60 s + 0.5 s x max_tokens + 0.002 s x prompt tokens")},
+      {"max_event_bytes", limit(static_cast<double>(cc.limits.max_event_bytes), "4 MiB + 256 B x prompt tokens")},
+      {"max_response_bytes", limit(static_cast<double>(cc.limits.max_response_bytes), "max_event_bytes + 16 KiB x max_tokens")},
+      {"keep_generated_text", cc.keep_text}};
   j["config"] = cfg.to_json();
   j["run_kind"] = cfg.effective_run_kind();
   return j;
