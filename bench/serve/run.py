@@ -148,6 +148,8 @@ def throughput(a, tmp, events_per_write):
         extra["median_baseline_ratio"] = st.median(extra["baseline_ratio_tok_s"])
         extra["after_over_before"] = [x["tok_s"] / y["tok_s"] for x, y in zip(m, b)]
         extra["median_after_over_before"] = st.median(extra["after_over_before"])
+        extra["cpu_after_over_before"] = [x["cpu_us_per_request"] / y["cpu_us_per_request"] for x, y in zip(m, b)]
+        extra["median_cpu_after_over_before"] = st.median(extra["cpu_after_over_before"])
     return {**extra, "events_per_write": events_per_write, "rows": rows, "ratio_tok_s": ratio, "median_ratio": st.median(ratio),
             "median_magpie_req_s": st.median(x["req_s"] for x in m), "median_magpie_tok_s": st.median(x["tok_s"] for x in m),
             "median_aiohttp_req_s": st.median(x["req_s"] for x in p), "median_aiohttp_tok_s": st.median(x["tok_s"] for x in p),
@@ -258,7 +260,8 @@ def main():
                 if a.baseline_magpie:
                     print(f"baseline vs aiohttp per run {', '.join(f'{x:.2f}' for x in t['baseline_ratio_tok_s'])} (median "
                           f"{t['median_baseline_ratio']:.2f}x); magpie / baseline tokens/s per run "
-                          f"{', '.join(f'{x:.3f}' for x in t['after_over_before'])} (median {t['median_after_over_before']:.3f})")
+                          f"{', '.join(f'{x:.3f}' for x in t['after_over_before'])} (median {t['median_after_over_before']:.3f}); "
+                          f"CPU per request magpie / baseline median {t['median_cpu_after_over_before']:.3f}")
         if "accuracy" in phases:
             res["accuracy"] = accuracy(a, tmp)
             print(f"\n== token timestamps vs the server's send time, {a.streams} concurrent streams x 64 tokens, 20 ms steps ==")

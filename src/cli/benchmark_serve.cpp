@@ -80,7 +80,7 @@ void add_serving_flags(arg_parser& p) {
       "then); 2 usage (bad flags or config values); 3 partial: the report is written but some measured requests\n"
       "failed (gap analysis: a trace was read only partly); --allow-partial makes 3 a 0. Errors go to stderr.\n"
       "Before anything is written magpie checks the output directory, the dataset file and the server (--base-url:\n"
-      "a TCP connection and /v1/models; a launch: its program on PATH).\n"
+      "a TCP connection and /v1/models; a launch: its program on PATH).\n\n"
       "Examples:\n"
       "  magpie benchmark vllm -m Qwen/Qwen3-8B --run-mode local --concurrency 16 --input-len 1024 --output-len 256\n"
       "  magpie benchmark -b examples/benchmarks/vllm_local.yaml\n"
