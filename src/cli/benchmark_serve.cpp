@@ -5,6 +5,7 @@
 
 #include "cli/benchmark_hooks.h"
 #include "core/log.h"
+#include "core/utf8.h"
 #include "core/strings.h"
 #include "serve/orchestrator.h"
 #include "store/results_store.h"
@@ -246,9 +247,10 @@ int fail_with(const status& st) {
 
 /// The run's errors and failed requests on stderr (the summary on stdout has them too); the
 /// exit code: 0 success, 1 failed, 3 success with failed measured requests (0 with --allow-partial).
+/// Server-provided text (errors quote it) is made printable first: no terminal escapes on stderr.
 int finish_run(const serve::benchmark_run& run, bool allow_partial) {
-  for (const auto& e : run.errors) MAGPIE_LOG_ERROR("%s", e.c_str());
-  for (const auto& e : run.traces.errors) MAGPIE_LOG_ERROR("%s", e.c_str());
+  for (const auto& e : run.errors) MAGPIE_LOG_ERROR("%s", printable_text(e).c_str());
+  for (const auto& e : run.traces.errors) MAGPIE_LOG_ERROR("%s", printable_text(e).c_str());
   size_t failed = run.client ? run.client->metrics.failed : 0;
   if (failed > 0) {
     std::string first;
@@ -257,7 +259,8 @@ int finish_run(const serve::benchmark_run& run, bool allow_partial) {
         first = r.error;
         break;
       }
-    MAGPIE_LOG_WARN("%zu of %zu measured requests failed; first error: %s", failed, run.client->metrics.num_requests, first.c_str());
+    MAGPIE_LOG_WARN("%zu of %zu measured requests failed; first error: %s", failed, run.client->metrics.num_requests,
+                    printable_text(first).c_str());
   }
   if (!run.success) return k_exit_failure;
   if (failed > 0 && !allow_partial) {

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/strings.h"
+#include "core/utf8.h"
 
 namespace magpie::serve {
 
@@ -35,8 +36,9 @@ std::string error_message(const Doc& d) {
 
 constexpr size_t k_kept_error_bytes = 300, k_kept_finish_reason_bytes = 64;
 
+/// At most n bytes of s (never inside a UTF-8 character), "..." marking a cut.
 std::string clipped(std::string_view s, size_t n) {
-  return s.size() <= n ? std::string(s) : std::string(s.substr(0, n)) + "...";
+  return s.size() <= n ? std::string(s) : utf8_prefix(s, n) + "...";
 }
 
 }  // namespace
