@@ -116,8 +116,13 @@ def throughput(a, tmp, events_per_write):
     clients = ("magpie", "baseline", "aiohttp") if a.baseline_magpie else ("magpie", "aiohttp")
     try:
         for r in range(a.repeats):
-            # the order rotates per round so that no client always runs first (machine drift)
-            for who in clients[r % len(clients):] + clients[:r % len(clients)]:
+            # the order changes per round so that no client always runs first (machine drift); the
+            # two magpie builds stay adjacent (their ratio is the paired before/after), their order
+            # alternating, with aiohttp before them on odd rounds and after them on even ones
+            pair = ("magpie", "baseline") if r % 4 < 2 else ("baseline", "magpie")
+            order = (pair + ("aiohttp",) if r % 2 == 0 else ("aiohttp",) + pair) if a.baseline_magpie else \
+                clients[r % len(clients):] + clients[:r % len(clients)]
+            for who in order:
                 t0 = sims.ticks()
                 if who in ("magpie", "baseline"):
                     _, res, wall, cpu = magpie(a, sims.url, os.path.join(tmp, f"{who}{events_per_write}_{r}"),
