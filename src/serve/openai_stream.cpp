@@ -35,6 +35,37 @@ std::string error_message(const Doc& d) {
 }
 
 constexpr size_t k_kept_error_bytes = 300, k_kept_finish_reason_bytes = 64;
+/// Usage counts beyond this are not believed (and keep every sum of them within int32 per delivery
+/// and int64 per run).
+constexpr int64_t k_max_token_count = 1 << 30;
+
+// rapidjson parses recursively: an event nested millions deep would overflow the stack. OpenAI
+// chunks nest about 6 deep (logprobs a few more). An event of at most k_small_event bytes nests
+// at most half as deep, well within the stack; a larger one is scanned first and refused beyond
+// k_max_json_depth levels.
+constexpr size_t k_small_event = 4096;
+constexpr int k_max_json_depth = 64;
+
+/// True when the JSON text in s nests at most `limit` arrays/objects deep (strings skipped).
+bool nesting_within(std::string_view s, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : s) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
 
 /// At most n bytes of s (never inside a UTF-8 character), "..." marking a cut.
 std::string clipped(std::string_view s, size_t n) {
@@ -72,7 +103,7 @@ void openai_stream_decoder::on_body(std::string_view bytes, int64_t t_ns) {
     delivery& d = m_result.deliveries.back();
     ++d.events;
     ++m_result.coalesced_events;
-    d.tokens = (d.tokens < 0 || delta < 0) ? -1 : d.tokens + static_cast<int32_t>(delta);
+    d.tokens = (d.tokens < 0 || delta < 0) ? -1 : static_cast<int32_t>(std::min<int64_t>(int64_t{d.tokens} + delta, k_max_token_count));
   });
   if (m_parser.overflowed() && m_fatal.empty())
     m_fatal = strprintf("an SSE line or event exceeded %llu bytes (--max-event-bytes)", static_cast<unsigned long long>(m_max_event_bytes));
@@ -98,6 +129,12 @@ openai_stream_decoder::event_info openai_stream_decoder::on_event(std::string& r
   rapidjson::MemoryPoolAllocator<> value_alloc(value_buf, sizeof value_buf), parse_alloc(parse_buf, sizeof parse_buf);
   rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>> d(
       &value_alloc, k_stack_bytes, &parse_alloc);
+  if (raw.size() > k_small_event && !nesting_within(raw, k_max_json_depth)) {
+    if (m_result.error.empty())
+      m_result.error = strprintf("malformed SSE data: JSON nested deeper than %d levels: %s", k_max_json_depth,
+                                 clipped(std::string_view(head, head_len), 60).c_str());
+    return out;
+  }
   d.ParseInsitu(raw.data());
   if (d.HasParseError() || !d.IsObject()) {
     if (m_result.error.empty()) m_result.error = "malformed SSE data: " + std::string(head, head_len);
@@ -111,9 +148,11 @@ openai_stream_decoder::event_info openai_stream_decoder::on_event(std::string& r
   auto usage = d.FindMember("usage");
   if (usage != d.MemberEnd() && usage->value.IsObject()) {
     auto pt = usage->value.FindMember("prompt_tokens");
-    if (pt != usage->value.MemberEnd() && pt->value.IsInt64()) m_result.prompt_tokens = pt->value.GetInt64();
+    // Counts outside [0, k_max_token_count] are ignored: no overflow in deltas and sums.
+    auto count = [](const rapidjson::Value& v) { return v.IsInt64() && v.GetInt64() >= 0 && v.GetInt64() <= k_max_token_count; };
+    if (pt != usage->value.MemberEnd() && count(pt->value)) m_result.prompt_tokens = pt->value.GetInt64();
     auto ct = usage->value.FindMember("completion_tokens");
-    if (ct != usage->value.MemberEnd() && ct->value.IsInt64()) {
+    if (ct != usage->value.MemberEnd() && count(ct->value)) {
       int64_t c = ct->value.GetInt64();
       delta = c - m_usage_completion;
       m_usage_completion = c;

@@ -10,6 +10,7 @@ Every POST /v1/completions gets a well-formed stream of --tokens content events 
   endless_slow   every request: one content event per second and a keep-alive comment every
                  0.1 s, never [DONE] (memory-cheap for the client, only a timeout ends it)
   models_hang    GET /v1/models accepts and never answers (completions are normal)
+  deep_json      every request: one event nested 1,000,000 arrays deep, then [DONE]
 
 The request number is the trailing integer of X-Request-Id (magpie-<pid>-<n>). The port is
 written to --port-file once listening. Bytes sent per request are appended to --log as
@@ -101,6 +102,10 @@ class Handler(socketserver.BaseRequestHandler):
                 sent = self.endless(0.0, 0.0)
             elif ARGS.mode == "endless_slow":
                 sent = self.endless(1.0, 0.1)
+            elif ARGS.mode == "deep_json":
+                out = b"data: " + b"[" * 1000000 + b"\n\n" + b"data: [DONE]\n\n"
+                self.request.sendall(chunk(out) + b"0\r\n\r\n")
+                sent = len(out)
             else:
                 sent = self.normal()
         except OSError as e:
@@ -154,7 +159,7 @@ class Server(socketserver.ThreadingTCPServer):
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mode", default="normal", choices=["normal", "huge_line", "endless_fast", "endless_slow", "models_hang"])
+    ap.add_argument("--mode", default="normal", choices=["normal", "huge_line", "endless_fast", "endless_slow", "models_hang", "deep_json"])
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--victim", type=int, default=2, help="huge_line: the request number that gets the line")
     ap.add_argument("--huge-bytes", type=int, default=1 << 30)

@@ -6,6 +6,7 @@
 #   - an endless fast stream: every request ends at its chunk cap (or --max-response-bytes), max
 #     RSS < 64 MiB; an endless slow stream ends at the default per-request timeout derived from
 #     the workload (60 s + 0.5 s x 1 max_tokens + 0.002 s x 1 prompt token = 60.5 s), RSS < 64 MiB;
+#   - an event nested a million arrays deep: refused, no stack overflow;
 #   - a /v1/models that never answers: --timeout and --request-timeout bound the lookup;
 #   - each error: the message on stderr naming the URL / file / flag, nothing on stdout, and for
 #     a failed pre-flight nothing written (no workspace, no results store);
@@ -98,6 +99,15 @@ check_json "$(workspace_in "$TMP/fastb.o")/serving_result.json" '
 assert all("the response exceeded 100000 bytes (--max-response-bytes)" in e for e in r["errors"]), r["errors"]
 '
 echo "endless fast stream: chunk cap and byte cap end each request; max RSS $(rss_kb fast) KiB"
+
+# --- an event nested a million arrays deep: refused without recursion (it used to overflow the stack)
+start_hostile deep --mode deep_json
+bench deep "$MAGPIE_BIN" benchmark --base-url "$URL" --random-input-len 8 --random-output-len 4 --num-prompts 2 -o "$TMP/deep.o"
+[ "$RC" -eq 1 ] || fail "deep JSON: exit $RC, want 1: $(tail -5 "$TMP/deep.err")"
+check_json "$(workspace_in "$TMP/deep.o")/serving_result.json" '
+assert all("JSON nested deeper than 64 levels" in e for e in r["errors"]), r["errors"]
+'
+echo "deeply nested event: refused, exit 1"
 
 # --- /v1/models never answers: the lookup is bounded by --timeout, then by --request-timeout
 start_hostile models --mode models_hang

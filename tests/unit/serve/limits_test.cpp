@@ -116,6 +116,27 @@ TEST(openai_stream, server_strings_are_clipped) {
   EXPECT_EQ(d.result().deliveries.size(), 1u);
 }
 
+// A recursive JSON parser on a hostile event nested a million deep would overflow the stack.
+TEST(openai_stream, deeply_nested_events_are_refused_without_recursion) {
+  openai_stream_decoder d(api_kind::completions);
+  d.on_body(ev(std::string(1000000, '[')), 1);
+  d.on_body(ev(std::string(3000, '[') + std::string(3000, ']')), 2);  // small: parsed, not an object
+  d.on_body(ev(R"({"choices":[{"text":")" + std::string(10000, 'a') + R"("}]})"), 3);  // large but flat: fine
+  EXPECT_NE(d.result().error.find("nested deeper than 64 levels"), std::string::npos) << d.result().error;
+  ASSERT_EQ(d.result().deliveries.size(), 1u);
+  EXPECT_EQ(d.result().text_chars, 10000u);
+}
+
+TEST(openai_stream, implausible_usage_counts_are_ignored) {
+  openai_stream_decoder d(api_kind::completions);
+  d.on_body(ev(R"({"choices":[{"text":"a"}],"usage":{"prompt_tokens":-5,"completion_tokens":4611686018427387904}})"), 1);
+  d.on_body(ev(R"({"choices":[{"text":"b"}],"usage":{"prompt_tokens":3,"completion_tokens":2}})"), 2);
+  EXPECT_EQ(d.result().prompt_tokens, 3);
+  EXPECT_EQ(d.result().completion_tokens, 2);
+  ASSERT_EQ(d.result().deliveries.size(), 2u);
+  EXPECT_EQ(d.result().deliveries[1].tokens, 2);
+}
+
 TEST(preflight, output_dir_must_be_writable_or_creatable) {
   auto tmp = make_temp_dir(fs::temp_directory_path(), "magpie_preflight");
   ASSERT_TRUE(tmp.ok());
