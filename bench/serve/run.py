@@ -5,7 +5,9 @@ one invocation, stdlib only (the baseline client needs aiohttp).
 1. throughput: requests/s and streamed tokens/s of magpie's client pinned to one core, against
    several simulators on the other cores (sharing one port, SO_REUSEPORT), next to a Python
    aiohttp client doing the same work (aiohttp_client.py), at 1 and 8 SSE events per socket
-   write; medians of --repeats runs, the ratio per run, client CPU per request.
+   write; medians of --repeats runs, the ratio per run, client CPU per request. With
+   --baseline-magpie OTHER_BINARY a third client (an older build) runs in the same rounds,
+   interleaved, and its ratio to aiohttp is reported beside the current one (before/after).
 2. accuracy: token arrival timestamps of magpie's client at --streams concurrent streams against
    the simulators' ground truth (each event's send time, same CLOCK_MONOTONIC): with kernel
    receive timestamps (the default) and with read timestamps, plus the client's read lag.
@@ -100,8 +102,8 @@ def run_measured(cmd, stdout=subprocess.DEVNULL):
     return wall, ru.ru_utime + ru.ru_stime
 
 
-def magpie(a, url, out, extra):
-    cmd = [a.magpie, "-q", "benchmark", "--base-url", url, "--served-model-name", "sim-model", "--num-warmups", "0"] + extra + ["-o", out]
+def magpie(a, url, out, extra, binary=None):
+    cmd = [binary or a.magpie, "-q", "benchmark", "--base-url", url, "--served-model-name", "sim-model", "--num-warmups", "0"] + extra + ["-o", out]
     wall, cpu = run_measured(cmd)
     ws = [os.path.join(out, d) for d in os.listdir(out) if d.startswith("benchmark_")][0]
     return ws, json.load(open(os.path.join(ws, "serving_result.json"))), wall, cpu
@@ -111,14 +113,22 @@ def throughput(a, tmp, events_per_write):
     sims = Sims(a.sim, a.servers, tmp, ["--decode-step-ms", "0", "--max-batch", "100000", "--burst-steps", str(events_per_write)],
                 f"fast{events_per_write}")
     rows = []
+    clients = ("magpie", "baseline", "aiohttp") if a.baseline_magpie else ("magpie", "aiohttp")
     try:
         for r in range(a.repeats):
-            for who in ("magpie", "aiohttp"):
+            # the order changes per round so that no client always runs first (machine drift); the
+            # two magpie builds stay adjacent (their ratio is the paired before/after), their order
+            # alternating, with aiohttp before them on odd rounds and after them on even ones
+            pair = ("magpie", "baseline") if r % 4 < 2 else ("baseline", "magpie")
+            order = (pair + ("aiohttp",) if r % 2 == 0 else ("aiohttp",) + pair) if a.baseline_magpie else \
+                clients[r % len(clients):] + clients[:r % len(clients)]
+            for who in order:
                 t0 = sims.ticks()
-                if who == "magpie":
-                    _, res, wall, cpu = magpie(a, sims.url, os.path.join(tmp, f"m{events_per_write}_{r}"),
+                if who in ("magpie", "baseline"):
+                    _, res, wall, cpu = magpie(a, sims.url, os.path.join(tmp, f"{who}{events_per_write}_{r}"),
                                                ["--random-input-len", "16", "--random-output-len", str(a.osl), "--num-prompts", str(a.n),
-                                                "--max-concurrency", str(a.conc), "--no-continuous-usage"])
+                                                "--max-concurrency", str(a.conc), "--no-continuous-usage"],
+                                               a.baseline_magpie if who == "baseline" else None)
                 else:
                     path = os.path.join(tmp, f"p{events_per_write}_{r}.json")
                     with open(path, "w") as f:
@@ -133,10 +143,19 @@ def throughput(a, tmp, events_per_write):
                              "client_cpu_pct": 100 * cpu / wall, "servers_cpu_cores": srv, "cpu_us_per_request": 1e6 * cpu / a.n})
     finally:
         sims.stop()
-    m = [x for x in rows if x["client"] == "magpie"]
-    p = [x for x in rows if x["client"] == "aiohttp"]
+    by_run = lambda who: sorted((x for x in rows if x["client"] == who), key=lambda x: x["run"])
+    m, p = by_run("magpie"), by_run("aiohttp")
     ratio = [x["tok_s"] / y["tok_s"] for x, y in zip(m, p)]
-    return {"events_per_write": events_per_write, "rows": rows, "ratio_tok_s": ratio, "median_ratio": st.median(ratio),
+    extra = {}
+    if a.baseline_magpie:
+        b = by_run("baseline")
+        extra["baseline_ratio_tok_s"] = [x["tok_s"] / y["tok_s"] for x, y in zip(b, p)]
+        extra["median_baseline_ratio"] = st.median(extra["baseline_ratio_tok_s"])
+        extra["after_over_before"] = [x["tok_s"] / y["tok_s"] for x, y in zip(m, b)]
+        extra["median_after_over_before"] = st.median(extra["after_over_before"])
+        extra["cpu_after_over_before"] = [x["cpu_us_per_request"] / y["cpu_us_per_request"] for x, y in zip(m, b)]
+        extra["median_cpu_after_over_before"] = st.median(extra["cpu_after_over_before"])
+    return {**extra, "events_per_write": events_per_write, "rows": rows, "ratio_tok_s": ratio, "median_ratio": st.median(ratio),
             "median_magpie_req_s": st.median(x["req_s"] for x in m), "median_magpie_tok_s": st.median(x["tok_s"] for x in m),
             "median_aiohttp_req_s": st.median(x["req_s"] for x in p), "median_aiohttp_tok_s": st.median(x["tok_s"] for x in p),
             "median_cpu_us_per_request": {"magpie": st.median(x["cpu_us_per_request"] for x in m),
@@ -205,6 +224,7 @@ def main():
     ap.add_argument("--magpie", default=os.environ.get("MAGPIE_BIN", os.path.join(build, "magpie")))
     ap.add_argument("--sim", default=os.path.join(build, "tests/sim/magpie_sim_server"))
     ap.add_argument("--python", default=os.environ.get("PYTHON", sys.executable), help="python with aiohttp for the baseline")
+    ap.add_argument("--baseline-magpie", help="an older magpie binary run interleaved with --magpie in the throughput rounds")
     ncpu = os.cpu_count() or 1
     ap.add_argument("--servers", type=int, default=max(1, min(12, ncpu - 2)), help="simulators (default min(12, cores - 2))")
     ap.add_argument("--repeats", type=int, default=3)
@@ -217,7 +237,7 @@ def main():
     ap.add_argument("--phases", default="throughput,accuracy,open_loop")
     ap.add_argument("--json", help="write the results here")
     a = ap.parse_args()
-    for exe in (a.magpie, a.sim):
+    for exe in (a.magpie, a.sim) + ((a.baseline_magpie,) if a.baseline_magpie else ()):
         if not os.access(exe, os.X_OK):
             sys.exit(f"build magpie and magpie_sim_server first ({exe})")
     if not shutil.which("taskset"):
@@ -242,6 +262,11 @@ def main():
                 print(f"median magpie {t['median_magpie_req_s']:.0f} req/s {t['median_magpie_tok_s']:.0f} tok/s | aiohttp "
                       f"{t['median_aiohttp_req_s']:.0f} req/s {t['median_aiohttp_tok_s']:.0f} tok/s | ratio per run "
                       f"{', '.join(f'{x:.1f}' for x in t['ratio_tok_s'])} (median {t['median_ratio']:.1f}x)")
+                if a.baseline_magpie:
+                    print(f"baseline vs aiohttp per run {', '.join(f'{x:.2f}' for x in t['baseline_ratio_tok_s'])} (median "
+                          f"{t['median_baseline_ratio']:.2f}x); magpie / baseline tokens/s per run "
+                          f"{', '.join(f'{x:.3f}' for x in t['after_over_before'])} (median {t['median_after_over_before']:.3f}); "
+                          f"CPU per request magpie / baseline median {t['median_cpu_after_over_before']:.3f}")
         if "accuracy" in phases:
             res["accuracy"] = accuracy(a, tmp)
             print(f"\n== token timestamps vs the server's send time, {a.streams} concurrent streams x 64 tokens, 20 ms steps ==")

@@ -35,7 +35,8 @@ void add_gap_analysis_flags(arg_parser& p) {
       .add_multi("--rank-file", "", "FILE",
                  "gap analysis: where several trace files claim one rank, the file to use (name or path; repeatable)", g)
       .add_bool("--allow-partial", "",
-                "gap analysis: exit 0 when a trace was read only partly (default: exit 3 after writing the outputs)", g);
+                "exit 0 for a partial result (default: exit 3 after writing the outputs): gap analysis read a trace only "
+                "partly; a serving benchmark had failed requests", g);
 }
 
 namespace {
@@ -66,7 +67,7 @@ int run_gap_analysis(const arg_parser& p, const global_options&) {
   std::error_code ec;
   if (fs::is_directory(trace_dir / "torch_trace", ec)) trace_dir = trace_dir / "torch_trace";
   if (!fs::is_directory(trace_dir, ec)) {
-    std::printf("Error: trace directory not found: %s\n", trace_dir.c_str());
+    std::fprintf(stderr, "Error: trace directory not found: %s (--trace-dir)\n", trace_dir.c_str());
     return k_exit_failure;
   }
   auto cfg = config_from_flags(p);
@@ -81,10 +82,10 @@ int run_gap_analysis(const arg_parser& p, const global_options&) {
     return k_exit_failure;
   }
   trace::gap_result r = trace::analyze_gap(*cfg, trace_dir);
-  for (const auto& e : r.errors) std::printf("Warning: %s\n", e.c_str());
+  for (const auto& e : r.errors) std::fprintf(stderr, "Warning: %s\n", e.c_str());
   for (const auto& w : r.warnings) MAGPIE_LOG_WARN("%s", w.c_str());
   if (r.merged.empty()) {
-    std::printf("No kernel events found in traces.\n");
+    std::fprintf(stderr, "Error: no kernel events found in the traces of %s (--trace-dir)\n", trace_dir.c_str());
     return k_exit_failure;
   }
   auto block = trace::write_gap_outputs(r, gap_dir);
@@ -96,7 +97,7 @@ int run_gap_analysis(const arg_parser& p, const global_options&) {
   if (!r.health.ok() && !p.has("--allow-partial")) {
     MAGPIE_LOG_WARN("the traces were read only partly (see the warnings): outputs written; exit 3 (--allow-partial "
                     "accepts partial input)");
-    return 3;
+    return k_exit_partial;
   }
   return k_exit_ok;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/benchmark_hooks.h"
 #include "core/log.h"
+#include "core/utf8.h"
 #include "core/strings.h"
 #include "serve/orchestrator.h"
 #include "store/results_store.h"
@@ -56,7 +57,14 @@ void add_serving_flags(arg_parser& p) {
       .add_value("--percentile-metrics", "", "LIST", "metrics whose vLLM stats keys are written to serving_result.json "
                  "(vllm: ttft,tpot,itl; magpie: ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue)", {}, c)
       .add_value("--label", "", "TEXT", "result label (vLLM's \"label\"; default none)", {}, c)
-      .add_value("--request-timeout", "", "S", "per-request time limit, seconds (default: none)", {}, c)
+      .add_value("--request-timeout", "", "S", "per-request time limit from the request's start, seconds; 0 = none (default: "
+                 "60 s + 0.5 s per max_tokens + 0.002 s per prompt token of that request); also bounds the /v1/models lookup", {}, c)
+      .add_value("--max-event-bytes", "", "BYTES", "bytes one SSE line or event may hold before its request fails; 0 = no limit "
+                 "(default: 4 MiB + 256 B per prompt token)", {}, c)
+      .add_value("--max-response-bytes", "", "BYTES", "response body bytes per request before it fails, and at most 8 choices chunks "
+                 "per max_tokens + 256; 0 = no limit (default: the event limit + 16 KiB per max_tokens)", {}, c)
+      .add_bool("--keep-generated-text", "", "keep every response's text (serving_result.json generated_texts; default: "
+                "empty strings, only what the metrics need is kept)", c)
       .add_multi("--header", "", "H", "extra request header 'Name: value' (OPENAI_API_KEY is sent as a bearer token)", c)
       .add_value("--timestamps", "", "SRC", "clock of token arrivals: kernel (the kernel's receive time, SO_TIMESTAMPING; "
                  "default, falls back to read) or read (the time of the socket read)", {"kernel", "read"}, c)
@@ -69,6 +77,11 @@ void add_serving_flags(arg_parser& p) {
       .add_value("--server-trace-dir", "", "DIR", "with --base-url and --torch-profiler: where that server writes its traces (copied to the workspace)", {}, s)
       .add_bool("--dry-run", "", "print the server command line and client settings as JSON; launch nothing", s);
   p.set_epilog(
+      "Exit codes: 0 ok; 1 failed (nothing completed, the server failed, a pre-flight check failed: nothing is written\n"
+      "then); 2 usage (bad flags or config values); 3 partial: the report is written but some measured requests\n"
+      "failed (gap analysis: a trace was read only partly); --allow-partial makes 3 a 0. Errors go to stderr.\n"
+      "Before anything is written magpie checks the output directory, the dataset file and the server (--base-url:\n"
+      "a TCP connection and /v1/models; a launch: its program on PATH).\n\n"
       "Examples:\n"
       "  magpie benchmark vllm -m Qwen/Qwen3-8B --run-mode local --concurrency 16 --input-len 1024 --output-len 256\n"
       "  magpie benchmark -b examples/benchmarks/vllm_local.yaml\n"
@@ -162,6 +175,13 @@ status apply_client_flags(const arg_parser& p, serve::benchmark_config& c) {
     }
   }
   MAGPIE_RETURN_IF_ERROR(read_number(p, "--request-timeout", &s.request_timeout_s));
+  if (p.has("--request-timeout") && s.request_timeout_s < 0) return invalid_argument("--request-timeout must be >= 0 (0: none)");
+  for (auto [flag, out] : {std::pair{"--max-event-bytes", &s.max_event_bytes}, {"--max-response-bytes", &s.max_response_bytes}}) {
+    if (!p.has(flag)) continue;
+    MAGPIE_ASSIGN_OR_RETURN(*out, p.integer(flag, 0));
+    if (*out < 0) return invalid_argument("%s must be >= 0 (0: no limit)", flag);
+  }
+  if (p.has("--keep-generated-text")) s.keep_generated_text = true;
   for (const auto& h : p.values("--header")) s.headers.push_back(h);
   if (p.has("--no-continuous-usage")) s.continuous_usage = false;
   return ok_status();
@@ -218,14 +238,43 @@ status_or<serve::benchmark_config> build_config(const arg_parser& p, const globa
   return c;
 }
 
+/// Prints a status error on stderr; bad settings are usage errors (2), the rest failures (1).
+int fail_with(const status& st) {
+  std::fprintf(stderr, "Error: %s\n", st.message().c_str());
+  bool usage = st.code() == status_code::invalid_argument || st.code() == status_code::parse_error;
+  return usage ? k_exit_usage : k_exit_failure;
+}
+
+/// The run's errors and failed requests on stderr (the summary on stdout has them too); the
+/// exit code: 0 success, 1 failed, 3 success with failed measured requests (0 with --allow-partial).
+/// Server-provided text (errors quote it) is made printable first: no terminal escapes on stderr.
+int finish_run(const serve::benchmark_run& run, bool allow_partial) {
+  for (const auto& e : run.errors) MAGPIE_LOG_ERROR("%s", printable_text(e).c_str());
+  for (const auto& e : run.traces.errors) MAGPIE_LOG_ERROR("%s", printable_text(e).c_str());
+  size_t failed = run.client ? run.client->metrics.failed : 0;
+  if (failed > 0) {
+    std::string first;
+    for (const auto& r : run.client->records)
+      if (!r.success) {
+        first = r.error;
+        break;
+      }
+    MAGPIE_LOG_WARN("%zu of %zu measured requests failed; first error: %s", failed, run.client->metrics.num_requests,
+                    printable_text(first).c_str());
+  }
+  if (!run.success) return k_exit_failure;
+  if (failed > 0 && !allow_partial) {
+    MAGPIE_LOG_WARN("exit %d: a partial result (the report is written; --allow-partial exits 0)", k_exit_partial);
+    return k_exit_partial;
+  }
+  return k_exit_ok;
+}
+
 }  // namespace
 
 int run_serving_benchmark(const arg_parser& p, const global_options& g) {
   auto cfg = build_config(p, g);
-  if (!cfg.ok()) {
-    std::fprintf(stderr, "Error: %s\n", cfg.get_status().message().c_str());
-    return k_exit_failure;
-  }
+  if (!cfg.ok()) return fail_with(cfg.get_status());
   for (const auto& w : cfg->warnings) MAGPIE_LOG_WARN("%s", w.c_str());
   serve::run_options opts;
   opts.output_dir = p.value("--output-dir", "./results");
@@ -234,21 +283,16 @@ int run_serving_benchmark(const arg_parser& p, const global_options& g) {
   opts.magpie_argv = own_argv();
   if (opts.dry_run) {
     auto j = serve::plan_json(*cfg, opts);
-    if (!j.ok()) {
-      std::fprintf(stderr, "Error: %s\n", j.get_status().message().c_str());
-      return k_exit_failure;
-    }
+    if (!j.ok()) return fail_with(j.get_status());
     std::fputs(dump_pretty(*j).c_str(), stdout);
     return k_exit_ok;
   }
   auto run = serve::run_benchmark(*cfg, opts);
-  if (!run.ok()) {
-    std::fprintf(stderr, "Error: %s\n", run.get_status().message().c_str());
-    return k_exit_failure;
-  }
+  if (!run.ok()) return fail_with(run.get_status());
   if (!run->workspace.empty()) store::register_after_run(run->workspace);
   std::fputs(serve::summary_text(*run).c_str(), stdout);
-  return run->success ? k_exit_ok : k_exit_failure;
+  std::fflush(stdout);
+  return finish_run(*run, p.has("--allow-partial"));
 }
 
 }  // namespace magpie::cli

@@ -45,7 +45,9 @@ arg_parser make_global_parser() {
   std::string epilog = "subcommands:\n";
   for (const auto& s : subcommands()) epilog += strprintf("  %-12s %s\n", s.name, s.summary);
   epilog += "\nRun 'magpie <subcommand> --help' for the options of one subcommand.\n"
-            "Machine output goes to stdout and files; logs and progress go to stderr.";
+            "Machine output goes to stdout and files; logs, progress and errors go to stderr.\n"
+            "Exit codes (every subcommand): 0 ok; 1 failed; 2 usage (bad flags or config values); 3 a partial\n"
+            "result, outputs written (trace, benchmark: see their --help; --allow-partial makes it 0).";
   p.set_epilog(epilog);
   return p;
 }

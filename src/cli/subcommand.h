@@ -31,10 +31,13 @@ struct subcommand {
 bool register_subcommand(const subcommand& s);
 const std::vector<subcommand>& subcommands();
 
-/// Exit codes (Magpie's: 0 ok, 1 failure; 2 for usage errors as argparse does).
+/// Exit codes (Magpie's: 0 ok, 1 failure; 2 for usage errors as argparse does; 3 a partial
+/// result: outputs written, some input or requests missing — trace and benchmark, 0 with
+/// --allow-partial).
 constexpr int k_exit_ok = 0;
 constexpr int k_exit_failure = 1;
 constexpr int k_exit_usage = 2;
+constexpr int k_exit_partial = 3;
 
 }  // namespace magpie::cli
 

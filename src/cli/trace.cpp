@@ -44,8 +44,8 @@ int parse_or_help(arg_parser& p, const std::vector<std::string>& args, bool* don
   return k_exit_ok;
 }
 
-/// The input was read only partly: outputs written and marked partial (docs/trace-analysis.md).
-constexpr int k_exit_partial = 3;
+// k_exit_partial (subcommand.h): the input was read only partly, outputs written and marked
+// partial (docs/trace-analysis.md).
 
 void add_input_flags(arg_parser& p) {
   p.add_bool("--allow-partial", "", "exit 0 when the trace was read only partly (truncated, malformed or dropped events); "

@@ -1,4 +1,5 @@
 // The only translation unit of src/net that includes Boost.Asio/Beast.
+#include <algorithm>
 #include <utility>  // before Asio (GCC 12 / C++20 awaitable.hpp needs std::exchange)
 
 #include <boost/asio.hpp>
@@ -77,6 +78,33 @@ status_or<http_response> http_call(const endpoint_url& url, const std::string& m
   out.body = std::move(res.body());
   out.content_type = std::string(res[http::field::content_type]);
   return out;
+}
+
+status probe_connect(const endpoint_url& url, double timeout_s) {
+  asio::io_context io(1);
+  MAGPIE_ASSIGN_OR_RETURN(tcp::endpoint ep, resolve_endpoint(io, url));
+  tcp::socket sock(io);
+  asio::steady_timer timer(io);
+  boost::system::error_code result = asio::error::would_block;
+  timer.expires_after(std::chrono::milliseconds(static_cast<int64_t>(std::max(timeout_s, 0.001) * 1000)));
+  timer.async_wait([&](boost::system::error_code ec) {
+    if (!ec && result == asio::error::would_block) {
+      result = asio::error::timed_out;
+      boost::system::error_code ignored;
+      sock.close(ignored);
+    }
+  });
+  sock.async_connect(ep, [&](boost::system::error_code ec) {
+    if (result == asio::error::would_block) result = ec;
+    timer.cancel();
+  });
+  io.run();
+  boost::system::error_code ignored;
+  sock.close(ignored);
+  if (result == asio::error::timed_out)
+    return error(status_code::timeout, "%s: no TCP connection within %.1f s", url.to_string().c_str(), timeout_s);
+  if (result) return error(status_code::unavailable, "%s: %s", url.to_string().c_str(), result.message().c_str());
+  return ok_status();
 }
 
 }  // namespace magpie::net

@@ -32,4 +32,9 @@ struct http_response {
 status_or<http_response> http_call(const endpoint_url& url, const std::string& method, const std::string& target,
                                    const std::string& body, double timeout_s);
 
+/// A TCP connection to url's host and port opens within timeout_s (then closed): a reachability
+/// check that sends nothing. Errors: unavailable (refused, unresolvable, unreachable) and
+/// timeout, naming the URL.
+status probe_connect(const endpoint_url& url, double timeout_s);
+
 }  // namespace magpie::net

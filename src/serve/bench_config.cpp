@@ -143,7 +143,10 @@ json benchmark_config::to_json() const {
                  {"request_rate", c.request_rate > 0 ? json(c.request_rate) : json("inf")}, {"burstiness", c.burstiness},
                  {"num_warmups", c.num_warmups}, {"seed", c.seed}, {"ignore_eos", c.ignore_eos},
                  {"continuous_usage", c.continuous_usage}, {"goodput", c.goodput}, {"percentiles", c.percentiles},
-                 {"request_timeout_s", c.request_timeout_s}, {"served_model_name", c.served_model_name}};
+                 {"request_timeout_s", c.request_timeout_s < 0 ? json("auto") : json(c.request_timeout_s)},
+                 {"max_event_bytes", c.max_event_bytes < 0 ? json("auto") : json(c.max_event_bytes)},
+                 {"max_response_bytes", c.max_response_bytes < 0 ? json("auto") : json(c.max_response_bytes)},
+                 {"keep_generated_text", c.keep_generated_text}, {"served_model_name", c.served_model_name}};
   j["server"] = {{"port", server.port}, {"ready_timeout_s", server.ready_timeout_s}, {"stop_grace_s", server.stop_grace_s}, {"extra_args", server.extra_args},
                  {"command", server.command}};
   if (!base_url.empty()) j["base_url"] = base_url;
@@ -250,7 +253,15 @@ status read_client(const config_node& node, client_settings& c) {
       c.percentiles.push_back(*v);
     }
   }
-  MAGPIE_RETURN_IF_ERROR(read_double_in(r, "request_timeout_s", 0, k_huge, false, &c.request_timeout_s));
+  auto is_auto = [&](const char* key) {
+    const config_node* n = r.get(key);
+    return n && (n->is_null() || (n->is_scalar() && !n->quoted && to_lower(n->text) == "auto"));
+  };
+  if (!is_auto("request_timeout_s")) MAGPIE_RETURN_IF_ERROR(read_double_in(r, "request_timeout_s", 0, k_huge, false, &c.request_timeout_s));
+  if (!is_auto("max_event_bytes")) MAGPIE_RETURN_IF_ERROR(read_int_in(r, "max_event_bytes", 0, std::numeric_limits<int64_t>::max(), &c.max_event_bytes));
+  if (!is_auto("max_response_bytes"))
+    MAGPIE_RETURN_IF_ERROR(read_int_in(r, "max_response_bytes", 0, std::numeric_limits<int64_t>::max(), &c.max_response_bytes));
+  MAGPIE_RETURN_IF_ERROR(r.read_bool("keep_generated_text", &c.keep_generated_text));
   MAGPIE_RETURN_IF_ERROR(r.read_string("served_model_name", &c.served_model_name));
   MAGPIE_RETURN_IF_ERROR(r.read_string_list("headers", &c.headers));
   return r.check_unknown();

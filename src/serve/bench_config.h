@@ -58,7 +58,10 @@ struct client_settings {
   bool ignore_eos = false, continuous_usage = true;
   std::vector<std::string> goodput;  ///< "ttft:MS" items
   std::vector<double> percentiles = {50, 90, 95, 99};
-  double request_timeout_s = 0;
+  /// Per-request limits (serve/limits.h): < 0 derived from the workload (default), 0 none.
+  double request_timeout_s = -1;
+  int64_t max_event_bytes = -1, max_response_bytes = -1;
+  bool keep_generated_text = false;  ///< keep each response's text (serving_result.json generated_texts)
   std::string served_model_name;    ///< request "model" (default: the server's first /v1/models id)
   std::vector<std::string> headers; ///< "Name: value"
   // CLI-only (vLLM `bench serve` flags; not part of the YAML schema)

@@ -189,8 +189,11 @@ status validate_client(const client_settings& s) {
   if (!std::isfinite(s.request_rate) || s.request_rate < 0) return bad("request_rate must be > 0 or inf", strprintf("%g", s.request_rate));
   if (!std::isfinite(s.burstiness) || s.burstiness <= 0) return bad("burstiness must be > 0", strprintf("%g", s.burstiness));
   if (s.num_warmups < 0) return bad("num_warmups must be >= 0", std::to_string(s.num_warmups));
-  if (!std::isfinite(s.request_timeout_s) || s.request_timeout_s < 0)
-    return bad("request_timeout_s (--request-timeout) must be >= 0", strprintf("%g", s.request_timeout_s));
+  if (!std::isfinite(s.request_timeout_s) || (s.request_timeout_s < 0 && s.request_timeout_s != -1))
+    return bad("request_timeout_s (--request-timeout) must be >= 0 (0: none) or auto", strprintf("%g", s.request_timeout_s));
+  if (s.max_event_bytes < -1) return bad("max_event_bytes (--max-event-bytes) must be >= 0 (0: none) or auto", std::to_string(s.max_event_bytes));
+  if (s.max_response_bytes < -1)
+    return bad("max_response_bytes (--max-response-bytes) must be >= 0 (0: none) or auto", std::to_string(s.max_response_bytes));
   if (s.vocab_size < 1) return bad("vocab_size must be >= 1", std::to_string(s.vocab_size));
   return ok_status();
 }

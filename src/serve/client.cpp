@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <limits>
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "core/subprocess.h"
 #include "serve/socket_read.h"
 
 namespace magpie::serve {
@@ -39,12 +41,22 @@ std::string request_body(const client_config& cfg, const std::string& model, con
 }
 
 status_or<std::string> first_served_model(const endpoint_url& url, double timeout_s) {
+  std::string where = url.to_string() + "/v1/models";
   MAGPIE_ASSIGN_OR_RETURN(http_response r, http_call(url, "GET", "/v1/models", "", timeout_s));
-  if (r.status != 200) return error(status_code::unavailable, "GET /v1/models answered HTTP %d: %s", r.status, r.body.substr(0, 200).c_str());
-  MAGPIE_ASSIGN_OR_RETURN(json j, parse_json(r.body, "/v1/models"));
-  if (j.contains("data") && j["data"].is_array() && !j["data"].empty() && j["data"][0].is_object())
-    return json_string(j["data"][0], "id");
-  return error(status_code::unavailable, "GET /v1/models listed no model");
+  if (r.status != 200)
+    return error(status_code::unavailable, "GET %s answered HTTP %d: %s (give --served-model-name to skip the lookup)",
+                 where.c_str(), r.status, std::string(trim(r.body.substr(0, 200))).c_str());
+  MAGPIE_ASSIGN_OR_RETURN(json j, parse_json(r.body, where));
+  if (j.contains("data") && j["data"].is_array() && !j["data"].empty() && j["data"][0].is_object()) {
+    std::string id = json_string(j["data"][0], "id");
+    if (!id.empty()) return id;
+  }
+  return error(status_code::unavailable, "GET %s: field data[0].id: no model listed (give --served-model-name)", where.c_str());
+}
+
+double exchange_timeout_s(const client_config& cfg) {
+  double left = cfg.deadline_s > 0 ? cfg.deadline_s - monotonic_seconds() : std::numeric_limits<double>::infinity();
+  return exchange_timeout_s(cfg.limits, left);
 }
 
 namespace {
@@ -65,7 +77,8 @@ load_options make_load_options(const client_config& cfg, const client_hooks& hoo
   lo.path = cfg.endpoint;
   lo.api = contains(cfg.endpoint, "chat/completions") ? api_kind::chat : api_kind::completions;
   lo.max_concurrency = cfg.max_concurrency;
-  lo.request_timeout_s = cfg.request_timeout_s;
+  lo.limits = cfg.limits;
+  lo.keep_text = cfg.keep_text;
   lo.headers = cfg.headers;
   lo.kernel_timestamps = cfg.kernel_timestamps;
   lo.abort_check = hooks.abort_check;
@@ -108,7 +121,7 @@ status_or<client_result> run_client(const client_config& cfg, const client_hooks
   client_result out;
   out.model = cfg.model;
   if (out.model.empty()) {
-    MAGPIE_ASSIGN_OR_RETURN(out.model, first_served_model(cfg.url, 30.0));
+    MAGPIE_ASSIGN_OR_RETURN(out.model, first_served_model(cfg.url, exchange_timeout_s(cfg)));
   }
   MAGPIE_ASSIGN_OR_RETURN(std::vector<prompt_spec> prompts, load_dataset(cfg.dataset));
   raise_open_file_limit();
@@ -139,7 +152,7 @@ status_or<client_result> run_client(const client_config& cfg, const client_hooks
   out.t0_ns = monotonic_ns() + 1000000;
   for (auto& r : out.records) r.scheduled_ns += out.t0_ns;
   MAGPIE_RETURN_IF_ERROR(run_load(lo, bodies, out.records, &out.load));
-  out.aborted = abort_reason;
+  out.aborted = abort_reason.empty() ? out.load.aborted : abort_reason;
   if (hooks.after_run) {
     if (auto st = hooks.after_run(); !st.ok()) MAGPIE_LOG_WARN("%s", st.message().c_str());
   }

@@ -30,7 +30,11 @@ struct client_config {
   std::string label;                         ///< vLLM's --label (result "label")
   json extra_body = json::object();          ///< merged into every request body
   std::vector<std::pair<std::string, std::string>> headers;
-  double request_timeout_s = 0;
+  limit_policy limits;                       ///< per-request timeout and byte caps (serve/limits.h)
+  bool keep_text = false;                    ///< keep generated texts (generated_texts)
+  /// Absolute monotonic_seconds() by which the whole benchmark must end (--timeout); 0: none.
+  /// Bounds the model lookup (with --request-timeout, see exchange_timeout_s).
+  double deadline_s = 0;
   metric_options metrics;
   std::string request_id_prefix;             ///< default "magpie-<pid>"
 };
@@ -53,16 +57,21 @@ struct client_hooks {
   std::function<status()> before_run, after_run;
 };
 
-/// Runs the whole client. Errors: invalid_argument (dataset/config), unavailable (no /v1/models
-/// answer when the model name is needed), failed_precondition (every warm-up request failed:
-/// the message carries the first error). A partial run (abort) is a result, not an error.
+/// Runs the whole client. Errors: invalid_argument (dataset/config), unavailable / timeout (no
+/// /v1/models answer when the model name is needed; bounded by exchange_timeout_s),
+/// failed_precondition (every warm-up request failed: the message carries the first error).
+/// A partial run (abort) is a result, not an error.
 status_or<client_result> run_client(const client_config& cfg, const client_hooks& hooks = {});
 
 /// The JSON body of one request (exposed for tests).
 std::string request_body(const client_config& cfg, const std::string& model, const prompt_spec& p);
 
-/// The first model id of GET /v1/models.
+/// The first model id of GET /v1/models, within timeout_s seconds.
 status_or<std::string> first_served_model(const endpoint_url& url, double timeout_s);
+
+/// The timeout of a plain exchange with the server (model lookup, profiler control) under
+/// cfg: --request-timeout when given, else the limit formula's base, never past deadline_s.
+double exchange_timeout_s(const client_config& cfg);
 
 /// One line per request for requests.jsonl: id, times (ms from t0: scheduled, arrival, start,
 /// end), status, tokens, error, every content delivery (ms, tokens) and every choices chunk (ms).

@@ -76,7 +76,10 @@ status_or<client_config> make_client_config(const benchmark_config& cfg, const e
   c.temperature = s.temperature.has_value() ? s.temperature : (vllm ? std::nullopt : std::optional<double>(0.0));
   c.label = s.label;
   c.kernel_timestamps = s.kernel_timestamps;
-  c.request_timeout_s = s.request_timeout_s;
+  c.limits.request_timeout_s = s.request_timeout_s;
+  c.limits.max_event_bytes = s.max_event_bytes;
+  c.limits.max_response_bytes = s.max_response_bytes;
+  c.keep_text = s.keep_generated_text;
   c.metrics.percentiles = s.percentiles;
   c.metrics.percentile_metrics = s.percentile_metrics;
   MAGPIE_ASSIGN_OR_RETURN(c.metrics.goodput_slo_ms, parse_goodput(s.goodput));

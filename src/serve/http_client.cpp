@@ -11,9 +11,12 @@
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <deque>
+#include <exception>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
+#include <random>
 
 #include "core/strings.h"
 #include "net/asio_resolve.h"
@@ -63,6 +66,8 @@ struct exchange {
   openai_stream_decoder decoder;
   std::string error_body;
   std::string wire_head;
+  request_limits lim;
+  uint64_t body_bytes = 0;  ///< response body bytes so far (the response cap)
   bool header_seen = false, got_bytes = false, retried = false, finished = false;
   bool event_stream = false;
   std::string stop_reason;  ///< set when we close the socket on purpose (timeout, abort)
@@ -80,11 +85,62 @@ class runner {
     rx_timestamp_primer primer(m_opts.kernel_timestamps);
     schedule_next();
     if (m_opts.abort_check) arm_abort_check();
-    m_io.run();
-    return ok_status();
+    for (;;) {
+      // A handler that throws leaves run(); the io_context stays usable (Asio's contract), so
+      // the failure is booked on the request being handled and the loop goes on.
+      std::string what;
+      try {
+        m_io.run();
+        return ok_status();
+      } catch (const std::bad_alloc&) {
+        what = "out of memory in the client (std::bad_alloc)";
+      } catch (const std::exception& e) {
+        what = std::string("client error: ") + e.what();
+      } catch (...) {
+        what = "client error: unknown exception";
+      }
+      if (!recover(what)) return ok_status();
+    }
   }
 
  private:
+  /// Books an exception from a handler: the request being handled fails with `what`; without
+  /// one, the run stops as an abort. False when even that failed (the records keep what they have).
+  bool recover(const std::string& what) {
+    std::shared_ptr<exchange> ex = std::move(m_thrown);
+    m_thrown.reset();
+    m_current.reset();
+    try {
+      if (ex && !ex->finished) {
+        const char* where = ex->header_seen ? " while reading the response; the response was dropped" : "";
+        fail(ex, what + where);
+      } else {
+        abort_all(what);
+      }
+      return true;
+    } catch (...) {
+      return false;
+    }
+  }
+
+  /// Marks the request whose handler runs; when an exception unwinds through it, the innermost
+  /// such request is kept in m_thrown for recover().
+  struct current_guard {
+    current_guard(runner& r, const std::shared_ptr<exchange>& ex)
+        : m_r(r), m_prev(std::move(r.m_current)), m_uncaught(std::uncaught_exceptions()) {
+      m_r.m_current = ex;
+    }
+    ~current_guard() {
+      if (std::uncaught_exceptions() > m_uncaught && !m_r.m_thrown) m_r.m_thrown = m_r.m_current;
+      m_r.m_current = std::move(m_prev);
+    }
+    current_guard(const current_guard&) = delete;
+    current_guard& operator=(const current_guard&) = delete;
+    runner& m_r;
+    std::shared_ptr<exchange> m_prev;
+    int m_uncaught;
+  };
+
   int64_t now() const { return monotonic_ns(); }
   size_t chunk_bytes() const { return std::max<size_t>(m_opts.read_buffer_bytes, 4096); }
 
@@ -108,10 +164,13 @@ class runner {
   }
 
   void start(size_t i) {
-    ++m_in_flight;
     request_record& r = m_recs[i];
     r.start_ns = now();
     auto ex = std::make_shared<exchange>(m_io, i, m_opts.api, m_opts.keep_text);
+    current_guard g(*this, ex);
+    ++m_in_flight;
+    ex->lim = limits_for(m_opts.limits, r.prompt_len, r.max_tokens);
+    ex->decoder.set_limits(ex->lim.max_event_bytes, ex->lim.max_chunks);
     ex->wire_head = strprintf(
         "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
         "User-Agent: magpie\r\nX-Request-Id: %s\r\nContent-Length: %zu\r\n",
@@ -120,10 +179,11 @@ class runner {
     ex->wire_head += "\r\n";
     ex->active_pos = m_active.size();
     m_active.push_back(ex);
-    if (m_opts.request_timeout_s > 0) {
-      ex->timer.expires_after(std::chrono::nanoseconds(static_cast<int64_t>(m_opts.request_timeout_s * 1e9)));
+    if (ex->lim.timeout_s > 0) {
+      ex->timer.expires_after(std::chrono::nanoseconds(static_cast<int64_t>(std::min(ex->lim.timeout_s, 1e9) * 1e9)));
       ex->timer.async_wait([this, ex](boost::system::error_code ec) {
-        if (!ec && !ex->finished) stop(ex, strprintf("timed out after %.1f s", m_opts.request_timeout_s));
+        current_guard g(*this, ex);
+        if (!ec && !ex->finished) stop(ex, timeout_reason(ex->lim));
       });
     }
     acquire(ex);
@@ -138,6 +198,7 @@ class runner {
     }
     ex->conn = std::make_shared<connection>(m_io, chunk_bytes());
     ex->conn->sock.async_connect(m_endpoint, [this, ex](boost::system::error_code ec) {
+      current_guard g(*this, ex);
       if (ec) return fail(ex, "connect to " + m_opts.url.to_string() + " failed: " + ec.message());
       boost::system::error_code ignored;
       ex->conn->sock.set_option(tcp::no_delay(true), ignored);
@@ -154,6 +215,7 @@ class runner {
     ex->conn->buf.clear();
     std::array<asio::const_buffer, 2> bufs = {asio::buffer(ex->wire_head), asio::buffer(m_bodies[ex->index])};
     asio::async_write(ex->conn->sock, bufs, [this, ex](boost::system::error_code ec, size_t) {
+      current_guard g(*this, ex);
       if (ec) return io_failed(ex, ec, "sending the request");
       receive(ex, false);
     });
@@ -180,6 +242,7 @@ class runner {
       try_now = static_cast<size_t>(r.n) == space.size();
     }
     c.sock.async_wait(tcp::socket::wait_read, [this, ex](boost::system::error_code ec) {
+      current_guard g(*this, ex);
       if (ec) return io_failed(ex, ec, "reading the response");
       receive(ex, true);
     });
@@ -193,7 +256,7 @@ class runner {
     if (k > r.t_read) k = r.t_read;  // clock jitter between the two samples
     if (r.t_read - k > 3600LL * 1000000000) return r.t_read;  // implausible (clock step): keep the read time
     ++m_stats.kernel_stamped_reads;
-    m_stats.read_lag_ms.push_back(static_cast<float>(static_cast<double>(r.t_read - k) * 1e-6));
+    m_stats.add_read_lag(static_cast<float>(static_cast<double>(r.t_read - k) * 1e-6));
     return k;
   }
 
@@ -216,7 +279,7 @@ class runner {
       }
       if (p.is_header_done() && !ex->header_seen) on_header(ex);
       size_t got = c.body_size - p.get().body().size;
-      if (got) on_body(ex, std::string_view(c.body.get(), got), t);
+      if (got && !on_body(ex, std::string_view(c.body.get(), got), t)) return false;
       if (p.is_done()) {
         finish(ex, t);
         return false;
@@ -233,9 +296,30 @@ class runner {
     ex->event_stream = contains(to_lower(std::string_view(ct.data(), ct.size())), "text/event-stream");
   }
 
-  void on_body(const std::shared_ptr<exchange>& ex, std::string_view bytes, int64_t t) {
-    if (m_recs[ex->index].http_status == 200) ex->decoder.on_body(bytes, t);
-    else if (ex->error_body.size() < 4096) ex->error_body.append(bytes.substr(0, 4096 - ex->error_body.size()));
+  /// False when the request was failed here (a limit passed).
+  /// The decoder's own limits (one event, chunks) are checked first: they name the cause better
+  /// than the response total when one read passes both.
+  bool on_body(const std::shared_ptr<exchange>& ex, std::string_view bytes, int64_t t) {
+    ex->body_bytes += bytes.size();
+    if (m_recs[ex->index].http_status == 200) {
+      ex->decoder.on_body(bytes, t);
+      if (!ex->decoder.fatal().empty()) {
+        fail(ex, cut_reason(ex, ex->decoder.fatal()));
+        return false;
+      }
+    } else if (ex->error_body.size() < 4096) {
+      ex->error_body.append(bytes.substr(0, 4096 - ex->error_body.size()));
+    }
+    if (ex->lim.max_response_bytes != 0 && ex->body_bytes > ex->lim.max_response_bytes) {
+      fail(ex, cut_reason(ex, strprintf("the response exceeded %llu bytes (--max-response-bytes)",
+                                        static_cast<unsigned long long>(ex->lim.max_response_bytes))));
+      return false;
+    }
+    return true;
+  }
+
+  std::string cut_reason(const std::shared_ptr<exchange>& ex, const std::string& why) {
+    return strprintf("%s; the request was stopped after %zu token chunk(s)", why.c_str(), ex->decoder.result().content_events);
   }
 
   void on_eof(const std::shared_ptr<exchange>& ex, int64_t t) {
@@ -362,6 +446,7 @@ class runner {
 
   void abort_all(const std::string& why) {
     m_abort = why;
+    m_stats.aborted = why;
     m_sched_timer.cancel();
     int64_t t = now();
     auto not_sent = [&](size_t i) {
@@ -391,9 +476,22 @@ class runner {
   std::deque<size_t> m_pending;
   std::vector<std::shared_ptr<connection>> m_idle;
   std::vector<std::shared_ptr<exchange>> m_active;
+  std::shared_ptr<exchange> m_current;  ///< the request whose handler runs
+  std::shared_ptr<exchange> m_thrown;   ///< the request whose handler threw (recover())
 };
 
 }  // namespace
+
+void load_stats::add_read_lag(float ms) {
+  ++read_lag_seen;
+  if (read_lag_ms.size() < k_max_read_lag_samples) {
+    read_lag_ms.push_back(ms);
+    return;
+  }
+  static thread_local std::mt19937_64 rng(0x5eed);
+  uint64_t j = rng() % read_lag_seen;
+  if (j < k_max_read_lag_samples) read_lag_ms[j] = ms;
+}
 
 std::string load_stats::timestamp_source() const {
   if (reads == 0) return {};

@@ -16,6 +16,10 @@
 //   unit: role-only, empty-text and finish-only chunks included; usage-only chunks are not),
 //   stamped with the time of the read that completed it. vLLM's TTFT, ITL and E2EL are
 //   defined on these chunks (src/serve/metrics.h).
+// - Limits (set_limits; src/serve/limits.h): an SSE line or event longer than max_event_bytes,
+//   or more than max_chunks choices chunks, makes fatal() non-empty: the request must end
+//   there. Nothing beyond the limits is kept, so a decoder's memory stays bounded whatever the
+//   server sends. Server error messages and finish reasons are kept up to a few hundred bytes.
 #pragma once
 
 #include <cstdint>
@@ -54,8 +58,12 @@ struct stream_result {
 class openai_stream_decoder {
  public:
   explicit openai_stream_decoder(api_kind kind, bool keep_text = false) : m_kind(kind), m_keep_text(keep_text) {}
+  /// 0: no limit. Set before the first on_body.
+  void set_limits(uint64_t max_event_bytes, uint64_t max_chunks);
   /// Body bytes delivered by one network read at monotonic time t_ns.
   void on_body(std::string_view bytes, int64_t t_ns);
+  /// Why the stream must not go on (a limit was passed); "" while it may.
+  const std::string& fatal() const { return m_fatal; }
   /// True when unparsed bytes of an unfinished event remain (a truncated stream).
   bool has_partial_event() const { return m_parser.has_partial(); }
   const stream_result& result() const { return m_result; }
@@ -73,6 +81,8 @@ class openai_stream_decoder {
   bool m_keep_text;
   sse_parser m_parser;
   stream_result m_result;
+  std::string m_fatal;
+  uint64_t m_max_event_bytes = 0, m_max_chunks = 0;
   int64_t m_usage_completion = 0;  ///< completion_tokens at the previous usage report
 };
 

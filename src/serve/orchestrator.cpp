@@ -17,6 +17,7 @@
 #include "gpu/detect.h"
 #include "gpu/select.h"
 #include "serve/launcher.h"
+#include "serve/preflight.h"
 #include "serve/profiling.h"
 #include "serve/server_lifecycle.h"
 
@@ -74,15 +75,23 @@ status save_config_files(const benchmark_run& run) {
   return ok_status();
 }
 
+/// Seconds left until `deadline` (monotonic_seconds), at least 0.1: a bound for one exchange.
+double left_until(double deadline, double cap) { return std::max(0.1, std::min(cap, deadline - monotonic_seconds())); }
+
 /// The client run(s) against `url`; profiling around the measured run or in a separate pass.
+/// `model`: the served model the pre-flight found ("" = the config's or the server's first).
 void run_clients(benchmark_run& run, const endpoint_url& url, server_process* server, const std::string& server_trace_dir,
-                 double deadline) {
+                 double deadline, const std::string& model = {}) {
   const benchmark_config& c = run.cfg;
   auto cc = make_client_config(c, url);
   if (!cc.ok()) {
     run.errors.push_back(cc.get_status().message());
     return;
   }
+  cc->deadline_s = deadline;
+  if (cc->model.empty()) cc->model = model;
+  auto start_prof = [&, deadline]() { return start_profile(url, c.framework, server_trace_dir, left_until(deadline, 120.0)); };
+  auto stop_prof = [&, deadline]() { return stop_profile(url, left_until(deadline, c.profiler.trace_wait_s)); };
   client_hooks hooks;
   hooks.abort_check = [&]() -> std::string {
     if (std::string s = interrupted(); !s.empty()) return s;
@@ -96,8 +105,8 @@ void run_clients(benchmark_run& run, const endpoint_url& url, server_process* se
   bool profile = c.profiler.torch_profiler;
   bool separate = profile && c.profiler.profile_prompts > 0;
   if (profile && !separate) {
-    hooks.before_run = [&]() { return start_profile(url, c.framework, server_trace_dir); };
-    hooks.after_run = [&]() { return stop_profile(url, c.profiler.trace_wait_s); };
+    hooks.before_run = start_prof;
+    hooks.after_run = stop_prof;
   }
   auto r = run_client(*cc, hooks);
   bar.finish();
@@ -115,8 +124,9 @@ void run_clients(benchmark_run& run, const endpoint_url& url, server_process* se
     pc.request_id_prefix = strprintf("magpie-%d-profile", static_cast<int>(getpid()));
     client_hooks ph;
     ph.abort_check = hooks.abort_check;
-    ph.before_run = [&]() { return start_profile(url, c.framework, server_trace_dir); };
-    ph.after_run = [&]() { return stop_profile(url, c.profiler.trace_wait_s); };
+    pc.model = run.client->model;
+    ph.before_run = start_prof;
+    ph.after_run = stop_prof;
     MAGPIE_LOG_INFO("profiling pass: %lld request(s)", static_cast<long long>(c.profiler.profile_prompts));
     auto p = run_client(pc, ph);
     if (p.ok()) run.profile_pass = std::move(*p);
@@ -269,7 +279,7 @@ void run_orchestrated(benchmark_run& run, double deadline) {
   }
   run.server = plan->to_json();
   note_system_profiler(run, *plan);
-  (void)make_dirs(plan->host_trace_dir);
+  if (c.profiler.torch_profiler) (void)make_dirs(plan->host_trace_dir);  // no empty torch_trace/ without profiling
   auto sp = server_process::start(*plan, run.workspace / "server.log");
   if (!sp.ok()) {
     run.errors.push_back("cannot start the server: " + sp.get_status().message());
@@ -322,6 +332,12 @@ status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts) 
                  {"range_style", cc.dataset.style == range_style::symmetric ? "symmetric" : "lower_bound"},
                  {"max_concurrency", cc.max_concurrency}, {"request_rate", cc.arrivals.request_rate > 0 ? json(cc.arrivals.request_rate) : json("inf")},
                  {"burstiness", cc.arrivals.burstiness}, {"num_warmups", cc.num_warmups}};
+  auto limit = [](double v, const char* dflt) { return v < 0 ? json(std::string("auto: ") + dflt) : json(v); };
+  j["client"]["limits"] = {
+      {"request_timeout_s", limit(cc.limits.request_timeout_s, "60 s + 0.5 s x max_tokens + 0.002 s x prompt tokens")},
+      {"max_event_bytes", limit(static_cast<double>(cc.limits.max_event_bytes), "4 MiB + 256 B x prompt tokens")},
+      {"max_response_bytes", limit(static_cast<double>(cc.limits.max_response_bytes), "max_event_bytes + 16 KiB x max_tokens")},
+      {"keep_generated_text", cc.keep_text}};
   j["config"] = cfg.to_json();
   j["run_kind"] = cfg.effective_run_kind();
   return j;
@@ -335,6 +351,8 @@ status_or<benchmark_run> run_benchmark(const benchmark_config& cfg, const run_op
   run.started_at = iso_time_now();
   run.warnings = cfg.warnings;
   double start = monotonic_seconds(), deadline = start + cfg.timeout_seconds;
+  // Nothing is written before the pre-flight passed (preflight.h).
+  MAGPIE_ASSIGN_OR_RETURN(preflight_result pre, preflight(cfg, opts, deadline));
   MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(opts.output_dir, "benchmark", cfg.base_url.empty() ? cfg.framework : "external"));
   run.workspace = ws.dir;
   MAGPIE_RETURN_IF_ERROR(save_config_files(run));
@@ -343,9 +361,9 @@ status_or<benchmark_run> run_benchmark(const benchmark_config& cfg, const run_op
   if (!cfg.base_url.empty()) {
     auto url = parse_base_url(cfg.base_url);
     if (!url.ok()) return url.get_status();
-    (void)make_dirs(run.workspace / "torch_trace");
+    if (cfg.profiler.torch_profiler) (void)make_dirs(run.workspace / "torch_trace");
     run.server = {{"url", url->to_string()}, {"launched", false}};
-    run_clients(run, *url, nullptr, opts.server_trace_dir, deadline);
+    run_clients(run, *url, nullptr, opts.server_trace_dir, deadline, pre.served_model);
     if (run.profiled && opts.server_trace_dir.empty())
       run.traces.warnings.push_back("the server wrote its traces to its own profiler directory; give --server-trace-dir to collect and analyse them");
     else

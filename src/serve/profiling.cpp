@@ -30,11 +30,11 @@ bool is_trace_file(const fs::path& p) {
 
 }  // namespace
 
-status start_profile(const endpoint_url& url, const std::string& framework, const std::string& server_trace_dir) {
+status start_profile(const endpoint_url& url, const std::string& framework, const std::string& server_trace_dir, double timeout_s) {
   std::string body;
   if (framework == "sglang") body = dump_compact(json{{"output_dir", server_trace_dir}, {"record_shapes", true}});
   MAGPIE_LOG_INFO("profiler: POST /start_profile");
-  return post(url, "/start_profile", body, 120.0);
+  return post(url, "/start_profile", body, timeout_s);
 }
 
 status stop_profile(const endpoint_url& url, double timeout_s) {

@@ -15,8 +15,10 @@
 
 namespace magpie::serve {
 
-/// POST /start_profile (SGLang also gets {"output_dir", "record_shapes": true}).
-status start_profile(const endpoint_url& url, const std::string& framework, const std::string& server_trace_dir);
+/// POST /start_profile (SGLang also gets {"output_dir", "record_shapes": true}), answered
+/// within timeout_s (the orchestrator bounds it by what is left of --timeout).
+status start_profile(const endpoint_url& url, const std::string& framework, const std::string& server_trace_dir,
+                     double timeout_s = 120.0);
 /// POST /stop_profile; servers write their traces while answering, so the timeout is long.
 status stop_profile(const endpoint_url& url, double timeout_s);
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cerrno>
@@ -143,7 +144,8 @@ status wait_ready(const persistent_server& s, double timeout_s, const std::funct
     if (monotonic_seconds() - start > timeout_s)
       return error(status_code::timeout, "the server was not ready within %.0f s (server_ready_timeout_s; last answer: %s)",
                    timeout_s, last.c_str());
-    auto r = http_call(s.url, "GET", healthy ? "/v1/models" : "/health", "", 2.0);
+    double poll_s = std::clamp(timeout_s - (monotonic_seconds() - start), 0.1, 2.0);  // never past the ready timeout
+    auto r = http_call(s.url, "GET", healthy ? "/v1/models" : "/health", "", poll_s);
     if (!r.ok()) last = r.get_status().message();
     else if (r->status < 200 || r->status >= 300) last = strprintf("HTTP %d", r->status);
     else if (!healthy) {

@@ -1,4 +1,5 @@
 // server_process: supervision of a launched inference server (see launcher.h).
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -91,7 +92,8 @@ status server_process::wait_ready(double timeout_s, const std::function<std::str
     if (monotonic_seconds() - start > timeout_s)
       return error(status_code::timeout, "the server was not ready within %.0f s (last answer: %s); last log lines:\n%s",
                    timeout_s, last.c_str(), log_tail().c_str());
-    auto r = http_call(m_plan.url, "GET", healthy ? "/v1/models" : "/health", "", 2.0);
+    double poll_s = std::clamp(timeout_s - (monotonic_seconds() - start), 0.1, 2.0);  // never past the ready timeout
+    auto r = http_call(m_plan.url, "GET", healthy ? "/v1/models" : "/health", "", poll_s);
     if (!r.ok()) {
       last = r.get_status().message();
     } else if (r->status < 200 || r->status >= 300) {

@@ -3,6 +3,9 @@
 // several events). Lines end in "\n", "\r\n" or "\r"; a blank line dispatches the event;
 // lines starting with ':' are comments; only the `event` and `data` fields are kept.
 // The callback form allocates nothing in steady state (buffers are reused).
+// Memory is bounded by set_max_event_bytes: an unfinished line plus the data of the event
+// being built never exceed it; when they would, the parser stops (overflowed()), drops what it
+// holds and ignores all further bytes (the stream cannot be resynchronised safely).
 #pragma once
 
 #include <cstring>
@@ -31,17 +34,32 @@ class sse_parser {
   bool has_partial() const { return !m_line.empty() || m_has_data || !m_event.empty(); }
   /// Bytes fed so far.
   size_t bytes_seen() const { return m_bytes; }
+  /// Bytes of one line / event held at most (0: no limit, the default).
+  void set_max_event_bytes(size_t n) { m_max = n; }
+  /// True once an event outgrew the limit; no event is reported after that.
+  bool overflowed() const { return m_overflow; }
 
  private:
   template <class F>
   void on_line(std::string_view line, F& on_event);
+  /// True (and the parser stopped) when holding `more` further bytes would pass the limit.
+  bool over_limit(size_t more) {
+    if (m_max == 0 || m_line.size() + m_data.size() + more <= m_max) return false;
+    m_overflow = true;
+    std::string().swap(m_line);
+    std::string().swap(m_data);
+    m_has_data = false;
+    return true;
+  }
 
   std::string m_line;   ///< unfinished line
   std::string m_data;   ///< data of the event being built
   std::string m_event;  ///< event name of the event being built
   bool m_has_data = false;
   bool m_skip_lf = false;  ///< the previous chunk ended in '\r': a leading '\n' is its pair
+  bool m_overflow = false;
   size_t m_bytes = 0;
+  size_t m_max = 0;
 };
 
 /// Position of the first '\n' or '\r' at or after i (two memchr scans; string_view's
@@ -59,6 +77,7 @@ inline size_t line_end(std::string_view s, size_t i) {
 template <class F>
 void sse_parser::feed_each(std::string_view bytes, F&& on_event) {
   m_bytes += bytes.size();
+  if (m_overflow) return;
   size_t i = 0;
   if (m_skip_lf && !bytes.empty()) {
     if (bytes[0] == '\n') i = 1;
@@ -67,22 +86,25 @@ void sse_parser::feed_each(std::string_view bytes, F&& on_event) {
   while (i < bytes.size()) {
     size_t j = line_end(bytes, i);
     if (j == std::string_view::npos) {
-      m_line.append(bytes.substr(i));
+      if (!over_limit(bytes.size() - i)) m_line.append(bytes.substr(i));
       return;
     }
     std::string_view piece = bytes.substr(i, j - i);
     if (m_line.empty()) {
       on_line(piece, on_event);
     } else {
+      if (over_limit(piece.size())) return;
       m_line.append(piece);
       std::string line;
       line.swap(m_line);
       on_line(line, on_event);
+      if (m_overflow) return;
       if (m_line.empty()) {  // give the buffer back for reuse
         line.clear();
         m_line.swap(line);
       }
     }
+    if (m_overflow) return;
     if (bytes[j] == '\r') {
       if (j + 1 < bytes.size()) {
         i = bytes[j + 1] == '\n' ? j + 2 : j + 1;
@@ -114,6 +136,12 @@ void sse_parser::on_line(std::string_view line, F& on_event) {
     if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
   }
   if (field == "data") {
+    if (m_max != 0 && m_data.size() + (m_has_data ? 1 : 0) + value.size() > m_max) {  // the line is consumed: data only
+      m_overflow = true;
+      std::string().swap(m_data);
+      m_has_data = false;
+      return;
+    }
     if (m_has_data) m_data.push_back('\n');
     m_data.append(value);
     m_has_data = true;

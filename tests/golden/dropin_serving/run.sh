@@ -151,12 +151,14 @@ rc=$?
 set -e
 [ "$rc" -eq 1 ] || fail "vllm missing: exit $rc: $(tail -5 "$TMP/novllm.log")"
 grep -q "cannot start the server: command not found: vllm" "$TMP/novllm.log" || fail "no reason: $(cat "$TMP/novllm.log")"
+[ ! -e "$TMP/novllm" ] || fail "vllm missing: the failed pre-flight wrote $TMP/novllm"
 
-# 5. failed and interrupted runs are never reward-eligible
+# 5. failed and interrupted runs are never reward-eligible (a refused connection fails the
+# pre-flight: no report, no store row)
 if "$MAGPIE_BIN" benchmark --base-url http://127.0.0.1:9 --served-model-name m --num-prompts 2 --run-kind measurement \
      -o "$TMP/refused" > "$TMP/refused.log" 2>&1; then fail "refused: exit 0"; fi
-check_json "$(workspace_in "$TMP/refused")/benchmark_report.json" 'assert r["success"] is False and r["reward_eligible"] is False'
-grep -q "Reward eligible: False" "$TMP/refused.log" || fail "summary says reward eligible"
+[ ! -e "$TMP/refused" ] || fail "refused: the failed pre-flight wrote $TMP/refused"
+grep -q "Connection refused" "$TMP/refused.log" || fail "refused: $(cat "$TMP/refused.log")"
 start_sim --decode-step-ms 200
 "$MAGPIE_BIN" benchmark --base-url "$SIM_URL" --served-model-name sim --num-prompts 50 --max-concurrency 1 \
   --random-input-len 16 --random-output-len 64 --run-kind measurement -o "$TMP/intr" > "$TMP/intr.log" 2>&1 &
@@ -168,4 +170,5 @@ check_json "$(workspace_in "$TMP/intr")/benchmark_report.json" '
 assert r["success"] is False and r["reward_eligible"] is False, (r["success"], r["reward_eligible"])
 assert any("interrupted" in e for e in r["errors"]), r["errors"]
 '
+grep -q "Reward eligible: False" "$TMP/intr.log" || fail "summary says reward eligible"
 echo "dropin_serving: ok"

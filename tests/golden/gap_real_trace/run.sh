@@ -77,8 +77,9 @@ assert res[0][9].startswith("$MYKERNELS_DIR/gen_trace.py:"), res[0][9]
 PY
 
 # 6. Errors: missing dir → exit 1; bad window → usage error.
-if "$MAGPIE_BIN" -q benchmark --trace-dir "$work/nope" > err.txt; then exit 1; fi
+if "$MAGPIE_BIN" -q benchmark --trace-dir "$work/nope" > out.txt 2> err.txt; then exit 1; fi
 grep -q "Error: trace directory not found" err.txt
+test ! -s out.txt  # errors go to stderr only
 set +e; "$MAGPIE_BIN" -q benchmark --trace-dir "$work/ws" --start-pct 80 --end-pct 20 2> err2.txt; rc=$?; set -e
 test "$rc" -eq 2
 grep -q "must be less than" err2.txt

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "serve/client.h"
 #include "sim_fixture.h"
@@ -329,7 +330,7 @@ TEST(client_sim, server_dying_mid_run_keeps_partial_results) {
 TEST(client_sim, request_timeout_and_abort_hook) {
   sim_server s({"--decode-step-ms", "50"});
   client_config c = base_config(s, 3, 4, 100);
-  c.request_timeout_s = 0.2;
+  c.limits.request_timeout_s = 0.2;
   auto r = run_client(c);
   ASSERT_TRUE(r.ok());
   for (const auto& rec : r->records) EXPECT_NE(rec.error.find("timed out after 0.2 s"), std::string::npos) << rec.error;
@@ -396,6 +397,33 @@ TEST(client_sim, http_call_errors) {
   auto r = http_call(dead, "GET", "/health", "", 1.0);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.get_status().code(), status_code::unavailable);
+  status p = probe_connect(dead, 1.0);
+  EXPECT_EQ(p.code(), status_code::unavailable);
+  EXPECT_NE(p.message().find("http://127.0.0.1:1"), std::string::npos) << p.message();
+}
+
+TEST(client_sim, probe_connect_reaches_a_listening_server) {
+  sim_server s({"--decode-step-ms", "1"});
+  EXPECT_TRUE(probe_connect(s.url(), 2.0).ok());
+}
+
+// An exception outside any one request (here the progress hook) stops the run as an abort:
+// finished requests are kept, the rest are marked, nothing escapes run_client.
+TEST(client_sim, an_exception_in_a_hook_stops_the_run_with_the_results_kept) {
+  sim_server s({"--decode-step-ms", "1"});
+  client_config c = base_config(s, 20, 4, 4);
+  c.max_concurrency = 1;
+  client_hooks h;
+  h.on_progress = [](size_t done, size_t) {
+    if (done == 3) throw std::runtime_error("boom");
+  };
+  auto r = run_client(c, h);
+  ASSERT_TRUE(r.ok()) << r.get_status().to_string();
+  EXPECT_EQ(r->aborted, "client error: boom");
+  EXPECT_EQ(r->metrics.completed, 3u);
+  size_t not_sent = 0;
+  for (const auto& rec : r->records) not_sent += rec.error == "not sent: client error: boom";
+  EXPECT_EQ(not_sent, 17u);
 }
 
 }  // namespace
