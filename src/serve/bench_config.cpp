@@ -62,6 +62,9 @@ json benchmark_config_schema() {
   json nullable_ints = typed_or_null("array", "GPU indices (null: any)");
   nullable_ints["items"] = typed("integer", "index");
   json request_rate = {{"type", {"number", "string"}}, {"description", "requests/s, or \"inf\""}};
+  auto or_auto = [](const char* unit) {
+    return json{{"type", {"number", "string"}}, {"description", std::string(unit) + ", or \"auto\" (derived from the workload)"}};
+  };
   return closed(
       {{"framework", typed("string", "vllm | sglang | atom")},
        {"model", typed("string", "model")},
@@ -101,7 +104,10 @@ json benchmark_config_schema() {
                           {"continuous_usage", typed("boolean", "usage in every chunk")},
                           {"goodput", list_of(typed("string", "metric:ms"), "goodput SLOs")},
                           {"percentiles", list_of(typed("number", "percentile"), "percentiles")},
-                          {"request_timeout_s", typed("number", "s (0: none)")},
+                          {"request_timeout_s", or_auto("s (0: none)")},
+                          {"max_event_bytes", or_auto("bytes per SSE line or event (0: none)")},
+                          {"max_response_bytes", or_auto("bytes per response (0: none)")},
+                          {"keep_generated_text", typed("boolean", "keep every request's text")},
                           {"served_model_name", typed("string", "request model")}})},
        {"server", closed({{"port", typed("integer", "port (0: auto)")}, {"ready_timeout_s", typed("number", "s")},
                           {"stop_grace_s", typed("number", "s")}, {"extra_args", strings}, {"command", strings}})},
