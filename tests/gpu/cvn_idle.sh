@@ -28,7 +28,9 @@ hdr = rows[0]; i = hdr.index("Metric Value"); u = hdr.index("Metric Unit")
 vals = []
 for r in rows[1:]:
     v = float(r[i].replace(",", "")); unit = r[u]
-    vals.append(v / 1000 if unit == "nsecond" else v if unit == "usecond" else v * 1000)
+    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3}
+    if unit not in scale: sys.exit("unknown ncu unit %r" % unit)
+    vals.append(v * scale[unit])
 print("ncu clock-control=%s: n=%d median %.2f us (p10 %.2f, p90 %.2f)" % (sys.argv[2], len(vals),
       statistics.median(vals), sorted(vals)[len(vals)//10], sorted(vals)[len(vals)*9//10]))
 PY
