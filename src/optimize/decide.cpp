@@ -193,47 +193,32 @@ json gate_result::to_json() const {
 
 namespace {
 
-std::optional<double> opt_num(const json& o, const char* key) {
-  if (auto v = json_as_number(json_value(o, key))) return *v;
-  return std::nullopt;
-}
-
-candidate_result read_candidate(const json& k, const json& verdicts) {
+candidate_result read_candidate(const compare_row_record& k, const compare_report_record& report) {
   candidate_result c;
-  c.id = k.contains("extra") && k["extra"].is_object() ? json_string(k["extra"], "kernel_id") : std::string();
-  if (c.id.empty()) c.id = json_string(k, "kernel_id");
-  c.outcome = row_outcome(k, kernel_outcome::failed);
-  c.basis = row_correctness_basis(k, correctness_basis::none);
-  for (const auto& v : verdicts)
-    if (json_string(v, "kernel_id") == c.id) {
-      c.verdict = parse_verdict_kind(json_string(v, "verdict"));
-      c.speedup = opt_num(v, "speedup_vs_baseline");
-      c.ci_low = opt_num(v, "ci_low");
-      c.ci_high = opt_num(v, "ci_high");
-      c.confidence = opt_num(v, "confidence");
-      c.reason = json_as_string(json_value(v, "reason")).value_or("");
-    }
-  if (k.contains("timing") && k["timing"].is_object()) {
-    const json& t = k["timing"];
-    if (t.contains("stats_ns")) c.median_ns = opt_num(t["stats_ns"], "median");
-    c.samples = static_cast<int64_t>(json_number(t, "samples", 0));
+  c.id = k.kernel_id;
+  c.outcome = k.outcome;
+  c.basis = k.basis;
+  if (const verdict_record* v = find_verdict(report, c.id)) {
+    c.verdict = v->verdict;
+    c.speedup = v->speedup;
+    c.ci_low = v->ci_low;
+    c.ci_high = v->ci_high;
+    c.confidence = v->confidence;
+    c.reason = v->reason;
   }
-  if (k.contains("errors") && k["errors"].is_array())
-    for (const auto& e : k["errors"])
-      if (c.errors.size() < 3) c.errors.push_back(json_as_string(e).value_or(dump_compact(e)));
+  c.median_ns = k.median_ns;
+  c.samples = k.samples;
+  c.errors = k.errors;
   return c;
 }
 
 }  // namespace
 
-gate_result choose_winner(const json& report, const op_config& op) {
+gate_result choose_winner(const compare_report_record& report, const op_config& op) {
   gate_result g;
   g.baseline_id = op.baseline_id;
-  const json res = report.is_object() && report.contains("results") ? report["results"] : json::object();
-  const json verdicts = res.contains("verdicts") && res["verdicts"].is_array() ? res["verdicts"] : json::array();
-  if (res.contains("kernel_results") && res["kernel_results"].is_array())
-    for (const auto& k : res["kernel_results"]) g.kernels.push_back(read_candidate(k, verdicts));
-  if (auto ref = json_as_string(json_value(res, "reference"))) g.reference = *ref;
+  for (const auto& k : report.rows) g.kernels.push_back(read_candidate(k, report));
+  if (report.reference) g.reference = *report.reference;
   auto stop = [&](const char* code, std::string msg) {
     g.stop = stop_reason{code, std::move(msg), g.to_json()};
     return g;

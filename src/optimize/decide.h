@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/compare_report_codec.h"
 #include "core/json.h"
 #include "core/states.h"
 #include "optimize/config.h"
@@ -95,9 +96,9 @@ struct gate_result {
   json to_json() const;  ///< the report's `kernel` object
 };
 
-/// From compare_report.json: the fastest candidate that passed the correctness gate on outputs
-/// with a `faster` verdict whose CI lies above 1.
-gate_result choose_winner(const json& compare_report, const op_config& op);
+/// From compare_report.json (decoded by core's decode_compare_report): the fastest candidate
+/// that passed the correctness gate on outputs with a `faster` verdict whose CI lies above 1.
+gate_result choose_winner(const compare_report_record& compare_report, const op_config& op);
 
 // ---------------------------------------------------------------- benchmarks and inputs
 /// The end-to-end metrics of one run (absent: not set).
