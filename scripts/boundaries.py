@@ -14,7 +14,8 @@
 Heuristic and grep-like on purpose: comments and string literals are blanked, a declaration is a
 statement (up to `;` or `{`) at any depth that has a parenthesised parameter list, and "JSON" is
 the type name `json` / `nlohmann::json` / `ordered_json` (with any qualifiers or template
-around it, e.g. `status_or<json>`, `const json&`, `std::vector<json>`).
+around it, e.g. `status_or<json>`, `const json&`, `std::vector<json>`). Not counted: an enum's
+one-line nlohmann hook `inline void to_json(json& j, E e)` (it writes the codec's word).
 """
 import argparse
 import os
@@ -112,6 +113,8 @@ def json_declarations(path):
             continue
         if not ret.strip() and not name.startswith("operator") and name[0] != "~":
             continue  # a call expression, not a declaration
+        if name == "to_json" and re.match(r"inline\s+void\s+to_json\s*\(\s*json\s*&\s*\w+\s*,\s*\w+\s+\w+\s*\)$", s):
+            continue  # an enum's nlohmann hook beside its codec's name function (writes the word)
         line = text.count("\n", 0, stmt_start + len(stmt) - len(stmt.lstrip())) + 1
         found.append((line, name, " ".join(s.split())))
     return found

@@ -213,7 +213,7 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
   report["scheduler"] = sched;
   m.report = report;
   std::string sep(60, '=');
-  m.console = sep + "\nCOMPARISON RESULTS (" + b.engine + ")\n" + sep + "\n" + summary;
+  m.console = sep + "\nCOMPARISON RESULTS (" + engine_kind_name(b.engine) + ")\n" + sep + "\n" + summary;
   return m;
 }
 

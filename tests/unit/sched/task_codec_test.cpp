@@ -96,7 +96,7 @@ TEST(scheduler_section, parses_magpie_and_slurm_keys) {
                   .value();
   scheduler_options so;
   ASSERT_TRUE(parse_scheduler_section(*root.get("scheduler"), "scheduler", &so).ok());
-  EXPECT_EQ(so.environment, "slurm");
+  EXPECT_EQ(so.environment, run_environment::slurm);
   EXPECT_EQ(so.max_workers, 4);
   EXPECT_EQ(so.gpu_devices, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(so.gres, "gpu:h200:1");
@@ -129,7 +129,7 @@ TEST(scheduler_section, read_from_the_kernel_yaml_by_sched_only) {
   EXPECT_EQ(req.kernels.size(), 1u);
   scheduler_options so;
   ASSERT_TRUE(load_scheduler_sections(dir / "k.yaml", &so).ok());
-  EXPECT_EQ(so.environment, "ray");
+  EXPECT_EQ(so.environment, run_environment::ray);
   EXPECT_EQ(so.partition, "gpu");
   EXPECT_EQ(so.time_limit, "5:00");
   EXPECT_EQ(so.ray.cluster_address, "http://head:8265");
