@@ -9,7 +9,8 @@
                                         files declares a function returning or taking JSON that
                                         the allowlist does not name, when the allowlist names
                                         one that is gone (so it only shrinks), or when the
-                                        mode-word comparisons outside codec files exceed N
+                                        comparisons against mode words (scripts/mode_words.txt)
+                                        outside codec files exceed N
 
 Heuristic and grep-like on purpose: comments and string literals are blanked, a declaration is a
 statement (up to `;` or `{`) at any depth that has a parenthesised parameter list, and "JSON" is
@@ -25,7 +26,18 @@ import sys
 JSON_TYPE = re.compile(r"(?<![\w:])(?:nlohmann::)?(?:ordered_)?json\b(?!\s*=)")
 # A file is an edge file (codec, printer, schema, the JSON adapter itself) by its name.
 EDGE_NAME = re.compile(r"(codec|printer|schema|json|report_writer)", re.I)
-MODE_CMP = re.compile(r'[!=]=\s*"([a-z][a-z0-9_-]*)"|"([a-z][a-z0-9_-]*)"\s*[!=]=')
+MODE_CMP = re.compile(r'[!=]=\s*"([A-Za-z][A-Za-z0-9_-]*)"|"([A-Za-z][A-Za-z0-9_-]*)"\s*[!=]=')
+MODE_WORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mode_words.txt")
+
+
+def mode_words(path=MODE_WORDS_FILE):
+    """The mode/state words of scripts/mode_words.txt."""
+    words = set()
+    for raw in open(path, encoding="utf-8"):
+        w = raw.split("#", 1)[0].strip()
+        if w:
+            words.add(w)
+    return words
 
 
 def blank_comments_and_strings(text, keep_strings=False):
@@ -192,11 +204,14 @@ def measure(args):
     status_or = sum(1 for d in decls if re.search(r"status_or<\s*(nlohmann::)?json\s*>", d[3]))
     cmps = mode_comparisons(src)
     cmps_out = [c for c in cmps if not is_edge(c[0])]
+    words = mode_words()
+    cmps_mode = [c for c in cmps_out if c[2] in words]
     funcs = function_lengths(src)
     print(f"headers: {len(headers)}, naming json: {len(naming)}")
     print(f"public declarations (non-edge headers) returning or taking json: {len(decls)} "
           f"(returning: {returns}, status_or<json>: {status_or}) in {len(set(d[0] for d in decls))} headers")
-    print(f'`== "word"` / `!= "word"` comparisons: {len(cmps)} ({len(cmps_out)} outside codec/printer/schema files)')
+    print(f'`== "word"` / `!= "word"` comparisons: {len(cmps)} ({len(cmps_out)} outside codec/printer/schema files; '
+          f'{len(cmps_mode)} of those against mode words of scripts/mode_words.txt)')
     print(f"functions: {len(funcs)}, over 60 lines: {sum(1 for f in funcs if f[0] > 60)}, "
           f"over 80: {sum(1 for f in funcs if f[0] > 80)}")
     print("longest functions:")
@@ -227,9 +242,12 @@ def check(args):
     for key in sorted(allowed - seen):
         print(f"{args.allowlist}: `{key}` no longer declares JSON: remove it from the allowlist")
         failures += 1
-    cmps = [c for c in mode_comparisons(args.src) if not is_edge(c[0])]
+    words = mode_words()
+    cmps = [c for c in mode_comparisons(args.src) if not is_edge(c[0]) and c[2] in words]
     if args.max_mode_words is not None and len(cmps) > args.max_mode_words:
-        print(f'{len(cmps)} `== "word"` comparisons outside codec files (limit {args.max_mode_words})')
+        for path, line, word in cmps:
+            print(f'{path}:{line}: == "{word}" (a mode word) outside a codec file')
+        print(f'{len(cmps)} comparisons against mode words outside codec files (limit {args.max_mode_words})')
         failures += 1
     if failures:
         print(f"check_boundaries: {failures} problem(s)")

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "core/csv.h"
+#include "core/enum_names.h"
 #include "core/strings.h"
 
 namespace magpie::optimize {
@@ -32,6 +33,13 @@ std::string stop_category(const std::string& code) {
 
 namespace {
 
+constexpr std::pair<disposition, const char*> k_disposition_names[] = {
+    {disposition::ours, "ours"},
+    {disposition::external, "external"},
+    {disposition::ambiguous, "ambiguous"},
+    {disposition::low_confidence, "low_confidence"},
+    {disposition::disagrees, "disagrees"}};
+
 json opt(const std::optional<double>& v) { return v ? json_finite(*v) : json(nullptr); }
 
 double num(const std::string& s) {
@@ -40,6 +48,8 @@ double num(const std::string& s) {
 }
 
 }  // namespace
+
+const char* disposition_name(disposition d) { return enum_name(k_disposition_names, d, "external"); }
 
 json ranked_kernel::to_json() const {
   return {{"rank", rank}, {"name", name}, {"calls", calls}, {"total_us", total_us}, {"avg_us", avg_us},
@@ -119,23 +129,23 @@ void classify(std::vector<ranked_kernel>& rows,
     const std::string& err = d.source_error;
     if (res == "resolved") {
       if (d.op.empty()) {
-        d.disposition = "disagrees";
+        d.disposition = disposition::disagrees;
         d.why = "resolved to " + d.source_file + " but not a kernel of any op (ops.*.kernels)";
       } else if (d.confidence && *d.confidence < cfg.decision.min_confidence) {
-        d.disposition = "low_confidence";
+        d.disposition = disposition::low_confidence;
         d.why = strprintf("confidence %.2f < %.2f", *d.confidence, cfg.decision.min_confidence);
       } else {
-        d.disposition = "ours";
+        d.disposition = disposition::ours;
         d.why = "defined at " + d.source_file;
       }
     } else if (ends_with(err, "_ambiguous")) {
-      d.disposition = "ambiguous";
+      d.disposition = disposition::ambiguous;
       d.why = "several definitions: " + (d.candidates.empty() ? err : join(d.candidates, ", "));
     } else if (!d.op.empty()) {
-      d.disposition = "disagrees";
+      d.disposition = disposition::disagrees;
       d.why = "kernel " + d.symbol + " of op " + d.op + " not resolved by the mapper (" + (err.empty() ? res : err) + ")";
     } else {
-      d.disposition = "external";
+      d.disposition = disposition::external;
       d.why = (res.empty() ? std::string("unmapped") : res) + ": " + (err.empty() ? std::string("no source column") : err);
     }
   }
@@ -144,10 +154,10 @@ void classify(std::vector<ranked_kernel>& rows,
 std::variant<size_t, stop_reason> choose_kernel(const std::vector<ranked_kernel>& rows) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& d = rows[i];
-    if (d.disposition == "ours") return i;
-    if (d.disposition == "external") continue;
-    std::string code = d.disposition == "ambiguous"        ? "source_mapping_ambiguous"
-                       : d.disposition == "low_confidence" ? "source_mapping_low_confidence"
+    if (d.disposition == disposition::ours) return i;
+    if (d.disposition == disposition::external) continue;
+    std::string code = d.disposition == disposition::ambiguous        ? "source_mapping_ambiguous"
+                       : d.disposition == disposition::low_confidence ? "source_mapping_low_confidence"
                                                            : "source_mapping_disagrees";
     return stop_reason{code, strprintf("kernel #%d %s: %s", d.rank, d.name.substr(0, 80).c_str(), d.why.c_str()),
                        {{"kernel", d.to_json()}}};

@@ -38,6 +38,14 @@ struct stop_reason {
 std::string stop_category(const std::string& code);
 
 // ---------------------------------------------------------------- kernel choice
+/// Where a ranked kernel stands for the choice: defined in our sources and an op's kernel
+/// (ours), not ours (external), several definitions (ambiguous), resolved below min_confidence
+/// (low_confidence), or the mapper and the op registry disagree (disagrees).
+enum class disposition { ours, external, ambiguous, low_confidence, disagrees };
+/// The loop report's words, as the enumerators are named (decide.cpp).
+const char* disposition_name(disposition d);
+inline void to_json(json& j, disposition d) { j = disposition_name(d); }
+
 struct ranked_kernel {
   int rank = 0;
   std::string name, kind, category, source_resolution, source_error, source_file, file, input_shapes;
@@ -46,7 +54,8 @@ struct ranked_kernel {
   std::optional<double> confidence;
   std::vector<std::string> candidates;   ///< definitions found (ambiguous mappings)
   std::string symbol, op;                ///< registry symbol and op ("" when none)
-  std::string disposition, why;          ///< ours | external | ambiguous | low_confidence | disagrees
+  optimize::disposition disposition = optimize::disposition::external;  ///< set by classify
+  std::string why;
   json to_json() const;
 };
 

@@ -59,8 +59,8 @@ TEST(KernelChoice, SkipsExternalKernelsAboveTheFirstOfOurs) {
   EXPECT_EQ(r.rank, 3);
   EXPECT_EQ(r.file, "kernels_baseline.py");
   EXPECT_EQ(r.line, 17);
-  EXPECT_EQ(rows[0].disposition, "external");
-  EXPECT_EQ(rows[1].disposition, "external");
+  EXPECT_EQ(rows[0].disposition, disposition::external);
+  EXPECT_EQ(rows[1].disposition, disposition::external);
   EXPECT_DOUBLE_EQ(rows[0].total_us, 500);
 }
 
