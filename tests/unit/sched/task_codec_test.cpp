@@ -143,3 +143,25 @@ TEST(scheduler_section, read_from_the_kernel_yaml_by_sched_only) {
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("bad.yaml:5"), std::string::npos) << st.message();
 }
+
+// scheduler.environment / -e and batch.json's engine are enums with one spelling each: every
+// word round-trips, an unknown -e word is an error naming it, container is refused by
+// check_environment (upstream Magpie's stub), and the report writes the word.
+TEST(scheduler_section, environment_and_engine_words) {
+  for (auto e : {run_environment::local, run_environment::container, run_environment::ray, run_environment::slurm})
+    EXPECT_EQ(parse_run_environment(run_environment_name(e)), e);
+  for (auto k : {engine_kind::slurm, engine_kind::ray}) EXPECT_EQ(parse_engine_kind(engine_kind_name(k)), k);
+  EXPECT_FALSE(parse_run_environment("SLURM").has_value());  // YAML values are lower-cased by the reader
+  EXPECT_FALSE(environment_from_flag("").value().has_value());
+  EXPECT_EQ(environment_from_flag("ray").value(), run_environment::ray);
+  auto bad = environment_from_flag("k8s");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.get_status().message(), "unknown environment 'k8s' (local, slurm, ray)");
+  EXPECT_TRUE(check_environment(std::nullopt).ok());
+  EXPECT_TRUE(check_environment(run_environment::slurm).ok());
+  EXPECT_FALSE(check_environment(run_environment::container).ok());
+  scheduler_options so;
+  EXPECT_EQ(so.to_json()["environment"], "local");  // unset reads as local
+  so.environment = run_environment::slurm;
+  EXPECT_EQ(so.to_json()["environment"], "slurm");
+}
