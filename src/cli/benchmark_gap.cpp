@@ -88,9 +88,9 @@ int run_gap_analysis(const arg_parser& p, const global_options&) {
     std::fprintf(stderr, "Error: no kernel events found in the traces of %s (--trace-dir)\n", trace_dir.c_str());
     return k_exit_failure;
   }
-  auto block = trace::write_gap_outputs(r, gap_dir);
-  if (!block.ok()) {
-    std::fprintf(stderr, "magpie benchmark: %s\n", block.get_status().message().c_str());
+  auto csv = trace::write_gap_outputs(r, gap_dir);
+  if (!csv.ok()) {
+    std::fprintf(stderr, "magpie benchmark: %s\n", csv.get_status().message().c_str());
     return k_exit_failure;
   }
   std::fputs(trace::gap_console_summary(r, gap_dir).c_str(), stdout);

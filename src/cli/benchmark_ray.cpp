@@ -67,7 +67,7 @@ bool benchmark_wants_ray(const arg_parser& p, const global_options& g) {
 
 int run_benchmark_on_ray(const arg_parser& p, const std::vector<std::string>& args, const global_options& g) {
   sched::scheduler_options so;
-  so.environment = "ray";
+  so.environment = sched::run_environment::ray;
   so.time_limit = "UNLIMITED";  // the benchmark's own timeout_seconds bounds it
   const config_node* block = nullptr;
   status_or<config_node> root = config_node{};

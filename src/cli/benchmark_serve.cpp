@@ -101,7 +101,9 @@ status read_number(const arg_parser& p, const char* flag, T* out) {
 }
 
 status apply_magpie_flags(const arg_parser& p, const global_options& g, serve::benchmark_config& c) {
-  if (!p.positionals().empty()) c.framework = p.positionals()[0];
+  if (!p.positionals().empty()) {
+    MAGPIE_ASSIGN_OR_RETURN(c.framework, serve::framework_from_word(p.positionals()[0]));
+  }
   if (p.has("--model")) c.model = p.value("--model");
   if (p.has("--precision")) c.precision = p.value("--precision");
   bool vllm = c.client.vllm_defaults;
@@ -115,8 +117,9 @@ status apply_magpie_flags(const arg_parser& p, const global_options& g, serve::b
     else c.set_env(env, std::to_string(v));
   }
   if (p.has("--torch-profiler")) c.profiler.torch_profiler = true;
-  if (p.has("--run-mode")) c.run_mode = p.value("--run-mode");
-  if (p.has("--run-kind")) c.run_kind = p.value("--run-kind");
+  // the flags' choices are the codec's words (arg_parser refuses others)
+  if (p.has("--run-mode")) c.run_mode = serve::parse_server_run_mode(p.value("--run-mode")).value_or(c.run_mode);
+  if (p.has("--run-kind")) c.run_kind = serve::parse_run_kind(p.value("--run-kind")).value_or(c.run_kind);
   if (!g.docker_image.empty()) c.docker_image = g.docker_image;
   if (p.has("--docker-image")) c.docker_image = p.value("--docker-image");
   MAGPIE_RETURN_IF_ERROR(read_number(p, "--timeout", &c.timeout_seconds));
@@ -221,14 +224,14 @@ status_or<serve::benchmark_config> build_config(const arg_parser& p, const globa
   if (p.has("--benchmark-config")) {
     MAGPIE_ASSIGN_OR_RETURN(c, serve::load_benchmark_config(p.value("--benchmark-config")));
   } else {
-    c.framework = "vllm";
+    c.framework = serve::serving_framework::vllm;
     c.envs = vllm ? env_list{{"TP", "1"}} : serve::default_envs();
     c.profiler.torch_profiler = false;  // CLI runs profile only with --torch-profiler
     if (p.positionals().empty() && !p.has("--base-url"))
       return invalid_argument(
           "give a framework and a model, a benchmark config, or --base-url\n"
           "  e.g. magpie benchmark vllm -m Qwen/Qwen3-8B --run-mode local   |   magpie benchmark -b bench.yaml");
-    if (p.has("--base-url") && p.positionals().empty()) c.framework = "";
+    if (p.has("--base-url") && p.positionals().empty()) c.framework.reset();
   }
   c.client.vllm_defaults = vllm;
   MAGPIE_RETURN_IF_ERROR(apply_magpie_flags(p, g, c));

@@ -101,7 +101,7 @@ int run_list(const std::vector<std::string>& args) {
     for (const auto& [k, v] : states) st += strprintf("%s%s=%d", st.empty() ? "" : " ", k.c_str(), v);
     out.push_back(sched::batch_list_row(*b));  // its schema: sched/report_schema.h
     if (!p.has("--json"))
-      std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), b->engine.c_str(), sched::batch_mode_name(b->mode), b->created.c_str(), st.c_str(),
+      std::printf("%-40s %-6s %-8s %-21s %s%s\n", d.filename().c_str(), sched::engine_kind_name(b->engine), sched::batch_mode_name(b->mode), b->created.c_str(), st.c_str(),
                   b->collected.is_null() ? "" : "  (collected)");
   }
   if (p.has("--json")) std::fputs(dump_pretty(out).c_str(), stdout);
@@ -124,7 +124,7 @@ int run_status(const std::vector<std::string>& args) {
   if (p.has("--json")) {
     std::fputs(dump_pretty(sched::batch_status_json(*b)).c_str(), stdout);  // schema: sched/report_schema.h
   } else {
-    std::printf("batch %s (%s, %s)\n%s", b->dir.c_str(), sched::batch_mode_name(b->mode), b->engine.c_str(), sched::jobs_table(*b).c_str());
+    std::printf("batch %s (%s, %s)\n%s", b->dir.c_str(), sched::batch_mode_name(b->mode), sched::engine_kind_name(b->engine), sched::jobs_table(*b).c_str());
   }
   return k_exit_ok;
 }
@@ -175,10 +175,12 @@ int run_submit(const std::vector<std::string>& args, const global_options& g) {
   add_scheduler_flags(p);
   if (int rc = parse(p, args); rc >= 0) return rc;
   sched::scheduler_options so;
-  so.environment = g.environment.empty() ? "slurm" : g.environment;
-  if (so.environment != "slurm" && so.environment != "ray")
+  auto env = sched::environment_from_flag(g.environment);
+  if (!env.ok()) return fail(env.get_status());
+  so.environment = env->value_or(sched::run_environment::slurm);
+  if (so.environment != sched::run_environment::slurm && so.environment != sched::run_environment::ray)
     return fail(invalid_argument("jobs submit runs on slurm or ray, not '%s' (magpie -e slurm|ray jobs submit)",
-                                 so.environment.c_str()));
+                                 sched::run_environment_name(*so.environment)));
   if (auto st = apply_scheduler_flags(p, &so); !st.ok()) return fail(st);
   return print_batch_run(sched::run_command_batch(p.positionals(), so, p.value("--output-dir", "results"), p.has("--gpu")),
                          p.has("--json"));

@@ -195,7 +195,8 @@ status_or<kernel::eval_request> build_request(const arg_parser& p, const global_
   }
   MAGPIE_RETURN_IF_ERROR(apply_overrides(p, &req));
   MAGPIE_RETURN_IF_ERROR(apply_scheduler_flags(p, so));
-  if (!g.environment.empty()) so->environment = g.environment;
+  MAGPIE_ASSIGN_OR_RETURN(std::optional<sched::run_environment> env, sched::environment_from_flag(g.environment));
+  if (env) so->environment = env;
   if (g.workers > 0) so->max_workers = g.workers;
   if (!g.docker_image.empty()) so->docker_image = g.docker_image;
   if (req.kernels.empty())
@@ -231,7 +232,7 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
     std::fprintf(stderr, "Error: %s\n", st.message().c_str());
     return k_exit_failure;
   }
-  if (so.environment == "slurm" || so.environment == "ray")
+  if (so.environment == sched::run_environment::slurm || so.environment == sched::run_environment::ray)
     return print_batch_run(sched::run_kernel_batch(*req, so), p.has("--json"));
   req->max_workers = so.max_workers;  // a local compare's workers (kernel/workers.h)
   req->gpu_devices = so.gpu_devices;

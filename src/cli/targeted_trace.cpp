@@ -1,11 +1,11 @@
 // magpie targeted-trace adapt-torch | postprocess: Magpie's TargetedKernelTrace CLI
-// (research magpie.md §2.5, §9; src/serve/targeted_trace.h).
+// (research magpie.md §2.5, §9; src/serve/kernel_trace_shards.h).
 #include <cstdio>
 
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/strings.h"
-#include "serve/targeted_trace.h"
+#include "serve/kernel_trace_shards.h"
 
 namespace magpie::cli {
 namespace {

@@ -15,6 +15,7 @@
 #include "trace/analysis.h"
 #include "trace/api.h"
 #include "trace/gap_analysis.h"
+#include "trace/gap_printer.h"
 #include "trace/health.h"
 #include "trace/report.h"
 #include "trace/stages.h"
@@ -202,10 +203,10 @@ int run_gap(const std::vector<std::string>& args) {
   trace::gap_result r = trace::analyze_gap(c, first_positional(p));
   for (const auto& e : r.errors) std::fprintf(stderr, "magpie trace: error: %s\n", e.c_str());
   for (const auto& w : r.warnings) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());
-  auto block = trace::write_gap_outputs(r, gap_dir);
-  if (!block.ok()) return fail(block.get_status());
+  auto csv = trace::write_gap_outputs(r, gap_dir);
+  if (!csv.ok()) return fail(csv.get_status());
   if (p.has("--json")) {
-    std::puts(dump_pretty(*block).c_str());
+    std::puts(dump_pretty(trace::gap_block_json(r, *csv, gap_dir)).c_str());
   } else {
     if (!r.merged.empty()) std::fputs(trace::gap_console_summary(r, gap_dir).c_str(), stdout);
   }

@@ -115,22 +115,15 @@ json compare_result_schema() {
   return {{"type", "object"}, {"properties", props}};
 }
 
-status_or<verdict> verdict_from_json(const json_fields& f, double* median_ns) {
-  MAGPIE_RETURN_IF_ERROR(f.check_object());
+verdict verdict_of(const verdict_record& r) {
   verdict v;
-  std::string word;
-  MAGPIE_RETURN_IF_ERROR(f.require("verdict", &word));
-  auto kind = parse_verdict_kind(word);
-  if (!kind) return invalid_argument("%s: unknown verdict '%s'", f.field("verdict").c_str(), word.c_str());
-  v.verdict = *kind;
-  MAGPIE_RETURN_IF_ERROR(f.read("index", &v.index));
-  MAGPIE_RETURN_IF_ERROR(f.read("speedup_vs_baseline", &v.speedup));
-  MAGPIE_RETURN_IF_ERROR(f.read("ci_low", &v.ci_low));
-  MAGPIE_RETURN_IF_ERROR(f.read("ci_high", &v.ci_high));
-  MAGPIE_RETURN_IF_ERROR(f.read("interval_df", &v.df));
-  MAGPIE_RETURN_IF_ERROR(f.read("reason", &v.reason));
-  *median_ns = 0;
-  MAGPIE_RETURN_IF_ERROR(f.read("median_ns", median_ns));
+  v.index = r.index;
+  v.verdict = r.verdict;
+  v.speedup = r.speedup.value_or(0);
+  v.ci_low = r.ci_low.value_or(0);
+  v.ci_high = r.ci_high.value_or(0);
+  v.df = r.df;
+  v.reason = r.reason;
   return v;
 }
 

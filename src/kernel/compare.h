@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/compare_report_codec.h"
 #include "core/json.h"
 #include "kernel/verdict.h"
 
@@ -52,7 +53,8 @@ compare_result build_compare_result(std::vector<compare_kernel> kernels, int bas
 /// tool's output schema takes these properties; compare_test keeps them in step with write).
 json compare_result_schema();
 
-/// A verdict object of a report (verdict::to_json's keys); errors name `f`'s file and field.
-status_or<verdict> verdict_from_json(const json_fields& f, double* median_ns);
+/// The verdict a report's verdict object (decoded by core's decode_verdict) stands for; numbers
+/// the report left out are 0.
+verdict verdict_of(const verdict_record& r);
 
 }  // namespace magpie::kernel

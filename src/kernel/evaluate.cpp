@@ -9,6 +9,7 @@
 #include "core/yaml.h"
 #include "gpu/detect.h"
 #include "gpu/specs.h"
+#include "kernel/config_snapshot_printer.h"
 #include "kernel/profile.h"
 
 namespace magpie::kernel {
@@ -73,15 +74,7 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
   ctx.pctx.gpu_arch = ctx.gpu_arch;
   ctx.pctx.build_root = ctx.ws.dir / "build";
   ctx.pctx.enable_default_compile = req.enable_default_compile;
-  json snap = {{"kernels", json::array()}};
-  for (const auto& k : req.kernels) snap["kernels"].push_back(k.to_json());
-  if (req.reference) snap["reference"] = req.reference->to_json();
-  snap["correctness"] = req.correctness.to_json();
-  snap["performance"] = req.performance.to_json();
-  snap["performance"]["timing"] = req.timing.to_json();
-  if (req.mode == run_mode::compare) snap["compare"] = req.compare.to_json();
-  snap["run_seed"] = ctx.run_seed;
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(ctx.ws.dir / "config.yaml", json_to_yaml(snap)));
+  MAGPIE_RETURN_IF_ERROR(write_config_snapshot(ctx.ws.dir, config_snapshot(req, req.mode == run_mode::compare, ctx.run_seed)));
   return ctx;
 }
 

@@ -10,9 +10,11 @@
 
 #include "core/log.h"
 #include "core/strings.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 
 namespace magpie::mcp {
+
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
 namespace {
 
 std::atomic<bool> g_terminate{false};

@@ -10,9 +10,11 @@
 #include "core/workspace.h"
 #include "core/strings.h"
 #include "mcp/run_registry.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 
 namespace magpie::mcp {
+
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
 
 std::string arg_str(const json& a, const char* k, const std::string& d) { return json_string(a, k, d); }
 double arg_num(const json& a, const char* k, double d) { return json_number(a, k, d); }

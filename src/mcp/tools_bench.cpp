@@ -8,7 +8,7 @@
 #include "core/workspace.h"
 #include "core/yaml.h"
 #include "mcp/run_registry.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool_util.h"
 #include "mcp/tools_bench.h"
 #include "serve/bench_config.h"
@@ -16,13 +16,9 @@
 #include "trace/report_schema.h"
 
 namespace magpie::mcp {
-namespace {
 
-json closed(json props, std::vector<std::string> required) {
-  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
-  if (!required.empty()) j["required"] = std::move(required);
-  return j;
-}
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
+namespace {
 
 /// Inputs of the benchmark tool (Magpie's argument names) — also each benchmark_batch config.
 const json& benchmark_input_schema() {

@@ -8,11 +8,13 @@
 #include "core/states.h"
 #include "core/strings.h"
 #include "mcp/run_registry.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool_util.h"
 #include "sched/report_schema.h"
 
 namespace magpie::mcp {
+
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
 namespace {
 
 // --output-dir / --shared-dir from the tool's arguments (Magpie's name for the shared path too).

@@ -8,10 +8,12 @@
 #include "core/yaml.h"
 #include "kernel/compare.h"
 #include "kernel/eval_schema.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool_util.h"
 
 namespace magpie::mcp {
+
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
 namespace {
 
 // The keys of a report entry (kernel_eval_json) that a kernel row repeats, and those the

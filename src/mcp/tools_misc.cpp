@@ -5,18 +5,14 @@
 #include "core/states.h"
 #include "core/strings.h"
 #include "gpu/detect.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool_util.h"
 #include "core/subprocess.h"
 
 namespace magpie::mcp {
-namespace {
 
-json closed(json props, std::vector<std::string> required) {
-  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
-  if (!required.empty()) j["required"] = std::move(required);
-  return j;
-}
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
+namespace {
 
 json device_json(const gpu::gpu_info& g, const gpu::device& d) {
   return {{"vendor", g.vendor},

@@ -4,17 +4,13 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "mcp/run_registry.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool_util.h"
 
 namespace magpie::mcp {
-namespace {
 
-json closed(json props, std::vector<std::string> required) {
-  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
-  if (!required.empty()) j["required"] = std::move(required);
-  return j;
-}
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
+namespace {
 
 /// The loop's own view: steps done, the current one, outcome and stop (from loop_report.json).
 json loop_progress(const fs::path& ws) {

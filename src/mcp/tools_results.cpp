@@ -4,7 +4,7 @@
 
 #include "core/strings.h"
 #include "core/workspace.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool_util.h"
 #include "serve/bench_config.h"
 #include "serve/metrics_schema.h"
@@ -14,18 +14,14 @@
 
 namespace magpie::mcp {
 
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
+
 /// The report of a workspace (benchmark, compare or analyze) with "mode" added; {} if none.
 json read_workspace_report(const std::string& dir);
 
 namespace {
 
 std::string name_timestamp(const std::string& n) { return n.size() > 15 ? n.substr(n.size() - 15) : n; }
-
-json closed(json props, std::vector<std::string> required) {
-  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
-  if (!required.empty()) j["required"] = std::move(required);
-  return j;
-}
 
 const char* report_name(const std::string& mode) {
   return mode == "benchmark" ? "benchmark_report.json" : mode == "compare" ? "compare_report.json" : "analyze_report.json";

@@ -5,7 +5,7 @@
 
 #include "core/csv.h"
 #include "core/strings.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool_util.h"
 #include "mcp/trace_kernels.h"
 #include "source/kernel_sources.h"
@@ -14,13 +14,9 @@
 #include "trace/report_schema.h"
 
 namespace magpie::mcp {
-namespace {
 
-json closed(json props, std::vector<std::string> required) {
-  json j = {{"type", "object"}, {"properties", std::move(props)}, {"additionalProperties", false}};
-  if (!required.empty()) j["required"] = std::move(required);
-  return j;
-}
+using namespace magpie::schema;  // the one schema library (core/json_schema.h)
+namespace {
 
 /// gap_analysis.csv rows → Magpie's top_kernels objects (extra columns kept by name).
 json csv_top_kernels(const std::string& text) {

@@ -204,7 +204,8 @@ status loop_run::step_compare() {
   if (rep.empty()) return error(status_code::failed_precondition, "step_failed: compare (rc %d) wrote no compare_report.json under %s: %s", r.rc, dir.c_str(), tail_of(r).c_str());
   MAGPIE_ASSIGN_OR_RETURN(json cr, read_json_file(rep));
   m_report["compare_report"] = rep.string();
-  gate_result g = choose_winner(cr, *op);
+  MAGPIE_ASSIGN_OR_RETURN(compare_report_record decoded, decode_compare_report(cr, rep.string()));
+  gate_result g = choose_winner(decoded, *op);
   m_report["kernel"] = g.to_json();
   if (g.stop) m_stop = g.stop;
   return ok_status();

@@ -68,8 +68,8 @@ status read_workload(const config_node& n, const fs::path& dir, workload_config&
     w.bench.envs = serve::default_envs();
   }
   w.bench.profiler.torch_profiler = false;  // only the profiled run profiles
-  w.bench.framework.clear();
-  w.bench.run_kind = "auto";
+  w.bench.framework.reset();
+  w.bench.run_kind = serve::run_kind::automatic;
   MAGPIE_RETURN_IF_ERROR(read_client(r, w.bench.client));
   MAGPIE_RETURN_IF_ERROR(r.read_int("num_prompts", &w.num_prompts));
   MAGPIE_RETURN_IF_ERROR(r.read_double("target_s", &w.target_s));

@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "core/csv.h"
+#include "core/enum_names.h"
 #include "core/strings.h"
 
 namespace magpie::optimize {
@@ -32,6 +33,13 @@ std::string stop_category(const std::string& code) {
 
 namespace {
 
+constexpr std::pair<disposition, const char*> k_disposition_names[] = {
+    {disposition::ours, "ours"},
+    {disposition::external, "external"},
+    {disposition::ambiguous, "ambiguous"},
+    {disposition::low_confidence, "low_confidence"},
+    {disposition::disagrees, "disagrees"}};
+
 json opt(const std::optional<double>& v) { return v ? json_finite(*v) : json(nullptr); }
 
 double num(const std::string& s) {
@@ -40,6 +48,8 @@ double num(const std::string& s) {
 }
 
 }  // namespace
+
+const char* disposition_name(disposition d) { return enum_name(k_disposition_names, d, "external"); }
 
 json ranked_kernel::to_json() const {
   return {{"rank", rank}, {"name", name}, {"calls", calls}, {"total_us", total_us}, {"avg_us", avg_us},
@@ -119,23 +129,23 @@ void classify(std::vector<ranked_kernel>& rows,
     const std::string& err = d.source_error;
     if (res == "resolved") {
       if (d.op.empty()) {
-        d.disposition = "disagrees";
+        d.disposition = disposition::disagrees;
         d.why = "resolved to " + d.source_file + " but not a kernel of any op (ops.*.kernels)";
       } else if (d.confidence && *d.confidence < cfg.decision.min_confidence) {
-        d.disposition = "low_confidence";
+        d.disposition = disposition::low_confidence;
         d.why = strprintf("confidence %.2f < %.2f", *d.confidence, cfg.decision.min_confidence);
       } else {
-        d.disposition = "ours";
+        d.disposition = disposition::ours;
         d.why = "defined at " + d.source_file;
       }
     } else if (ends_with(err, "_ambiguous")) {
-      d.disposition = "ambiguous";
+      d.disposition = disposition::ambiguous;
       d.why = "several definitions: " + (d.candidates.empty() ? err : join(d.candidates, ", "));
     } else if (!d.op.empty()) {
-      d.disposition = "disagrees";
+      d.disposition = disposition::disagrees;
       d.why = "kernel " + d.symbol + " of op " + d.op + " not resolved by the mapper (" + (err.empty() ? res : err) + ")";
     } else {
-      d.disposition = "external";
+      d.disposition = disposition::external;
       d.why = (res.empty() ? std::string("unmapped") : res) + ": " + (err.empty() ? std::string("no source column") : err);
     }
   }
@@ -144,10 +154,10 @@ void classify(std::vector<ranked_kernel>& rows,
 std::variant<size_t, stop_reason> choose_kernel(const std::vector<ranked_kernel>& rows) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& d = rows[i];
-    if (d.disposition == "ours") return i;
-    if (d.disposition == "external") continue;
-    std::string code = d.disposition == "ambiguous"        ? "source_mapping_ambiguous"
-                       : d.disposition == "low_confidence" ? "source_mapping_low_confidence"
+    if (d.disposition == disposition::ours) return i;
+    if (d.disposition == disposition::external) continue;
+    std::string code = d.disposition == disposition::ambiguous        ? "source_mapping_ambiguous"
+                       : d.disposition == disposition::low_confidence ? "source_mapping_low_confidence"
                                                            : "source_mapping_disagrees";
     return stop_reason{code, strprintf("kernel #%d %s: %s", d.rank, d.name.substr(0, 80).c_str(), d.why.c_str()),
                        {{"kernel", d.to_json()}}};
@@ -193,47 +203,32 @@ json gate_result::to_json() const {
 
 namespace {
 
-std::optional<double> opt_num(const json& o, const char* key) {
-  if (auto v = json_as_number(json_value(o, key))) return *v;
-  return std::nullopt;
-}
-
-candidate_result read_candidate(const json& k, const json& verdicts) {
+candidate_result read_candidate(const compare_row_record& k, const compare_report_record& report) {
   candidate_result c;
-  c.id = k.contains("extra") && k["extra"].is_object() ? json_string(k["extra"], "kernel_id") : std::string();
-  if (c.id.empty()) c.id = json_string(k, "kernel_id");
-  c.outcome = row_outcome(k, kernel_outcome::failed);
-  c.basis = row_correctness_basis(k, correctness_basis::none);
-  for (const auto& v : verdicts)
-    if (json_string(v, "kernel_id") == c.id) {
-      c.verdict = parse_verdict_kind(json_string(v, "verdict"));
-      c.speedup = opt_num(v, "speedup_vs_baseline");
-      c.ci_low = opt_num(v, "ci_low");
-      c.ci_high = opt_num(v, "ci_high");
-      c.confidence = opt_num(v, "confidence");
-      c.reason = json_as_string(json_value(v, "reason")).value_or("");
-    }
-  if (k.contains("timing") && k["timing"].is_object()) {
-    const json& t = k["timing"];
-    if (t.contains("stats_ns")) c.median_ns = opt_num(t["stats_ns"], "median");
-    c.samples = static_cast<int64_t>(json_number(t, "samples", 0));
+  c.id = k.kernel_id;
+  c.outcome = k.outcome;
+  c.basis = k.basis;
+  if (const verdict_record* v = find_verdict(report, c.id)) {
+    c.verdict = v->verdict;
+    c.speedup = v->speedup;
+    c.ci_low = v->ci_low;
+    c.ci_high = v->ci_high;
+    c.confidence = v->confidence;
+    c.reason = v->reason;
   }
-  if (k.contains("errors") && k["errors"].is_array())
-    for (const auto& e : k["errors"])
-      if (c.errors.size() < 3) c.errors.push_back(json_as_string(e).value_or(dump_compact(e)));
+  c.median_ns = k.median_ns;
+  c.samples = k.samples;
+  c.errors = k.errors;
   return c;
 }
 
 }  // namespace
 
-gate_result choose_winner(const json& report, const op_config& op) {
+gate_result choose_winner(const compare_report_record& report, const op_config& op) {
   gate_result g;
   g.baseline_id = op.baseline_id;
-  const json res = report.is_object() && report.contains("results") ? report["results"] : json::object();
-  const json verdicts = res.contains("verdicts") && res["verdicts"].is_array() ? res["verdicts"] : json::array();
-  if (res.contains("kernel_results") && res["kernel_results"].is_array())
-    for (const auto& k : res["kernel_results"]) g.kernels.push_back(read_candidate(k, verdicts));
-  if (auto ref = json_as_string(json_value(res, "reference"))) g.reference = *ref;
+  for (const auto& k : report.rows) g.kernels.push_back(read_candidate(k, report));
+  if (report.reference) g.reference = *report.reference;
   auto stop = [&](const char* code, std::string msg) {
     g.stop = stop_reason{code, std::move(msg), g.to_json()};
     return g;

@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/compare_report_codec.h"
 #include "core/json.h"
 #include "core/states.h"
 #include "optimize/config.h"
@@ -37,6 +38,14 @@ struct stop_reason {
 std::string stop_category(const std::string& code);
 
 // ---------------------------------------------------------------- kernel choice
+/// Where a ranked kernel stands for the choice: defined in our sources and an op's kernel
+/// (ours), not ours (external), several definitions (ambiguous), resolved below min_confidence
+/// (low_confidence), or the mapper and the op registry disagree (disagrees).
+enum class disposition { ours, external, ambiguous, low_confidence, disagrees };
+/// The loop report's words, as the enumerators are named (decide.cpp).
+const char* disposition_name(disposition d);
+inline void to_json(json& j, disposition d) { j = disposition_name(d); }
+
 struct ranked_kernel {
   int rank = 0;
   std::string name, kind, category, source_resolution, source_error, source_file, file, input_shapes;
@@ -45,7 +54,8 @@ struct ranked_kernel {
   std::optional<double> confidence;
   std::vector<std::string> candidates;   ///< definitions found (ambiguous mappings)
   std::string symbol, op;                ///< registry symbol and op ("" when none)
-  std::string disposition, why;          ///< ours | external | ambiguous | low_confidence | disagrees
+  optimize::disposition disposition = optimize::disposition::external;  ///< set by classify
+  std::string why;
   json to_json() const;
 };
 
@@ -95,9 +105,9 @@ struct gate_result {
   json to_json() const;  ///< the report's `kernel` object
 };
 
-/// From compare_report.json: the fastest candidate that passed the correctness gate on outputs
-/// with a `faster` verdict whose CI lies above 1.
-gate_result choose_winner(const json& compare_report, const op_config& op);
+/// From compare_report.json (decoded by core's decode_compare_report): the fastest candidate
+/// that passed the correctness gate on outputs with a `faster` verdict whose CI lies above 1.
+gate_result choose_winner(const compare_report_record& compare_report, const op_config& op);
 
 // ---------------------------------------------------------------- benchmarks and inputs
 /// The end-to-end metrics of one run (absent: not set).

@@ -162,7 +162,7 @@ status_or<bench_result> run_benchmark(const optimize_config& cfg, const server_e
   c.client.num_prompts = req.num_prompts;
   c.profiler.torch_profiler = req.profile;
   c.profiler.profile_prompts = 0;
-  c.run_kind = req.profile ? "diagnostic" : "measurement";
+  c.run_kind = req.profile ? serve::run_kind::diagnostic : serve::run_kind::measurement;
   serve::run_options o;
   o.output_dir = req.out_dir;
   o.server_trace_dir = req.profile ? env.trace_dir.string() : std::string();

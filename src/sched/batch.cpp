@@ -121,7 +121,7 @@ status write_job(batch& b, job_record j, const scheduler_options& so, const fs::
   j.dir = b.dir / "jobs" / j.name;
   j.engine = b.engine;
   MAGPIE_RETURN_IF_ERROR(make_dirs(j.dir));
-  if (b.engine == "ray") {
+  if (b.engine == engine_kind::ray) {
     j.ray_request = ray_request_for(b, j, so, n, chdir.empty() ? j.dir : chdir);
   } else {
     j.sbatch_args = {"--job-name=magpie-" + j.name, "--output=" + (j.dir / "slurm-%j.out").string(),
@@ -218,14 +218,14 @@ status_or<batch> plan_command_batch(const std::vector<std::string>& args, const 
   return b;
 }
 
-status engine_for(const scheduler_options& so, std::string* name, json* config) {
-  if (so.environment != "ray") {
-    *name = "slurm";
+status engine_for(const scheduler_options& so, engine_kind* kind, json* config) {
+  if (so.environment != run_environment::ray) {
+    *kind = engine_kind::slurm;
     *config = nullptr;
     return ok_status();
   }
   MAGPIE_ASSIGN_OR_RETURN(net::endpoint_url url, resolve_ray_address(so.ray.cluster_address));
-  *name = "ray";
+  *kind = engine_kind::ray;
   *config = {{"address", url.to_string()}};
   return ok_status();
 }

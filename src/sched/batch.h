@@ -43,7 +43,7 @@ struct job_record {
   std::vector<std::string> sbatch_args; ///< slurm: everything but --dependency
   json ray_request = nullptr;           ///< ray: the POST /api/jobs/ body, less submission_id
   fs::path dir;                         ///< <batch>/jobs/<name>
-  std::string engine = "slurm";         ///< the batch's engine (not saved per job)
+  engine_kind engine = engine_kind::slurm;  ///< the batch's engine (not saved per job)
   bool deferred = false;                ///< ray: submitted by the tracking magpie once `after` jobs ended
   std::string job_id;                   ///< "" until submitted (Slurm id, Ray submission id)
   std::string submit_error;             ///< why sbatch failed
@@ -65,7 +65,7 @@ std::optional<batch_mode> batch_mode_of(kernel::run_mode m);
 
 struct batch {
   fs::path dir;
-  std::string engine = "slurm";  ///< slurm | ray
+  engine_kind engine = engine_kind::slurm;
   json engine_config = nullptr;  ///< ray: {"address": dashboard URL}
   batch_mode mode = batch_mode::analyze;
   std::string created;        ///< ISO-8601 UTC
@@ -111,8 +111,8 @@ status submit_batch(batch& b, engine& e);
 /// rejects gets its submit_error (and is settled). Returns the names submitted. An error only
 /// when the engine cannot be reached (the jobs stay deferred).
 status_or<std::vector<std::string>> submit_ready(batch& b, engine& e);
-/// The engine name and settings of these options: ("ray", {"address": URL}) or ("slurm", null).
-status engine_for(const scheduler_options& so, std::string* name, json* config);
+/// The engine and settings of these options: (ray, {"address": URL}) or (slurm, null).
+status engine_for(const scheduler_options& so, engine_kind* kind, json* config);
 
 /// The request of a kernel batch (request.json).
 status_or<kernel::eval_request> load_batch_request(const batch& b);

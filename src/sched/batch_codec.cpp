@@ -69,6 +69,16 @@ constexpr std::pair<job_role, const char*> k_role_names[] = {
     {job_role::reference, "reference"}, {job_role::kernel, "kernel"}, {job_role::timing, "timing"}, {job_role::command, "command"}};
 }  // namespace
 
+constexpr std::pair<run_environment, const char*> k_environment_names[] = {
+    {run_environment::local, "local"}, {run_environment::container, "container"}, {run_environment::ray, "ray"},
+    {run_environment::slurm, "slurm"}};
+constexpr std::pair<engine_kind, const char*> k_engine_names[] = {{engine_kind::slurm, "slurm"}, {engine_kind::ray, "ray"}};
+
+const char* run_environment_name(run_environment e) { return enum_name(k_environment_names, e, "local"); }
+std::optional<run_environment> parse_run_environment(std::string_view word) { return enum_parse(k_environment_names, word); }
+const char* engine_kind_name(engine_kind k) { return enum_name(k_engine_names, k, "slurm"); }
+std::optional<engine_kind> parse_engine_kind(std::string_view word) { return enum_parse(k_engine_names, word); }
+
 const char* job_role_name(job_role r) { return enum_name(k_role_names, r, "kernel"); }
 std::optional<job_role> parse_job_role(std::string_view word) { return enum_parse(k_role_names, word); }
 
@@ -106,9 +116,11 @@ status_or<batch> batch::load(const fs::path& dir) {
   MAGPIE_RETURN_IF_ERROR(f.check_object());
   batch b;
   b.dir = absolute_path(dir);
-  MAGPIE_RETURN_IF_ERROR(f.read("engine", &b.engine));  // batches from before the Ray engine are Slurm's
-  if (b.engine != "slurm" && b.engine != "ray")
-    return parse_error("%s: unknown engine '%s' (slurm, ray)", file.c_str(), b.engine.c_str());
+  std::string engine = engine_kind_name(engine_kind::slurm);
+  MAGPIE_RETURN_IF_ERROR(f.read("engine", &engine));  // batches from before the Ray engine are Slurm's
+  std::optional<engine_kind> kind = parse_engine_kind(engine);
+  if (!kind) return parse_error("%s: unknown engine '%s' (slurm, ray)", file.c_str(), engine.c_str());
+  b.engine = *kind;
   MAGPIE_RETURN_IF_ERROR(f.read("engine_config", &b.engine_config));
   MAGPIE_RETURN_IF_ERROR(require_word(f, "mode", parse_batch_mode, "analyze, compare or command", &b.mode));
   MAGPIE_RETURN_IF_ERROR(f.read("created", &b.created));

@@ -4,6 +4,7 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "core/yaml.h"
+#include "kernel/config_snapshot_printer.h"
 #include "sched/engine.h"
 #include "sched/job_results.h"
 #include "sched/merge.h"
@@ -34,14 +35,7 @@ status copy_job_files(const batch& b, const fs::path& ws) {
 }
 
 json config_snapshot(const batch& b, const kernel::eval_request& req) {
-  json snap = {{"kernels", json::array()}};
-  for (const auto& k : req.kernels) snap["kernels"].push_back(k.to_json());
-  if (req.reference) snap["reference"] = req.reference->to_json();
-  snap["correctness"] = req.correctness.to_json();
-  snap["performance"] = req.performance.to_json();
-  snap["performance"]["timing"] = req.timing.to_json();
-  if (b.mode == batch_mode::compare) snap["compare"] = req.compare.to_json();
-  snap["run_seed"] = b.run_seed;
+  json snap = kernel::config_snapshot(req, b.mode == batch_mode::compare, b.run_seed);
   snap["scheduler"] = load_batch_options(b);
   if (!snap["scheduler"].is_object()) snap["scheduler"] = json::object();
   snap["scheduler"]["environment"] = b.engine;
@@ -101,7 +95,7 @@ status_or<collect_outcome> collect_batch(batch& b, const collect_options& o) {
   out.report_path = ws.dir / (std::string(batch_mode_name(b.mode)) + "_report.json");
   out.report = m.report;
   out.exit_code = m.exit_code;
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(ws.dir / "config.yaml", json_to_yaml(config_snapshot(b, req))));
+  MAGPIE_RETURN_IF_ERROR(kernel::write_config_snapshot(ws.dir, config_snapshot(b, req)));
   MAGPIE_RETURN_IF_ERROR(copy_job_files(b, ws.dir));
   MAGPIE_RETURN_IF_ERROR(write_json_file(out.report_path, m.report));
   out.console = m.console;

@@ -11,7 +11,7 @@ namespace magpie::sched {
 
 fs::path job_log_path(const job_record& j) {
   if (j.job_id.empty()) return {};
-  return j.dir / ((j.engine == "ray" ? "ray-" : "slurm-") + j.job_id + ".out");
+  return j.dir / (std::string(engine_kind_name(j.engine)) + "-" + j.job_id + ".out");
 }
 
 namespace {
@@ -19,7 +19,7 @@ namespace {
 class slurm_engine final : public engine {
  public:
   explicit slurm_engine(command_runner run) : m_client(std::move(run)) {}
-  const char* name() const override { return "slurm"; }
+  const char* name() const override { return engine_kind_name(engine_kind::slurm); }
   status check() override { return check_slurm_tools(); }
   bool native_dependencies() const override { return true; }
   status_or<std::string> submit(const batch&, const job_record& j, const std::vector<std::string>& after) override {
@@ -51,7 +51,7 @@ std::string submission_id(const batch& b, const job_record& j) {
 class ray_engine final : public engine {
  public:
   explicit ray_engine(ray_client client) : m_client(std::move(client)) {}
-  const char* name() const override { return "ray"; }
+  const char* name() const override { return engine_kind_name(engine_kind::ray); }
   status check() override {
     auto v = m_client.version();
     if (!v.ok()) return v.get_status();
@@ -113,9 +113,8 @@ class ray_engine final : public engine {
 std::unique_ptr<engine> make_slurm_engine(command_runner run) { return std::make_unique<slurm_engine>(std::move(run)); }
 std::unique_ptr<engine> make_ray_engine(ray_client client) { return std::make_unique<ray_engine>(std::move(client)); }
 
-status_or<std::unique_ptr<engine>> make_engine(const std::string& name, const json& config) {
-  if (name == "slurm") return make_slurm_engine(default_runner());
-  if (name != "ray") return invalid_argument("unknown engine '%s' (slurm, ray)", name.c_str());
+status_or<std::unique_ptr<engine>> make_engine(engine_kind kind, const json& config) {
+  if (kind == engine_kind::slurm) return make_slurm_engine(default_runner());
   std::string address = config.is_object() ? json_string(config, "address") : "";
   MAGPIE_ASSIGN_OR_RETURN(net::endpoint_url url, resolve_ray_address(address));
   return make_ray_engine(ray_client(url));

@@ -45,7 +45,7 @@ class engine {
 /// The engine a batch was planned for (batch.engine; the Ray address from batch.json).
 status_or<std::unique_ptr<engine>> make_engine(const batch& b);
 /// By name and settings, as engine_for() gives them for scheduler options.
-status_or<std::unique_ptr<engine>> make_engine(const std::string& name, const json& config);
+status_or<std::unique_ptr<engine>> make_engine(engine_kind kind, const json& config);
 /// The engines over an injected transport (tests) or the real one.
 std::unique_ptr<engine> make_slurm_engine(command_runner run);
 std::unique_ptr<engine> make_ray_engine(ray_client client);

@@ -27,7 +27,7 @@ std::optional<kernel::external_reference> reference_from_job(const batch& b) {
   auto res = read_job_result(r->dir);
   json report = res.ok() ? read_job_report(*res) : json(nullptr);
   if (!report.is_object() || !report.contains("reference")) {
-    ext.failure = strprintf("the reference job '%s' (%s job %s) wrote no reference report%s", r->name.c_str(), r->engine.c_str(),
+    ext.failure = strprintf("the reference job '%s' (%s job %s) wrote no reference report%s", r->name.c_str(), engine_kind_name(r->engine),
                             r->job_id.empty() ? "?" : r->job_id.c_str(),
                             res.ok() ? (": " + json_string(*res, "error")).c_str() : " (killed, cancelled or crashed?)");
     return ext;

@@ -70,11 +70,11 @@ json scheduler_section(const batch& b, const eval_request& req) {
           {"submit_host", b.submit_host}, {"created", b.created}, {"collected", iso_time_now()},
           {"complete", complete}, {"job_states", counts}, {"jobs", jobs},
           {"options", load_batch_options(b)}};
-  if (b.engine == "ray") s["ray_address"] = json_string(b.engine_config, "address");
+  if (b.engine == engine_kind::ray) s["ray_address"] = json_string(b.engine_config, "address");
   return s;
 }
 
-std::string engine_title(const batch& b) { return b.engine == "ray" ? "Ray" : "Slurm"; }
+std::string engine_title(const batch& b) { return b.engine == engine_kind::ray ? "Ray" : "Slurm"; }
 
 task_status batch_status(const batch& b) {
   bool failed = false;
@@ -89,7 +89,7 @@ task_status batch_status(const batch& b) {
 std::string jobs_table(const batch& b) {
   int w = 10;  // Slurm ids are short, Ray submission ids are magpie-<batch>-<job>
   for (const auto& j : b.jobs) w = std::max(w, static_cast<int>(j.job_id.size()));
-  std::string id_head = b.engine == "ray" ? "RAY ID" : "SLURM ID";
+  std::string id_head = b.engine == engine_kind::ray ? "RAY ID" : "SLURM ID";
   std::string s = strprintf("  %-28s %-*s %-14s %-16s %s\n", "JOB", w, id_head.c_str(), "STATE", "NODE", "EXIT");
   for (const auto& j : b.jobs) {
     std::string exit = j.last.exit_status >= 0 ? std::to_string(j.last.exit_status)

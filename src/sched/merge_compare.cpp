@@ -48,12 +48,12 @@ status read_compare_timing(const json& rep, timing_view* t) {
   for (size_t k = 0; k < t->order.size(); ++k) {
     const int i = t->order[k];
     t->rows[i] = rows[k];
-    double median = 0;
     json_fields vf(verdicts[k], "timing report", strprintf("results.verdicts[%zu]", k));
-    MAGPIE_ASSIGN_OR_RETURN(verdict v, kernel::verdict_from_json(vf, &median));
+    MAGPIE_ASSIGN_OR_RETURN(verdict_record rec, decode_verdict(vf));
+    verdict v = kernel::verdict_of(rec);
     v.index = i;
     t->verdicts[i] = v;
-    t->median_ns[i] = median;
+    t->median_ns[i] = rec.median_ns.value_or(0);
   }
   return ok_status();
 }
@@ -213,7 +213,7 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
   report["scheduler"] = sched;
   m.report = report;
   std::string sep(60, '=');
-  m.console = sep + "\nCOMPARISON RESULTS (" + b.engine + ")\n" + sep + "\n" + summary;
+  m.console = sep + "\nCOMPARISON RESULTS (" + engine_kind_name(b.engine) + ")\n" + sep + "\n" + summary;
   return m;
 }
 

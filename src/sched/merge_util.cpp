@@ -27,7 +27,7 @@ std::map<std::string, job_view> load_views(const batch& b) {
 std::string job_end_text(const job_record* j) {
   if (!j) return "no job evaluated it";
   if (j->job_id.empty()) return "its job '" + j->name + "' was not submitted: " + j->submit_error;
-  std::string s = j->engine + " job " + j->job_id + " (" + j->name + ") ";
+  std::string s = std::string(engine_kind_name(j->engine)) + " job " + j->job_id + " (" + j->name + ") ";
   const job_info& l = j->last;
   if (!is_terminal(l.state)) {
     s += std::string("was still ") + job_state_name(l.state) + " when the batch was collected";

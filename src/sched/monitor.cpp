@@ -107,7 +107,7 @@ void log_changes(const batch& b, const std::vector<std::string>& names) {
     if (!j->last.reason.empty()) extra += " (" + j->last.reason + ")";
     if (is_terminal(j->last.state) && j->last.exit_status >= 0) extra += strprintf(", exit %d", j->last.exit_status);
     if (j->job_id.empty()) continue;  // a deferred job submitted this round: submit_batch logged it
-    MAGPIE_LOG_INFO("[%s] %s job %s: %s%s", j->name.c_str(), j->engine.c_str(), j->job_id.c_str(),
+    MAGPIE_LOG_INFO("[%s] %s job %s: %s%s", j->name.c_str(), engine_kind_name(j->engine), j->job_id.c_str(),
                     job_state_name(j->last.state), extra.c_str());
   }
 }

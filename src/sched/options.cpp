@@ -6,7 +6,7 @@
 namespace magpie::sched {
 
 json scheduler_options::to_json() const {
-  return {{"environment", environment.empty() ? json("local") : json(environment)}, {"max_workers", max_workers},
+  return {{"environment", environment.value_or(run_environment::local)}, {"max_workers", max_workers},
           {"docker_image", docker_image.empty() ? json(nullptr) : json(docker_image)}, {"gpu_devices", gpu_devices},
           {"partition", partition}, {"account", account}, {"qos", qos}, {"constraint", constraint}, {"gres", gres},
           {"time_limit", time_limit}, {"timing_time_limit", timing_time_limit}, {"mem", mem},
@@ -19,9 +19,8 @@ status parse_scheduler_section(const config_node& n, const std::string& field, s
   if (!n.is_map()) return config_error(n, field, "expected a mapping");
   field_reader r(n, field);
   if (const config_node* e = r.get("environment")) {
-    std::string env = e->is_scalar() ? to_lower(e->text) : "";
-    if (env != "local" && env != "container" && env != "ray" && env != "slurm")
-      return config_error(*e, r.field("environment"), "expected local, container, ray or slurm");
+    std::optional<run_environment> env = e->is_scalar() ? parse_run_environment(to_lower(e->text)) : std::nullopt;
+    if (!env) return config_error(*e, r.field("environment"), "expected local, container, ray or slurm");
     out->environment = env;
   }
   int64_t v = out->max_workers;
@@ -65,18 +64,23 @@ status load_scheduler_sections(const fs::path& kernel_yaml, scheduler_options* o
     MAGPIE_RETURN_IF_ERROR(parse_scheduler_section(*sc, "scheduler", out));
   if (const config_node* rc = root.get("ray_config")) {
     MAGPIE_RETURN_IF_ERROR(parse_ray_config(*rc, "ray_config", out));
-    if (out->environment.empty()) out->environment = "ray";
+    if (!out->environment) out->environment = run_environment::ray;
   }
   return ok_status();
 }
 
-status check_environment(const std::string& env) {
-  if (env.empty() || env == "local" || env == "slurm" || env == "ray") return ok_status();
-  if (env == "container")
-    return error(status_code::failed_precondition,
-                 "the container environment is not provided (Magpie's own ContainerExecutor is a stub); run magpie "
-                 "inside the container, or use -e slurm / -e ray / -e local");
-  return invalid_argument("unknown environment '%s' (local, slurm, ray)", env.c_str());
+status check_environment(std::optional<run_environment> env) {
+  if (env != run_environment::container) return ok_status();
+  return error(status_code::failed_precondition,
+               "the container environment is not provided (Magpie's own ContainerExecutor is a stub); run magpie "
+               "inside the container, or use -e slurm / -e ray / -e local");
+}
+
+status_or<std::optional<run_environment>> environment_from_flag(const std::string& word) {
+  if (word.empty()) return std::optional<run_environment>();
+  std::optional<run_environment> env = parse_run_environment(word);
+  if (!env) return invalid_argument("unknown environment '%s' (local, slurm, ray)", word.c_str());
+  return env;
 }
 
 }  // namespace magpie::sched

@@ -3,13 +3,31 @@
 // kernel module never sees these: sched plans jobs from them (batch.h).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config.h"
 #include "core/json.h"
 
 namespace magpie::sched {
+
+/// Where runs execute (scheduler.environment, -e/--environment): container is upstream Magpie's
+/// stub environment, accepted by the parser and refused by check_environment.
+enum class run_environment { local, container, ray, slurm };
+/// "local", "container", "ray", "slurm" (batch_codec.cpp).
+const char* run_environment_name(run_environment e);
+/// Lower-case words only (callers lower-case YAML values, as upstream Magpie does).
+std::optional<run_environment> parse_run_environment(std::string_view word);
+inline void to_json(json& j, run_environment e) { j = run_environment_name(e); }
+
+/// The system a batch's jobs run on (batch.json's "engine").
+enum class engine_kind { slurm, ray };
+/// "slurm", "ray" (batch_codec.cpp).
+const char* engine_kind_name(engine_kind k);
+std::optional<engine_kind> parse_engine_kind(std::string_view word);
+inline void to_json(json& j, engine_kind k) { j = engine_kind_name(k); }
 
 /// Magpie's `ray_config:` (kernel YAML top level, or inside a benchmark's `benchmark:` block):
 /// where the Ray Jobs API is and what each job's entrypoint reserves (src/sched, docs/ray.md).
@@ -27,7 +45,7 @@ struct ray_options {
 /// gpu_devices) plus ours for Slurm (src/sched/, docs/slurm.md). Precedence: CLI > kernel YAML >
 /// framework config.
 struct scheduler_options {
-  std::string environment;             ///< local | container | ray | slurm; "" = not set (local)
+  std::optional<run_environment> environment;  ///< nullopt = not set (local)
   int max_workers = 0;                 ///< Magpie's; accepted (0 = default)
   std::string docker_image;            ///< Magpie's; accepted
   std::vector<int64_t> gpu_devices;    ///< Magpie's; accepted
@@ -55,8 +73,10 @@ status parse_ray_config(const config_node& n, const std::string& field, schedule
 /// The `scheduler:` and `ray_config:` sections of a kernel YAML (a ray_config section runs the
 /// file on Ray unless scheduler.environment says otherwise). Errors name file:line:col and field.
 status load_scheduler_sections(const fs::path& kernel_yaml, scheduler_options* out);
-/// Ok for "", local, slurm and ray; container is Magpie's stub environment, not provided (the
-/// error says so).
-status check_environment(const std::string& env);
+/// Ok for unset, local, slurm and ray; container is upstream Magpie's stub environment, not
+/// provided (the error says so).
+status check_environment(std::optional<run_environment> env);
+/// The -e/--environment flag's word ("" = not given: nullopt); an unknown word is an error.
+status_or<std::optional<run_environment>> environment_from_flag(const std::string& word);
 
 }  // namespace magpie::sched

@@ -16,10 +16,10 @@ namespace {
 // The engine for these options, checked (tools on PATH, dashboard answering) before anything is
 // written, so a wrong cluster address leaves no half-made batch behind.
 status_or<std::unique_ptr<engine>> checked_engine(const scheduler_options& so) {
-  std::string name;
+  engine_kind kind = engine_kind::slurm;
   json config;
-  MAGPIE_RETURN_IF_ERROR(engine_for(so, &name, &config));
-  MAGPIE_ASSIGN_OR_RETURN(auto e, make_engine(name, config));
+  MAGPIE_RETURN_IF_ERROR(engine_for(so, &kind, &config));
+  MAGPIE_ASSIGN_OR_RETURN(auto e, make_engine(kind, config));
   MAGPIE_RETURN_IF_ERROR(e->check());
   return e;
 }

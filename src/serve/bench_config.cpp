@@ -41,10 +41,12 @@ bool benchmark_config::profiling_requested() const {
   return profiler.torch_profiler || profiler.tracelens_enabled || gap_analysis_enabled || profiler.system_profiler;
 }
 
-std::string benchmark_config::effective_run_kind() const {
-  if (run_kind != "auto") return run_kind;
-  return profiling_requested() ? "diagnostic" : "measurement";
+run_kind benchmark_config::effective_run_kind() const {
+  if (run_kind != serve::run_kind::automatic) return run_kind;
+  return profiling_requested() ? serve::run_kind::diagnostic : serve::run_kind::measurement;
 }
+
+std::string benchmark_config::framework_name() const { return framework ? serving_framework_name(*framework) : ""; }
 
 env_list default_envs() {
   return {{"TP", "1"}, {"CONC", "32"}, {"ISL", "1024"}, {"OSL", "512"}, {"RANDOM_RANGE_RATIO", "0.5"}};
@@ -117,7 +119,7 @@ json benchmark_config_schema() {
 
 json benchmark_config::to_json() const {
   json j;
-  j["framework"] = framework;
+  j["framework"] = framework_name();
   j["model"] = model;
   j["precision"] = precision;
   j["run_mode"] = run_mode;
@@ -290,21 +292,32 @@ status read_server(const config_node& node, server_settings& s) {
 
 status read_benchmark(const config_node& b, benchmark_config& c) {
   field_reader r(b, "benchmark");
-  MAGPIE_RETURN_IF_ERROR(r.read_string("framework", &c.framework));
+  std::string framework = c.framework_name(), run_mode = server_run_mode_name(c.run_mode), kind = run_kind_name(c.run_kind);
+  MAGPIE_RETURN_IF_ERROR(r.read_string("framework", &framework));
   MAGPIE_RETURN_IF_ERROR(r.read_string("model", &c.model));
   MAGPIE_RETURN_IF_ERROR(r.read_string("precision", &c.precision));
-  MAGPIE_RETURN_IF_ERROR(r.read_string("run_mode", &c.run_mode));
-  MAGPIE_RETURN_IF_ERROR(r.read_string("run_kind", &c.run_kind));
-  c.framework = to_lower(c.framework);  // Magpie lower-cases both
-  c.run_mode = to_lower(c.run_mode);
-  if (const config_node* f = r.get("framework"); f && c.framework != "vllm" && c.framework != "sglang" && c.framework != "atom")
-    return config_error(*f, r.field("framework"), "'" + f->text + "' is not supported (vllm, sglang, atom" +
-                        (c.framework == "xdit" ? "; xdit offline diffusion is not provided by magpie)" : ")"));
+  MAGPIE_RETURN_IF_ERROR(r.read_string("run_mode", &run_mode));
+  MAGPIE_RETURN_IF_ERROR(r.read_string("run_kind", &kind));
+  framework = to_lower(framework);  // upstream Magpie lower-cases both
+  run_mode = to_lower(run_mode);
+  if (const config_node* f = r.get("framework")) {
+    auto fw = parse_serving_framework(framework);
+    if (!fw)
+      return config_error(*f, r.field("framework"), "'" + f->text + "' is not supported (vllm, sglang, atom" +
+                          (framework == "xdit" ? "; xdit offline diffusion is not provided by magpie)" : ")"));
+    c.framework = fw;
+  }
   // ray: the run is submitted as a Ray job by src/cli/benchmark_ray.cpp, which runs it there with --run-mode local.
-  if (const config_node* m = r.get("run_mode"); m && c.run_mode != "local" && c.run_mode != "docker" && c.run_mode != "ray")
-    return config_error(*m, r.field("run_mode"), "'" + m->text + "' is not one of docker, local, ray");
-  if (const config_node* k = r.get("run_kind"); k && c.run_kind != "auto" && c.run_kind != "measurement" && c.run_kind != "diagnostic")
-    return config_error(*k, r.field("run_kind"), "'" + k->text + "' is not one of auto, measurement, diagnostic");
+  if (const config_node* m = r.get("run_mode")) {
+    auto mode = parse_server_run_mode(run_mode);
+    if (!mode) return config_error(*m, r.field("run_mode"), "'" + m->text + "' is not one of docker, local, ray");
+    c.run_mode = *mode;
+  }
+  if (const config_node* k = r.get("run_kind")) {
+    auto rk = parse_run_kind(kind);
+    if (!rk) return config_error(*k, r.field("run_kind"), "'" + k->text + "' is not one of auto, measurement, diagnostic");
+    c.run_kind = *rk;
+  }
   if (const config_node* e = r.get("envs")) MAGPIE_RETURN_IF_ERROR(detail::read_envs(*e, c));
   if (const config_node* l = r.get("server_lifecycle")) MAGPIE_RETURN_IF_ERROR(detail::read_lifecycle(*l, c.lifecycle));
   if (const config_node* p = r.get("profiler")) MAGPIE_RETURN_IF_ERROR(read_profiler(*p, c));
@@ -336,7 +349,7 @@ status_or<benchmark_config> parse_benchmark_yaml(const std::string& text, const 
   if (!b || !b->is_map() || b->entries.empty())
     return invalid_argument("%s: the benchmark config needs a non-empty top-level 'benchmark:' mapping", file_name.c_str());
   benchmark_config c;
-  c.framework = "sglang";  // Magpie's from_dict default
+  c.framework = serving_framework::sglang;  // upstream Magpie's from_dict default
   c.config_path = file_name;
   c.input_config_sha256 = sha256_hex(text);
   MAGPIE_RETURN_IF_ERROR(read_benchmark(*b, c));

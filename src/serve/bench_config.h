@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/config.h"
@@ -80,8 +81,34 @@ struct server_settings {
   std::vector<std::string> command;     ///< replaces the whole server command (argv) when set
 };
 
+/// The serving frameworks magpie launches (benchmark.framework, `magpie benchmark <framework>`).
+enum class serving_framework { vllm, sglang, atom };
+/// Where the server runs: in a container, as a local process, or (ray) the whole run is
+/// submitted as one Ray job by cli/benchmark_ray.cpp, which runs it there with run_mode local.
+enum class server_run_mode { docker, local, ray };
+/// upstream Magpie's run_kind: measurement (no profilers allowed), diagnostic, or auto
+/// (diagnostic when any profiler or analysis is on).
+enum class run_kind { automatic, measurement, diagnostic };
+
+/// The words of reports, configs and flags (bench_modes_codec.cpp): "vllm" "sglang" "atom";
+/// "docker" "local" "ray"; "auto" "measurement" "diagnostic". Parsers take the exact word.
+const char* serving_framework_name(serving_framework f);
+std::optional<serving_framework> parse_serving_framework(std::string_view word);
+const char* server_run_mode_name(server_run_mode m);
+std::optional<server_run_mode> parse_server_run_mode(std::string_view word);
+const char* run_kind_name(run_kind k);
+std::optional<run_kind> parse_run_kind(std::string_view word);
+inline void to_json(json& j, serving_framework f) { j = serving_framework_name(f); }
+inline void to_json(json& j, server_run_mode m) { j = server_run_mode_name(m); }
+inline void to_json(json& j, run_kind k) { j = run_kind_name(k); }
+/// A framework named on the command line; an unknown word is an error listing the supported ones.
+status_or<serving_framework> framework_from_word(const std::string& word);
+
 struct benchmark_config {
-  std::string framework, model, precision = "fp8", run_mode = "docker", run_kind = "auto";
+  std::optional<serving_framework> framework;  ///< nullopt: none (a --base-url run without one)
+  std::string model, precision = "fp8";
+  server_run_mode run_mode = server_run_mode::docker;
+  serve::run_kind run_kind = serve::run_kind::automatic;
   env_list envs;                    ///< keys upper-cased, file order
   profiler_settings profiler;
   json gap_analysis = json::object();  ///< the gap_analysis block as given (trace::gap_config::from_json)
@@ -104,7 +131,9 @@ struct benchmark_config {
   int tp() const { return static_cast<int>(env_int("TP", 1)); }
   /// Magpie's run_kind policy: auto → diagnostic when any profiler/analysis is on.
   bool profiling_requested() const;
-  std::string effective_run_kind() const;
+  serve::run_kind effective_run_kind() const;
+  /// The framework's word; "" when none.
+  std::string framework_name() const;
   json to_json() const;
 };
 

@@ -202,8 +202,9 @@ status validate_lifecycle(const benchmark_config& c) {
   const lifecycle_settings& l = c.lifecycle;
   if (!l.enabled) return ok_status();
   if (!c.base_url.empty()) return invalid_argument("server_lifecycle does not apply to --base-url runs (no server is launched)");
-  if (c.run_mode != "local" && c.run_mode != "docker")
-    return invalid_argument("server_lifecycle.enabled requires run_mode local or docker (run_mode %s)", c.run_mode.c_str());
+  if (c.run_mode == server_run_mode::ray)
+    return invalid_argument("server_lifecycle.enabled requires run_mode local or docker (run_mode %s)",
+                            server_run_mode_name(c.run_mode));
   if (c.profiler.torch_profiler && !l.cleanup)
     return invalid_argument("server_lifecycle with profiler.torch_profiler.enabled needs cleanup: true (the profiled "
                             "server must end with its run); disable the profiler for reuse runs");
@@ -216,17 +217,15 @@ status validate_lifecycle(const benchmark_config& c) {
 
 status validate_config(const benchmark_config& c) {
   if (c.base_url.empty()) {
-    if (c.framework != "vllm" && c.framework != "sglang" && c.framework != "atom")
-      return invalid_argument("framework '%s' is not supported (vllm, sglang, atom; xdit is not)", c.framework.c_str());
+    if (!c.framework) return framework_from_word("").get_status();
     if (c.model.empty() && c.server.command.empty()) return invalid_argument("a model is required (-m/--model or benchmark.model)");
-    if (c.run_mode != "local" && c.run_mode != "docker")
-      return invalid_argument("run_mode '%s' is not supported (local, docker)", c.run_mode.c_str());
+    // ray never reaches a local run: cli/benchmark_ray.cpp submits it, to run there with run_mode local.
+    if (c.run_mode == server_run_mode::ray)
+      return invalid_argument("run_mode '%s' is not supported (local, docker)", server_run_mode_name(c.run_mode));
   } else {
     MAGPIE_RETURN_IF_ERROR(parse_base_url(c.base_url).get_status());
   }
-  if (c.run_kind != "auto" && c.run_kind != "measurement" && c.run_kind != "diagnostic")
-    return invalid_argument("run_kind '%s' must be auto, measurement or diagnostic", c.run_kind.c_str());
-  if (c.run_kind == "measurement" && c.profiling_requested())
+  if (c.run_kind == run_kind::measurement && c.profiling_requested())
     return invalid_argument("run_kind measurement cannot enable the torch or system profiler, tracelens or gap analysis (they perturb the measurement); use diagnostic or auto");
   for (const auto& [k, v] : c.envs)
     if (std::string problem = check_env_value(k, v); !problem.empty())

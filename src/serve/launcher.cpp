@@ -36,19 +36,16 @@ bool version_at_least(const std::string& a, const std::string& b) {
   return true;
 }
 
-status_or<std::string> default_image(const std::string& framework, const std::string& vendor, const std::string& arch) {
+status_or<std::string> default_image(serving_framework framework, const std::string& vendor, const std::string& arch) {
   bool amd = vendor == "AMD" || starts_with(arch, "gfx");
-  if (framework == "vllm") return std::string(amd ? "vllm/vllm-openai-rocm:v0.19.1" : "vllm/vllm-openai:v0.19.1");
-  if (framework == "sglang") {
+  if (framework == serving_framework::vllm) return std::string(amd ? "vllm/vllm-openai-rocm:v0.19.1" : "vllm/vllm-openai:v0.19.1");
+  if (framework == serving_framework::sglang) {
     if (!amd) return std::string("lmsysorg/sglang:v0.5.8-cu130-amd64-runtime");
     if (arch == "gfx950") return std::string("lmsysorg/sglang:v0.5.12-rocm720-mi35x");
     return std::string("lmsysorg/sglang:v0.5.12-rocm720-mi30x");
   }
-  if (framework == "atom") {
-    if (!amd) return invalid_argument("atom has no NVIDIA image (ROCm only); give --docker-image or use --run-mode local");
-    return std::string("rocm/atom:latest");
-  }
-  return invalid_argument("no default image for framework '%s'", framework.c_str());
+  if (!amd) return invalid_argument("atom has no NVIDIA image (ROCm only); give --docker-image or use --run-mode local");
+  return std::string("rocm/atom:latest");
 }
 
 namespace {
@@ -90,7 +87,7 @@ std::vector<std::string> framework_argv(const benchmark_config& c, const launch_
   std::string port = std::to_string(ctx.port), tp = std::to_string(c.tp()), len = std::to_string(max_model_len(c));
   std::vector<std::string> a;
   const std::string mem = gpu_memory_utilization(c);  // GPU_MEMORY_UTILIZATION or GPU_MEM_UTIL
-  if (c.framework == "vllm") {
+  if (c.framework == serving_framework::vllm) {
     const std::string extra = c.env("EXTRA_VLLM_ARGS");
     a = {"vllm", "serve", c.model, "--host", "127.0.0.1", "--port", port, "--tensor-parallel-size", tp};
     if (!extra_sets(extra, {"--gpu-memory-utilization"})) a.insert(a.end(), {"--gpu-memory-utilization", mem.empty() ? "0.9" : mem});
@@ -104,7 +101,7 @@ std::vector<std::string> framework_argv(const benchmark_config& c, const launch_
                          "--profiler-config.torch_profiler_with_flops", "True",
                          "--profiler-config.torch_profiler_use_gzip", "True"});
     append_split(a, c.env("EXTRA_VLLM_ARGS"));
-  } else if (c.framework == "sglang") {
+  } else if (c.framework == serving_framework::sglang) {
     const std::string extra = c.env("EXTRA_SGLANG_ARGS");
     a = {"python3", "-m", "sglang.launch_server", "--model-path", c.model, "--host", "127.0.0.1", "--port", port,
          "--tp-size", tp, "--trust-remote-code"};
@@ -122,7 +119,7 @@ std::vector<std::string> framework_argv(const benchmark_config& c, const launch_
     if (profile) a.insert(a.end(), {"--torch-profiler-dir", plan.server_trace_dir});
     append_split(a, c.env("EXTRA_ATOM_ARGS"));
   }
-  if (c.framework != "atom") {
+  if (c.framework != serving_framework::atom) {
     auto d = dtype_args(c.precision);
     a.insert(a.end(), d.begin(), d.end());
   }
@@ -172,7 +169,7 @@ std::vector<std::string> docker_argv(const benchmark_config& c, const launch_con
 void apply_system_profiler(const benchmark_config& c, const launch_context& ctx, server_plan& plan) {
   if (!c.profiler.system_profiler) return;
   std::string why;
-  if (c.run_mode != "local") why = "the server runs in a container (run_mode docker); nsys is only wrapped around a local server";
+  if (c.run_mode != server_run_mode::local) why = "the server runs in a container (run_mode docker); nsys is only wrapped around a local server";
   else if (ctx.vendor == "AMD" || starts_with(c.gpu_arch, "gfx"))
     why = "Nsight Systems is NVIDIA-only and magpie has no AMD system profiler";
   std::string path_env;
@@ -197,7 +194,7 @@ void apply_system_profiler(const benchmark_config& c, const launch_context& ctx,
 
 status_or<server_plan> plan_server(const benchmark_config& c, const launch_context& ctx) {
   server_plan plan;
-  bool docker = c.run_mode == "docker";
+  bool docker = c.run_mode == server_run_mode::docker;
   bool profile = c.profiler.torch_profiler;
   plan.host_trace_dir = ctx.workspace / "torch_trace";
   plan.server_trace_dir = docker ? "/workspace/torch_trace" : plan.host_trace_dir.string();
@@ -206,17 +203,18 @@ status_or<server_plan> plan_server(const benchmark_config& c, const launch_conte
   plan.stop_grace_s = c.server.stop_grace_s;
   if (docker) {
     // server_lifecycle: one stable name per framework and port, so later runs find the container.
-    plan.container_name = c.lifecycle.enabled ? "magpie-server-" + c.framework + "-" + std::to_string(ctx.port)
+    plan.container_name = c.lifecycle.enabled ? "magpie-server-" + c.framework_name() + "-" + std::to_string(ctx.port)
                                               : "magpie-benchmark-" + ctx.task_id;
     if (!c.docker_image.empty()) {
       plan.image = c.docker_image;
     } else {
-      MAGPIE_ASSIGN_OR_RETURN(plan.image, default_image(c.framework, ctx.vendor, c.gpu_arch));
+      if (!c.framework) return invalid_argument("no default image without a framework");
+      MAGPIE_ASSIGN_OR_RETURN(plan.image, default_image(*c.framework, ctx.vendor, c.gpu_arch));
     }
   }
   std::string version = ctx.vllm_version.empty() && docker ? parse_version(plan.image) : ctx.vllm_version;
   if (!profile) plan.profiler_args = "none";
-  else if (c.framework != "vllm" || !c.server.command.empty()) plan.profiler_args = "env";
+  else if (c.framework != serving_framework::vllm || !c.server.command.empty()) plan.profiler_args = "env";
   else if (c.profiler.vllm_profiler_args != "auto") plan.profiler_args = c.profiler.vllm_profiler_args;
   else plan.profiler_args = !version.empty() && version_at_least(version, "0.15") ? "flags" : "env";
   if (!c.server.command.empty()) plan.server_argv = c.server.command;

@@ -51,7 +51,7 @@ struct server_plan {
 status_or<server_plan> plan_server(const benchmark_config& cfg, const launch_context& ctx);
 
 /// Magpie's image table (benchmark_images.yaml): framework × vendor/arch → image.
-status_or<std::string> default_image(const std::string& framework, const std::string& vendor, const std::string& arch);
+status_or<std::string> default_image(serving_framework framework, const std::string& vendor, const std::string& arch);
 
 /// "0.19.1" from "vllm/vllm-openai:v0.19.1" or `vllm --version` output; "" when none.
 std::string parse_version(const std::string& text);

@@ -31,7 +31,7 @@ std::string interrupted() {
 }
 
 std::string detect_vllm_version(const benchmark_config& c) {
-  if (c.framework != "vllm" || c.run_mode != "local" || !c.profiler.torch_profiler || c.profiler.vllm_profiler_args != "auto" ||
+  if (c.framework != serving_framework::vllm || c.run_mode != server_run_mode::local || !c.profiler.torch_profiler || c.profiler.vllm_profiler_args != "auto" ||
       !c.server.command.empty())
     return {};
   spawn_spec s;
@@ -310,7 +310,7 @@ void run_orchestrated(benchmark_run& run, double deadline) {
 status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts) {
   MAGPIE_RETURN_IF_ERROR(validate_config(cfg));
   json j;
-  fs::path ws = absolute_path(opts.output_dir / ("benchmark_" + cfg.framework + "_DRYRUN"));
+  fs::path ws = absolute_path(opts.output_dir / ("benchmark_" + cfg.framework_name() + "_DRYRUN"));
   endpoint_url url;
   if (!cfg.base_url.empty()) {
     MAGPIE_ASSIGN_OR_RETURN(url, parse_base_url(cfg.base_url));
@@ -353,7 +353,7 @@ status_or<benchmark_run> run_benchmark(const benchmark_config& cfg, const run_op
   double start = monotonic_seconds(), deadline = start + cfg.timeout_seconds;
   // Nothing is written before the pre-flight passed (preflight.h).
   MAGPIE_ASSIGN_OR_RETURN(preflight_result pre, preflight(cfg, opts, deadline));
-  MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(opts.output_dir, "benchmark", cfg.base_url.empty() ? cfg.framework : "external"));
+  MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(opts.output_dir, "benchmark", cfg.base_url.empty() ? cfg.framework_name() : "external"));
   run.workspace = ws.dir;
   MAGPIE_RETURN_IF_ERROR(save_config_files(run));
   MAGPIE_LOG_INFO("workspace: %s", run.workspace.c_str());

@@ -30,10 +30,10 @@ double time_left(double deadline_s) {
 /// The program a launch starts (launcher.cpp's framework_argv / docker_argv) and, for a
 /// `python3 -m PKG.module` launch, the package that must be importable.
 std::pair<std::string, std::string> launch_program(const benchmark_config& c) {
-  if (c.run_mode == "docker") return {"docker", ""};
+  if (c.run_mode == server_run_mode::docker) return {"docker", ""};
   if (!c.server.command.empty()) return {c.server.command[0], ""};
-  if (c.framework == "vllm") return {"vllm", ""};
-  return {"python3", c.framework == "sglang" ? "sglang" : "atom"};
+  if (c.framework == serving_framework::vllm) return {"vllm", ""};
+  return {"python3", c.framework == serving_framework::sglang ? "sglang" : "atom"};
 }
 
 status check_launch_program(const benchmark_config& c) {
@@ -42,7 +42,7 @@ status check_launch_program(const benchmark_config& c) {
   merge_env(env, c.envs);
   std::string path = env.count("PATH") ? env["PATH"] : std::string("/usr/bin:/bin");
   std::string exe = find_executable(program, path);
-  const char* what = c.run_mode == "docker" ? "run_mode docker needs docker" : "the server's launch command";
+  const char* what = c.run_mode == server_run_mode::docker ? "run_mode docker needs docker" : "the server's launch command";
   if (exe.empty())
     return not_found("cannot start the server: command not found: %s (%s; searched PATH=%s)", program.c_str(), what, path.c_str());
   if (package.empty()) return ok_status();
@@ -53,7 +53,7 @@ status check_launch_program(const benchmark_config& c) {
   auto r = run_command(s, 30.0);
   if (r.ok() && r->exit_code == 3)
     return not_found("cannot start the server: %s cannot import the Python package '%s' (framework %s; install it or set "
-                     "PYTHONPATH in benchmark.envs)", exe.c_str(), package.c_str(), c.framework.c_str());
+                     "PYTHONPATH in benchmark.envs)", exe.c_str(), package.c_str(), c.framework_name().c_str());
   return ok_status();  // another failure of the probe itself is left to the launch to report
 }
 

@@ -30,9 +30,10 @@ bool is_trace_file(const fs::path& p) {
 
 }  // namespace
 
-status start_profile(const endpoint_url& url, const std::string& framework, const std::string& server_trace_dir, double timeout_s) {
+status start_profile(const endpoint_url& url, std::optional<serving_framework> framework, const std::string& server_trace_dir,
+                     double timeout_s) {
   std::string body;
-  if (framework == "sglang") body = dump_compact(json{{"output_dir", server_trace_dir}, {"record_shapes", true}});
+  if (framework == serving_framework::sglang) body = dump_compact(json{{"output_dir", server_trace_dir}, {"record_shapes", true}});
   MAGPIE_LOG_INFO("profiler: POST /start_profile");
   return post(url, "/start_profile", body, timeout_s);
 }
@@ -132,7 +133,7 @@ trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& tr
       out.errors.push_back("gap_analysis config: " + gc.get_status().message());
     } else {
       auto g = trace::run_gap_analysis(*gc, trace_dir, workspace / "gap_analysis");
-      if (g.ok()) out.gap_analysis = *g;
+      if (g.ok()) out.gap_analysis = std::move(*g);
       else out.errors.push_back("gap analysis: " + g.get_status().message());
     }
   }

@@ -12,12 +12,13 @@
 #include "core/status.h"
 #include "serve/bench_config.h"
 #include "serve/http_client.h"
+#include "trace/gap_analysis.h"
 
 namespace magpie::serve {
 
 /// POST /start_profile (SGLang also gets {"output_dir", "record_shapes": true}), answered
 /// within timeout_s (the orchestrator bounds it by what is left of --timeout).
-status start_profile(const endpoint_url& url, const std::string& framework, const std::string& server_trace_dir,
+status start_profile(const endpoint_url& url, std::optional<serving_framework> framework, const std::string& server_trace_dir,
                      double timeout_s = 120.0);
 /// POST /stop_profile; servers write their traces while answering, so the timeout is long.
 status stop_profile(const endpoint_url& url, double timeout_s);
@@ -29,7 +30,7 @@ std::vector<fs::path> wait_for_traces(const fs::path& dir, double timeout_s, dou
 struct trace_blocks {
   json kernel_summary = json::array();  ///< [{name, time_ms, percent, calls}] of the first rank trace
   json top_bottlenecks = json::array(); ///< first 10 names of kernel_summary
-  json gap_analysis = nullptr;          ///< run_gap_analysis block (gap_analysis.enabled)
+  std::optional<trace::gap_outputs> gap_analysis;  ///< run_gap_analysis (gap_analysis.enabled); printed by report.cpp
   json tracelens_analysis = nullptr;    ///< run_inference_analysis block (profiler.tracelens.enabled)
   std::vector<std::string> errors, warnings;
 };

@@ -8,6 +8,7 @@
 #include "core/strings.h"
 #include "magpie_generated/version.h"
 #include "serve/launcher.h"
+#include "trace/gap_printer.h"
 
 namespace magpie::serve {
 
@@ -28,7 +29,7 @@ json provenance(const benchmark_run& run) {
   p["magpie_command"] = run.magpie_argv;
   p["model"] = c.model;
   p["model_revision"] = c.model_revision.empty() ? json(nullptr) : json(c.model_revision);
-  p["framework"] = c.framework;
+  p["framework"] = c.framework_name();
   p["precision"] = c.precision;
   p["run_mode"] = c.base_url.empty() ? json(c.run_mode) : json("external");
   p["image"] = run.server.is_object() && run.server.contains("image") ? run.server["image"] : json(nullptr);
@@ -75,7 +76,7 @@ json benchmark_report_json(const benchmark_run& run) {
   const benchmark_config& c = run.cfg;
   json j;
   j["success"] = run.success;
-  j["framework"] = c.framework;
+  j["framework"] = c.framework_name();
   j["model"] = run.client ? json(c.model.empty() ? run.client->model : c.model) : json(c.model);
   if (run.client) {
     j["throughput"] = magpie_throughput_json(run.client->metrics);
@@ -87,7 +88,7 @@ json benchmark_report_json(const benchmark_run& run) {
   j["kernel_summary"] = run.traces.kernel_summary;
   j["top_bottlenecks"] = run.traces.top_bottlenecks;
   j["tracelens_analysis"] = run.traces.tracelens_analysis;
-  j["gap_analysis"] = run.traces.gap_analysis;
+  j["gap_analysis"] = run.traces.gap_analysis ? trace::gap_block_json(*run.traces.gap_analysis) : json(nullptr);
   j["targeted_trace"] = nullptr;
   j["gpu_monitor"] = nullptr;
   j["workspace_dir"] = run.workspace.string();
@@ -95,7 +96,7 @@ json benchmark_report_json(const benchmark_run& run) {
   j["profiling_enabled"] = c.profiler.torch_profiler;
   j["run_kind"] = c.effective_run_kind();
   // A failed or interrupted run is never reward-eligible, whatever its run kind.
-  j["reward_eligible"] = run.success && c.effective_run_kind() == "measurement";
+  j["reward_eligible"] = run.success && c.effective_run_kind() == run_kind::measurement;
   std::vector<std::string> errors = run.errors, warnings = run.warnings;
   errors.insert(errors.end(), run.traces.errors.begin(), run.traces.errors.end());
   warnings.insert(warnings.end(), run.traces.warnings.begin(), run.traces.warnings.end());
@@ -117,12 +118,12 @@ std::string summary_text(const benchmark_run& run) {
   const benchmark_config& c = run.cfg;
   std::string bar(60, '=');
   std::string s = bar + "\n";
-  s += "Benchmark Result: " + to_upper_ascii(c.framework.empty() ? "openai" : c.framework) + "\n";
+  s += "Benchmark Result: " + to_upper_ascii(c.framework ? c.framework_name() : "openai") + "\n";
   s += bar + "\n";
   s += "Model: " + (run.client ? run.client->model : c.model) + "\n";
   s += std::string("Status: ") + stage_state_name(run.success ? stage_state::success : stage_state::failed) + "\n";
-  s += "Run kind: " + c.effective_run_kind() + "\n";
-  s += std::string("Reward eligible: ") + (run.success && c.effective_run_kind() == "measurement" ? "True" : "False") + "\n";
+  s += std::string("Run kind: ") + run_kind_name(c.effective_run_kind()) + "\n";
+  s += std::string("Reward eligible: ") + (run.success && c.effective_run_kind() == run_kind::measurement ? "True" : "False") + "\n";
   if (run.client) {
     const serving_metrics& m = run.client->metrics;
     s += "\nThroughput:\n";
@@ -154,17 +155,14 @@ std::string summary_text(const benchmark_run& run) {
                      json_number(k, "percent", 0), json_number(k, "time_ms", 0), static_cast<long long>(json_number(k, "calls", 0)));
     }
   }
-  if (run.traces.gap_analysis.is_object()) {
-    const json& g = run.traces.gap_analysis;
-    const json& gc = g.contains("config") ? g["config"] : json::object();
-    s += strprintf("\nGap analysis (%.1f%%-%.1f%% window):\n", json_number(gc, "trace_start_pct", 0), json_number(gc, "trace_end_pct", 100));
-    size_t n = 0;
-    if (g.contains("top_kernels"))
-      for (const auto& k : g["top_kernels"]) {
-        if (n++ >= 5) break;
-        s += strprintf("  %s - %.1f%% (%.1f us, %lld calls)\n", json_string(k, "name").c_str(), json_number(k, "pct_total", 0),
-                       json_number(k, "self_cuda_total_us", 0), static_cast<long long>(json_number(k, "calls", 0)));
-      }
+  if (run.traces.gap_analysis) {
+    const trace::gap_result& g = run.traces.gap_analysis->result;
+    s += strprintf("\nGap analysis (%.1f%%-%.1f%% window):\n", g.cfg.trace_start_pct, g.cfg.trace_end_pct);
+    for (size_t i = 0; i < g.merged.size() && i < 5; ++i) {
+      const trace::kernel_stat& k = g.merged[i];
+      s += strprintf("  %s - %.1f%% (%.1f us, %lld calls)\n", k.name.c_str(), g.total_us > 0 ? k.total_us / g.total_us * 100.0 : 0.0,
+                     k.total_us, static_cast<long long>(k.calls));
+    }
   }
   std::vector<std::string> errors = run.errors;
   errors.insert(errors.end(), run.traces.errors.begin(), run.traces.errors.end());

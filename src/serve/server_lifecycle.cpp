@@ -75,7 +75,7 @@ void remove_state(const persistent_server& s) {
 persistent_server state_of(const benchmark_config& c, const server_plan& plan) {
   persistent_server s;
   fs::path dir = lifecycle_dir(c.lifecycle);
-  std::string stem = c.framework + "_" + std::to_string(plan.url.port);
+  std::string stem = c.framework_name() + "_" + std::to_string(plan.url.port);
   s.pid_file = dir / (stem + ".pid");
   s.meta_file = dir / (stem + ".json");
   s.url = plan.url;
@@ -199,7 +199,7 @@ json lifecycle_metadata(const benchmark_config& c, const server_plan& plan) {
     if (!is_secret_env(k) && !ends_with(k, "_VISIBLE_DEVICES") && k != "CUDA_DEVICE_ORDER" && !client_only.count(k))
       env[k] = v;
   // server_argv, not argv: docker's argv carries the starting run's workspace mount.
-  return {{"framework", c.framework}, {"model", c.model}, {"tp", c.tp()}, {"port", plan.url.port},
+  return {{"framework", c.framework_name()}, {"model", c.model}, {"tp", c.tp()}, {"port", plan.url.port},
           {"precision", c.precision}, {"max_model_len", c.env("MAX_MODEL_LEN")},
           {"extra_vllm_args", c.env("EXTRA_VLLM_ARGS")}, {"extra_sglang_args", c.env("EXTRA_SGLANG_ARGS")},
           {"extra_atom_args", c.env("EXTRA_ATOM_ARGS")}, {"server_command", plan.server_argv},

@@ -3,17 +3,30 @@
 #include <map>
 #include <regex>
 
+#include "core/enum_names.h"
 #include "core/strings.h"
 
 namespace magpie::trace {
 
-std::string step_annotation::phase() const {
+namespace {
+
+constexpr std::pair<step_phase, const char*> k_phase_names[] = {
+    {step_phase::prefilldecode, "prefilldecode"}, {step_phase::prefill_only, "prefill_only"},
+    {step_phase::decode_only, "decode_only"},     {step_phase::idle, "idle"},
+    {step_phase::unknown, "unknown"}};
+
+}  // namespace
+
+const char* step_phase_name(step_phase p) { return enum_name(k_phase_names, p, "unknown"); }
+std::optional<step_phase> parse_step_phase(std::string_view word) { return enum_parse(k_phase_names, word); }
+
+step_phase step_annotation::phase() const {
   bool c = c_reqs > 0 || c_sq > 0;
   bool g = g_reqs > 0 || g_sq > 0;
-  if (c && g) return "prefilldecode";
-  if (c) return "prefill_only";
-  if (g) return "decode_only";
-  return "idle";
+  if (c && g) return step_phase::prefilldecode;
+  if (c) return step_phase::prefill_only;
+  if (g) return step_phase::decode_only;
+  return step_phase::idle;
 }
 
 json step_annotation::to_json() const {

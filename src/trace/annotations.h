@@ -17,6 +17,14 @@
 
 namespace magpie::trace {
 
+/// What an inference step does: prefill and decode requests together (prefilldecode), prefill
+/// only, decode only, no GPU work (idle), or not decidable from the trace (unknown).
+enum class step_phase { prefilldecode, prefill_only, decode_only, idle, unknown };
+/// The reports' words, as the enumerators are named (annotations.cpp).
+const char* step_phase_name(step_phase p);
+std::optional<step_phase> parse_step_phase(std::string_view word);
+inline void to_json(json& j, step_phase p) { j = step_phase_name(p); }
+
 struct step_annotation {
   std::string format;   ///< vllm_detailed | vllm_native | sglang_detailed | sglang_native | atom
   bool detailed = false;  ///< sk / sqsq / sqsk known (paged-attention model possible)
@@ -26,8 +34,8 @@ struct step_annotation {
   int64_t batch_size = 0;  ///< tokens in the step (c_sq + g_sq), or SGLang's toks / bs
   int64_t num_requests = 0;
 
-  /// "prefilldecode" (both groups), "prefill_only", "decode_only", or "idle".
-  std::string phase() const;
+  /// prefilldecode (both groups), prefill_only, decode_only, or idle.
+  step_phase phase() const;
   json to_json() const;
 };
 

@@ -1,6 +1,8 @@
 // Public entry points of the trace module for other modules (src/serve after a profiled
-// benchmark, src/mcp tools, src/cli). Each returns the JSON block that Magpie puts into
-// benchmark_report.json, and writes its files under the given output directory.
+// benchmark, src/mcp tools, src/cli). Each writes its files under the given output directory
+// and returns what upstream Magpie puts into benchmark_report.json: the gap analysis as a typed
+// result (gap_outputs; its JSON block by trace/gap_printer.h), the others still as the JSON
+// block (issue 31's remaining work).
 //
 // Contract shared by every function here:
 //   * A `status` error means the request itself is unusable: an invalid config (bad window,
@@ -25,6 +27,8 @@
 #include "core/status.h"
 
 namespace magpie::trace {
+
+struct gap_outputs;  // gap_analysis.h
 
 /// Magpie's GapAnalysisConfig (YAML `gap_analysis:` / CLI flags), same defaults.
 struct gap_config {
@@ -62,11 +66,12 @@ struct gap_config {
 /// (more than one rank and write_rank_csv) and, with clamped_traces, the clamped traces into
 /// `out_dir` too. `out_dir` is the gap_analysis directory itself (e.g. <workspace>/gap_analysis)
 /// and is created when needed.
-/// Returns Magpie's `gap_analysis` block: {config, total_duration_us, num_ranks, top_kernels:
-/// [{name, calls, self_cuda_total_us, avg_time_us, pct_total, input_shapes}],
+/// Returns the analysed result and where its files went; gap_block_json (trace/gap_printer.h)
+/// prints it as Magpie's `gap_analysis` block: {config, total_duration_us, num_ranks,
+/// top_kernels: [{name, calls, self_cuda_total_us, avg_time_us, pct_total, input_shapes}],
 /// clamped_trace_paths, errors, csv_path, output_dir} plus our additions "ranks" (per rank:
 /// rank, trace_file, total_duration_us, read statistics) and "warnings".
-status_or<json> run_gap_analysis(const gap_config& cfg, const fs::path& trace_dir, const fs::path& out_dir);
+status_or<gap_outputs> run_gap_analysis(const gap_config& cfg, const fs::path& trace_dir, const fs::path& out_dir);
 
 /// Inference (serving) trace analysis: Magpie's `analysis_mode: inference` without TraceLens.
 struct inference_config {

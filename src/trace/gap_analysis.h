@@ -11,6 +11,7 @@
 // the profiled region do not stretch it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,9 +72,17 @@ status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::p
 /// warnings.
 gap_result analyze_gap(const gap_config& cfg, const fs::path& trace_dir);
 
+/// A gap analysis and where its files went (run_gap_analysis).
+struct gap_outputs {
+  gap_result result;
+  std::optional<fs::path> csv_path;  ///< gap_analysis.csv; nullopt: no kernel events, nothing written
+  fs::path output_dir;
+};
+
 /// Writes gap_analysis.csv, the per-rank CSVs and (cfg.clamped_traces) the clamped traces of
-/// an analysed result into `out_dir`; returns the `gap_analysis` block (as run_gap_analysis).
-status_or<json> write_gap_outputs(gap_result& r, const fs::path& out_dir);
+/// an analysed result into `out_dir` (r.clamped_traces and r.warnings are updated); returns
+/// the CSV's path, nullopt when there were no kernel events (nothing is written).
+status_or<std::optional<fs::path>> write_gap_outputs(gap_result& r, const fs::path& out_dir);
 
 /// gap_analysis.csv text (rows end in "\r\n" as Python's csv module writes them). With kernel
 /// sources, `preamble` lines (without '\n') come first, then Magpie's "# Warning: columns …"
@@ -85,9 +94,6 @@ std::string gap_csv(const gap_result& r, const std::vector<std::string>& preambl
 std::string gap_rank_csv(const rank_result& r);
 /// Magpie's console summary (header, ranks, categories, total, table, "Output: <dir>").
 std::string gap_console_summary(const gap_result& r, const fs::path& gap_dir);
-/// Magpie's result dict (config, total_duration_us, num_ranks, top_kernels, clamped_trace_paths,
-/// errors) plus "ranks" and "warnings".
-json gap_result_json(const gap_result& r);
 
 /// Writes <out_dir>/<stem>_clamped_<start>_<end>.trace.json.gz for each rank (no category
 /// filter; events overlapping the window, ts/dur clipped to it; other top-level keys kept).

@@ -97,43 +97,6 @@ std::string gap_console_summary(const gap_result& r, const fs::path& gap_dir) {
   return s;
 }
 
-json gap_result_json(const gap_result& r) {
-  json j;
-  j["config"] = r.cfg.to_json();
-  j["total_duration_us"] = r.total_us;
-  j["num_ranks"] = r.ranks.size();
-  json top = json::array();
-  for (const auto& k : r.merged) {
-    top.push_back({{"name", k.name},
-                   {"calls", k.calls},
-                   {"self_cuda_total_us", k.total_us},
-                   {"avg_time_us", k.avg_us()},
-                   {"pct_total", r.total_us > 0 ? k.total_us / r.total_us * 100.0 : 0.0},
-                   {"input_shapes", k.unique_shapes()}});
-  }
-  j["top_kernels"] = top;
-  json clamped = json::array();
-  for (const auto& p : r.clamped_traces) clamped.push_back(p.string());
-  j["clamped_trace_paths"] = clamped;
-  j["errors"] = r.errors;
-  json ranks = json::array();
-  for (const auto& rr : r.ranks) {
-    ranks.push_back({{"rank", rr.rank},
-                     {"trace_file", rr.trace_file.string()},
-                     {"total_duration_us", rr.total_us},
-                     {"events_in_window", rr.events_in_window},
-                     {"events_counted", rr.events_after_filter},
-                     {"events_without_dur", rr.missing_dur},
-                     {"input", rr.health.to_json()},
-                     {"read", rr.stats.to_json()}});
-  }
-  j["ranks"] = ranks;
-  j["warnings"] = r.warnings;
-  j["input"] = r.health.to_json();
-  j["discovery"] = r.discovery_summary;
-  return j;
-}
-
 namespace {
 
 /// Magpie's gap_analysis.csv with the kernel-source columns (find_kernel_sources).
@@ -161,41 +124,36 @@ status_or<std::string> csv_with_sources(const gap_config& cfg, const gap_result&
 
 }  // namespace
 
-status_or<json> run_gap_analysis(const gap_config& cfg, const fs::path& trace_dir, const fs::path& out_dir) {
+status_or<gap_outputs> run_gap_analysis(const gap_config& cfg, const fs::path& trace_dir, const fs::path& out_dir) {
   MAGPIE_RETURN_IF_ERROR(cfg.validate());
-  gap_result r = analyze_gap(cfg, trace_dir);
-  return write_gap_outputs(r, out_dir);
+  gap_outputs out;
+  out.result = analyze_gap(cfg, trace_dir);
+  MAGPIE_ASSIGN_OR_RETURN(out.csv_path, write_gap_outputs(out.result, out_dir));
+  out.output_dir = out_dir;
+  return out;
 }
 
-status_or<json> write_gap_outputs(gap_result& r, const fs::path& out_dir) {
+status_or<std::optional<fs::path>> write_gap_outputs(gap_result& r, const fs::path& out_dir) {
   const gap_config& cfg = r.cfg;
-  json block;
-  if (!r.merged.empty()) {
-    MAGPIE_RETURN_IF_ERROR(make_dirs(out_dir));
-    std::string csv;
-    if (cfg.find_kernel_sources) {
-      MAGPIE_ASSIGN_OR_RETURN(csv, csv_with_sources(cfg, r, &r.warnings));
-    } else {
-      csv = gap_csv(r);
-    }
-    fs::path csv_path = out_dir / "gap_analysis.csv";
-    MAGPIE_RETURN_IF_ERROR(write_file_atomic(csv_path, csv));
-    MAGPIE_LOG_INFO("Wrote gap analysis CSV: %s", csv_path.c_str());
-    if (r.ranks.size() > 1 && cfg.write_rank_csv) {
-      for (const auto& rr : r.ranks)
-        MAGPIE_RETURN_IF_ERROR(write_file_atomic(out_dir / strprintf("gap_analysis_rank%d.csv", rr.rank), gap_rank_csv(rr)));
-    }
-    if (cfg.clamped_traces) {
-      MAGPIE_ASSIGN_OR_RETURN(r.clamped_traces, write_clamped_traces(cfg, r, out_dir));
-    }
-    block = gap_result_json(r);
-    block["csv_path"] = csv_path.string();
+  if (r.merged.empty()) return std::optional<fs::path>();
+  MAGPIE_RETURN_IF_ERROR(make_dirs(out_dir));
+  std::string csv;
+  if (cfg.find_kernel_sources) {
+    MAGPIE_ASSIGN_OR_RETURN(csv, csv_with_sources(cfg, r, &r.warnings));
   } else {
-    block = gap_result_json(r);
-    block["csv_path"] = nullptr;
+    csv = gap_csv(r);
   }
-  block["output_dir"] = out_dir.string();
-  return block;
+  fs::path csv_path = out_dir / "gap_analysis.csv";
+  MAGPIE_RETURN_IF_ERROR(write_file_atomic(csv_path, csv));
+  MAGPIE_LOG_INFO("Wrote gap analysis CSV: %s", csv_path.c_str());
+  if (r.ranks.size() > 1 && cfg.write_rank_csv) {
+    for (const auto& rr : r.ranks)
+      MAGPIE_RETURN_IF_ERROR(write_file_atomic(out_dir / strprintf("gap_analysis_rank%d.csv", rr.rank), gap_rank_csv(rr)));
+  }
+  if (cfg.clamped_traces) {
+    MAGPIE_ASSIGN_OR_RETURN(r.clamped_traces, write_clamped_traces(cfg, r, out_dir));
+  }
+  return std::optional<fs::path>(csv_path);
 }
 
 }  // namespace magpie::trace

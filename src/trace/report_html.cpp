@@ -48,11 +48,13 @@ const char* category_color(const std::string& category) {
 }
 
 /// Phase colours, distinct from every category colour.
-const char* phase_color(const std::string& phase) {
-  if (phase == "prefill_only") return "#6a3d9a";
-  if (phase == "decode_only") return "#33a02c";
-  if (phase == "prefilldecode") return "#ff7f00";
-  return "#c7c7c7";
+const char* phase_color(step_phase phase) {
+  switch (phase) {
+    case step_phase::prefill_only: return "#6a3d9a";
+    case step_phase::decode_only: return "#33a02c";
+    case step_phase::prefilldecode: return "#ff7f00";
+    default: return "#c7c7c7";
+  }
 }
 
 struct axis {
@@ -104,7 +106,7 @@ std::string stages_panel(const stage_split& split) {
   std::string s = "<div class='panel' id='stage-split'><h2>Stage split</h2>";
   std::map<std::string, size_t> n;
   int64_t busy = 0;
-  for (const auto& st : split.steps) ++n[st.phase], busy += st.gpu_busy;
+  for (const auto& st : split.steps) ++n[step_phase_name(st.phase)], busy += st.gpu_busy;  // by word: table order
   s += "<p>" + std::to_string(split.steps.size()) + " steps from <b>" + esc(split.source) + "</b>";
   if (!split.phase_method.empty()) s += ", phases from <b>" + esc(split.phase_method) + "</b>";
   s += "</p>";
@@ -116,7 +118,7 @@ std::string stages_panel(const stage_split& split) {
       double w = std::max(1.0, 380.0 * static_cast<double>(st.gpu_busy) / static_cast<double>(busy));
       s += strprintf("<rect x='%.2f' y='3' width='%.2f' height='24' fill='%s' stroke='#fff'><title>%s: %s, %lld tokens, "
                      "%.1f us GPU busy</title></rect>",
-                     x, w, phase_color(st.phase), esc(st.name).c_str(), esc(st.phase).c_str(),
+                     x, w, phase_color(st.phase), esc(st.name).c_str(), step_phase_name(st.phase),
                      static_cast<long long>(st.batch_size), static_cast<double>(st.gpu_busy) / 1000.0);
       x += w;
     }
@@ -125,7 +127,8 @@ std::string stages_panel(const stage_split& split) {
   s += "<table>";
   for (const auto& [phase, count] : n)
     s += strprintf("<tr><td class='l'><span class='sw' style='background:%s'></span>%s</td><td>%zu step%s</td></tr>",
-                   phase_color(phase), esc(phase).c_str(), count, count == 1 ? "" : "s");
+                   phase_color(parse_step_phase(phase).value_or(step_phase::unknown)), esc(phase).c_str(), count,
+                   count == 1 ? "" : "s");
   return s + "</table></div>";
 }
 
@@ -264,7 +267,7 @@ std::string steps_table(const stage_split& split) {
   std::string h = "<h2>Steps (" + esc(split.source) + ")</h2><table><tr><th>#</th><th class='l'>step</th><th class='l'>phase</th>"
                   "<th>tokens</th><th>GPU events</th><th>GPU busy µs</th></tr>";
   for (const auto& st : split.steps)
-    h += "<tr><td>" + std::to_string(st.idx) + "</td><td class='l'>" + esc(st.name) + "</td><td class='l'>" + esc(st.phase) +
+    h += "<tr><td>" + std::to_string(st.idx) + "</td><td class='l'>" + esc(st.name) + "</td><td class='l'>" + step_phase_name(st.phase) +
          "</td><td>" + std::to_string(st.batch_size) + "</td><td>" + std::to_string(st.gpu.size()) + "</td><td>" +
          f2(static_cast<double>(st.gpu_busy) / 1000.0) + "</td></tr>";
   return h + "</table>";

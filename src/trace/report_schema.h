@@ -9,7 +9,7 @@
 namespace magpie::trace {
 
 json trace_report_schema();
-/// The gap analysis block (write_gap_outputs: gap_result_json + csv_path, output_dir), as a
+/// The gap analysis block (gap_printer.h: gap_block_json = gap_result_json + csv_path, output_dir), as a
 /// benchmark report's gap_analysis.
 json gap_analysis_schema();
 

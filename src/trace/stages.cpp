@@ -109,14 +109,15 @@ phase_pick pick_step(const stage_split& s, const std::string& stage, std::option
   phase_pick p;
   p.stage = stage;
   p.label = stage_label(stage);
-  std::string phase = stage == "prefilldecode" ? "prefilldecode" : stage_label(stage);
+  const std::string phase = stage == "prefilldecode" ? "prefilldecode" : stage_label(stage);
+  const std::optional<step_phase> want = parse_step_phase(phase);  // nullopt: no step matches
   if (!s.undecided.empty()) {
     p.selection_reason = "prefill and decode cannot be told apart: " + s.undecided;
     return p;
   }
   std::vector<size_t> cands;
   for (size_t i = 0; i < s.steps.size(); ++i)
-    if (s.steps[i].phase == phase && !s.steps[i].gpu.empty()) cands.push_back(i);
+    if (want && s.steps[i].phase == *want && !s.steps[i].gpu.empty()) cands.push_back(i);
   if (cands.empty()) {
     p.selection_reason = "no " + phase + " step with GPU work";
     return p;
@@ -168,10 +169,10 @@ std::string execution_details_csv(const stage_split& s) {
       "phase_num_prefill,phase_num_prefilldecode,phase_num_decode,start_ts_us,end_ts_us\n";
   for (const auto& st : s.steps) {
     out += strprintf("%zu,%s,%s,%lld,%lld,%zu,%.2f,%.2f,%d,%d,%d,%.3f,%.3f\n", st.idx, csv_escape(st.name).c_str(),
-                     st.phase.c_str(), static_cast<long long>(st.batch_size), static_cast<long long>(st.num_requests),
+                     step_phase_name(st.phase), static_cast<long long>(st.batch_size), static_cast<long long>(st.num_requests),
                      st.gpu.size(), static_cast<double>(st.gpu_duration) / 1000.0,
-                     static_cast<double>(st.gpu_busy) / 1000.0, st.phase == "prefill_only" ? 1 : 0,
-                     st.phase == "prefilldecode" ? 1 : 0, st.phase == "decode_only" ? 1 : 0,
+                     static_cast<double>(st.gpu_busy) / 1000.0, st.phase == step_phase::prefill_only ? 1 : 0,
+                     st.phase == step_phase::prefilldecode ? 1 : 0, st.phase == step_phase::decode_only ? 1 : 0,
                      static_cast<double>(st.cpu_ts) / 1000.0, static_cast<double>(st.cpu_end) / 1000.0);
   }
   return out;

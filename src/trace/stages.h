@@ -32,7 +32,7 @@ namespace magpie::trace {
 struct step_info {
   size_t idx = 0;
   std::string name;           ///< annotation name, or "iteration_<k>"
-  std::string phase;          ///< prefilldecode | prefill_only | decode_only | idle | unknown
+  step_phase phase = step_phase::unknown;
   std::optional<step_annotation> ann;
   int64_t batch_size = 0, num_requests = 0;
   int64_t cpu_ts = 0, cpu_end = 0;  ///< ns: the step's CPU range (inferred steps: up to the next step)

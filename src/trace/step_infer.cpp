@@ -192,11 +192,11 @@ void assign_phases(const trace_model& m, stage_split& out) {
   for (size_t k = 0; k < out.steps.size(); ++k) {
     step_info& s = out.steps[k];
     if (s.gpu.empty()) {
-      s.phase = "idle";
+      s.phase = step_phase::idle;
       continue;
     }
     if (!out.undecided.empty()) {
-      s.phase = "unknown";
+      s.phase = step_phase::unknown;
       s.batch_size = sh[k].attention ? sh[k].attn_batch * sh[k].attn_nq : sh[k].gemm_tokens();
       continue;
     }
@@ -208,7 +208,7 @@ void assign_phases(const trace_model& m, stage_split& out) {
       s.batch_size = sh[k].gemm_tokens();
       decode = s.batch_size < 2 * min_tok;
     }
-    s.phase = decode ? "decode_only" : "prefill_only";
+    s.phase = decode ? step_phase::decode_only : step_phase::prefill_only;
     s.num_requests = decode ? (out.phase_method == "attention" ? sh[k].attn_batch : s.batch_size) : 0;
   }
 }

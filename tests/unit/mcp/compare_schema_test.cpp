@@ -3,11 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "kernel/compare.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool.h"
 
 using namespace magpie;
 using namespace magpie::mcp;
+using namespace magpie::schema;
 
 TEST(compare_schema, a_written_compare_result_validates) {
   const tool_def* t = find_tool("compare");

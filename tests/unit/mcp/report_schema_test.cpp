@@ -8,7 +8,7 @@
 #include "kernel/eval_schema.h"
 #include "kernel/evaluate.h"
 #include "mcp/run_registry.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool.h"
 #include "mcp/tools_bench.h"
 #include "mcp/tools_kernel.h"
@@ -17,6 +17,7 @@
 
 using namespace magpie;
 using namespace magpie::mcp;
+using namespace magpie::schema;
 
 namespace {
 
@@ -92,7 +93,7 @@ TEST(report_schema, the_benchmark_status_result_validates_against_its_output_sch
   serve::benchmark_run run;
   run.workspace = dir / "benchmark_vllm_20261203_120000";
   ASSERT_TRUE(fs::create_directories(run.workspace));
-  run.cfg.framework = "vllm";
+  run.cfg.framework = serve::serving_framework::vllm;
   run.success = true;
   run.client = serve::client_result{};
   serve::serving_metrics& m = run.client->metrics;

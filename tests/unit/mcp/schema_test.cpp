@@ -1,8 +1,10 @@
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 
 #include <gtest/gtest.h>
 
 namespace magpie::mcp {
+
+using namespace magpie::schema;
 namespace {
 
 TEST(Schema, ValidatesTypesRequiredEnumsRangesAndClosedObjects) {

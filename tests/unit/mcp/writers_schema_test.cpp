@@ -9,7 +9,7 @@
 #include "core/stats.h"
 #include "kernel/eval_schema.h"
 #include "kernel/evaluate.h"
-#include "mcp/schema.h"
+#include "core/json_schema.h"
 #include "mcp/tool.h"
 #include "mcp/tools_kernel.h"
 #include "sched/batch.h"
@@ -21,10 +21,11 @@
 #include "store/compare.h"
 #include "store/results_store.h"
 #include "trace/api.h"
+#include "trace/gap_printer.h"
 #include "trace/report_schema.h"
 
 using namespace magpie;
-using mcp::validate;
+using schema::validate;
 
 namespace {
 
@@ -183,7 +184,7 @@ TEST(writers_schema, trace_report_and_gap_analysis_of_a_real_trace) {
   ASSERT_TRUE(gc.ok());
   auto g = trace::run_gap_analysis(*gc, fs::path(k_source) / "examples" / "traces", out / "gap");
   ASSERT_TRUE(g.ok()) << g.get_status().message();
-  expect_closed(trace::gap_analysis_schema(), *g, "gap analysis");
+  expect_closed(trace::gap_analysis_schema(), trace::gap_block_json(*g), "gap analysis");
 }
 
 TEST(writers_schema, source_mapping_report) {

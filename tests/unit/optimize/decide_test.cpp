@@ -59,8 +59,8 @@ TEST(KernelChoice, SkipsExternalKernelsAboveTheFirstOfOurs) {
   EXPECT_EQ(r.rank, 3);
   EXPECT_EQ(r.file, "kernels_baseline.py");
   EXPECT_EQ(r.line, 17);
-  EXPECT_EQ(rows[0].disposition, "external");
-  EXPECT_EQ(rows[1].disposition, "external");
+  EXPECT_EQ(rows[0].disposition, disposition::external);
+  EXPECT_EQ(rows[1].disposition, disposition::external);
   EXPECT_DOUBLE_EQ(rows[0].total_us, 500);
 }
 
@@ -100,9 +100,9 @@ TEST(KernelChoice, ConfidencesFromTraceSources) {
   EXPECT_TRUE(source_confidences(json::array()).empty());
 }
 
-json compare_report(std::vector<std::tuple<std::string, std::string, std::string, double, double, double>> cands,
-                    const std::string& base_outcome = "passed", const std::string& reference = "rms_norm_eager",
-                    const std::string& method = "outputs") {
+json compare_report_json(std::vector<std::tuple<std::string, std::string, std::string, double, double, double>> cands,
+                         const std::string& base_outcome = "passed", const std::string& reference = "rms_norm_eager",
+                         const std::string& method = "outputs") {
   json kr = json::array(), ver = json::array();
   cands.insert(cands.begin(), {"rms_norm_baseline", base_outcome, "baseline", 1.0, 1.0, 1.0});
   for (const auto& [id, outcome, verdict, sp, lo, hi] : cands) {
@@ -115,6 +115,19 @@ json compare_report(std::vector<std::tuple<std::string, std::string, std::string
   json res = {{"kernel_results", kr}, {"verdicts", ver}};
   if (!reference.empty()) res["reference"] = reference;
   return {{"mode", "compare"}, {"results", res}};
+}
+
+// What the loop passes choose_winner: the report through core's one compare-report decoder.
+compare_report_record decoded(const json& report) {
+  auto r = decode_compare_report(report, "compare_report.json");
+  EXPECT_TRUE(r.ok()) << r.get_status().message();
+  return r.ok() ? *r : compare_report_record{};
+}
+
+compare_report_record compare_report(std::vector<std::tuple<std::string, std::string, std::string, double, double, double>> cands,
+                                     const std::string& base_outcome = "passed", const std::string& reference = "rms_norm_eager",
+                                     const std::string& method = "outputs") {
+  return decoded(compare_report_json(std::move(cands), base_outcome, reference, method));
 }
 
 op_config rms_op() {
@@ -162,7 +175,7 @@ TEST(Gate, NotFasterBeyondTheIntervalStops) {
 // for one the compare did not rank (an integrity check rejected its timing), the compare's reason,
 // never a bare "not_ranked 0.000".
 TEST(Gate, TheStopMessageSaysWhyEachCandidateIsNotFaster) {
-  json rep = compare_report({{"rms_norm_onepass", "passed", "ambiguous", 1.1, 0.95, 1.3},
+  json rep = compare_report_json({{"rms_norm_onepass", "passed", "ambiguous", 1.1, 0.95, 1.3},
                              {"rms_norm_fast", "passed", "not_ranked", 0, 0, 0}});
   const std::string why = "not timed: rejected: samples on fresh inputs take 2.07x as long as samples that repeat inputs "
                           "(467.45 vs 225.75 us): results are cached between calls";
@@ -170,7 +183,7 @@ TEST(Gate, TheStopMessageSaysWhyEachCandidateIsNotFaster) {
     v["confidence"] = 0.95;
     if (v["kernel_id"] == "rms_norm_fast") v["reason"] = why;
   }
-  auto g = choose_winner(rep, rms_op());
+  auto g = choose_winner(decoded(rep), rms_op());
   ASSERT_TRUE(g.stop);
   EXPECT_EQ(g.stop->code, "no_faster_candidate");
   const std::string& m = g.stop->message;
@@ -193,7 +206,7 @@ TEST(Gate, TheStopMessageSaysWhyEachCandidateIsNotFaster) {
 TEST(Gate, CorrectnessUnproven) {
   std::vector<std::tuple<std::string, std::string, std::string, double, double, double>> good = {
       {"rms_norm_onepass", "passed", "faster", 1.8, 1.7, 1.9}};
-  for (const json& rep : {compare_report(good, "passed", ""), compare_report(good, "passed", "rms_norm_eager", "exit_code"),
+  for (const compare_report_record& rep : {compare_report(good, "passed", ""), compare_report(good, "passed", "rms_norm_eager", "exit_code"),
                           compare_report(good, "incorrect")}) {
     auto g = choose_winner(rep, rms_op());
     ASSERT_TRUE(g.stop);

@@ -64,7 +64,7 @@ TEST(ray_batch, plan_writes_ray_requests) {
   req.scheduler.ray.metadata = {{"owner", "me"}};
   auto b = plan_kernel_batch(req, req.scheduler);
   ASSERT_TRUE(b.ok()) << b.get_status().message();
-  EXPECT_EQ(b->engine, "ray");
+  EXPECT_EQ(b->engine, engine_kind::ray);
   EXPECT_EQ(json_string(b->engine_config, "address"), "http://127.0.0.1:8265");
   for (const auto& j : b->jobs) {
     EXPECT_TRUE(j.sbatch_args.empty()) << j.name;
@@ -82,8 +82,8 @@ TEST(ray_batch, plan_writes_ray_requests) {
   EXPECT_EQ(b->find("k02_k2")->ray_request["entrypoint_num_gpus"], 1.0);  // cuda kernel
   EXPECT_EQ(b->find("timing")->ray_request["entrypoint_num_gpus"], 1.0);
   auto again = batch::load(b->dir).value();
-  EXPECT_EQ(again.engine, "ray");
-  EXPECT_EQ(again.jobs[1].engine, "ray");
+  EXPECT_EQ(again.engine, engine_kind::ray);
+  EXPECT_EQ(again.jobs[1].engine, engine_kind::ray);
   EXPECT_EQ(again.jobs[1].ray_request, b->jobs[1].ray_request);
 
   req.scheduler.ray.entrypoint_num_gpus = 0.5;
@@ -175,23 +175,26 @@ TEST(ray_batch, cancel_stops_running_jobs_and_never_submits_deferred_ones) {
 
 TEST(ray_batch, engine_for_and_old_batches) {
   scheduler_options so;
-  std::string name;
+  engine_kind kind = engine_kind::ray;
   json cfg;
-  ASSERT_TRUE(engine_for(so, &name, &cfg).ok());
-  EXPECT_EQ(name, "slurm");
-  so.environment = "ray";
+  ASSERT_TRUE(engine_for(so, &kind, &cfg).ok());
+  EXPECT_EQ(kind, engine_kind::slurm);
+  so.environment = run_environment::ray;
   so.ray.cluster_address = "ray://head:10001";
-  ASSERT_TRUE(engine_for(so, &name, &cfg).ok());
-  EXPECT_EQ(name, "ray");
+  ASSERT_TRUE(engine_for(so, &kind, &cfg).ok());
+  EXPECT_EQ(kind, engine_kind::ray);
   EXPECT_EQ(cfg["address"], "http://head:8265");
   so.ray.cluster_address = "https://head";
-  EXPECT_FALSE(engine_for(so, &name, &cfg).ok());
+  EXPECT_FALSE(engine_for(so, &kind, &cfg).ok());
   // batch.json written before the Ray engine existed has no "engine": it is a Slurm batch.
   fs::path dir = make_temp_dir("/tmp", "magpie_old_batch_").value();
   ASSERT_TRUE(write_json_file(dir / "batch.json", json{{"mode", "compare"}, {"jobs", json::array()}}).ok());
-  EXPECT_EQ(batch::load(dir).value().engine, "slurm");
+  EXPECT_EQ(batch::load(dir).value().engine, engine_kind::slurm);
   ASSERT_TRUE(write_json_file(dir / "batch.json", json{{"engine", "k8s"}, {"jobs", json::array()}}).ok());
-  EXPECT_FALSE(batch::load(dir).ok());
+  auto unknown = batch::load(dir);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.get_status().message().find("batch.json: unknown engine 'k8s' (slurm, ray)"), std::string::npos)
+      << unknown.get_status().message();
 }
 
 TEST(ray_config, magpie_fields) {

@@ -29,7 +29,7 @@ inline test_request request(const std::string& mode, int n, const std::string& e
   r.mode = kernel::parse_run_mode(mode).value();  // a typo fails the test
   for (int i = 0; i < n; ++i) r.kernels.push_back(spec("k" + std::to_string(i)));
   r.output_dir = make_temp_dir("/tmp", "magpie_sched_").value();
-  r.scheduler.environment = environment;
+  r.scheduler.environment = sched::parse_run_environment(environment).value();  // a typo fails the test
   r.scheduler.magpie_bin = "/opt/magpie/bin/magpie";
   if (environment == "ray") r.scheduler.ray.cluster_address = "http://127.0.0.1:8265";
   return r;

@@ -96,7 +96,7 @@ TEST(scheduler_section, parses_magpie_and_slurm_keys) {
                   .value();
   scheduler_options so;
   ASSERT_TRUE(parse_scheduler_section(*root.get("scheduler"), "scheduler", &so).ok());
-  EXPECT_EQ(so.environment, "slurm");
+  EXPECT_EQ(so.environment, run_environment::slurm);
   EXPECT_EQ(so.max_workers, 4);
   EXPECT_EQ(so.gpu_devices, (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(so.gres, "gpu:h200:1");
@@ -129,7 +129,7 @@ TEST(scheduler_section, read_from_the_kernel_yaml_by_sched_only) {
   EXPECT_EQ(req.kernels.size(), 1u);
   scheduler_options so;
   ASSERT_TRUE(load_scheduler_sections(dir / "k.yaml", &so).ok());
-  EXPECT_EQ(so.environment, "ray");
+  EXPECT_EQ(so.environment, run_environment::ray);
   EXPECT_EQ(so.partition, "gpu");
   EXPECT_EQ(so.time_limit, "5:00");
   EXPECT_EQ(so.ray.cluster_address, "http://head:8265");
@@ -142,4 +142,26 @@ TEST(scheduler_section, read_from_the_kernel_yaml_by_sched_only) {
   auto st = load_scheduler_sections(dir / "bad.yaml", &so2);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("bad.yaml:5"), std::string::npos) << st.message();
+}
+
+// scheduler.environment / -e and batch.json's engine are enums with one spelling each: every
+// word round-trips, an unknown -e word is an error naming it, container is refused by
+// check_environment (upstream Magpie's stub), and the report writes the word.
+TEST(scheduler_section, environment_and_engine_words) {
+  for (auto e : {run_environment::local, run_environment::container, run_environment::ray, run_environment::slurm})
+    EXPECT_EQ(parse_run_environment(run_environment_name(e)), e);
+  for (auto k : {engine_kind::slurm, engine_kind::ray}) EXPECT_EQ(parse_engine_kind(engine_kind_name(k)), k);
+  EXPECT_FALSE(parse_run_environment("SLURM").has_value());  // YAML values are lower-cased by the reader
+  EXPECT_FALSE(environment_from_flag("").value().has_value());
+  EXPECT_EQ(environment_from_flag("ray").value(), run_environment::ray);
+  auto bad = environment_from_flag("k8s");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.get_status().message(), "unknown environment 'k8s' (local, slurm, ray)");
+  EXPECT_TRUE(check_environment(std::nullopt).ok());
+  EXPECT_TRUE(check_environment(run_environment::slurm).ok());
+  EXPECT_FALSE(check_environment(run_environment::container).ok());
+  scheduler_options so;
+  EXPECT_EQ(so.to_json()["environment"], "local");  // unset reads as local
+  so.environment = run_environment::slurm;
+  EXPECT_EQ(so.to_json()["environment"], "slurm");
 }

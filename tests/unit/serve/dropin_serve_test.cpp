@@ -9,7 +9,7 @@
 #include "serve/launcher.h"
 #include "serve/server_lifecycle.h"
 #include "serve/sha256.h"
-#include "serve/targeted_trace.h"
+#include "serve/kernel_trace_shards.h"
 
 namespace magpie::serve {
 namespace {
@@ -35,11 +35,11 @@ TEST(dropin_envs, bad_values_are_errors_with_file_line_and_field) {
 
 benchmark_config local(const std::string& fw) {
   benchmark_config c;
-  c.framework = fw;
+  c.framework = parse_serving_framework(fw).value();  // a typo fails the test
   c.model = "org/m";
   c.envs = default_envs();
   c.profiler.torch_profiler = false;
-  c.run_mode = "local";
+  c.run_mode = server_run_mode::local;
   return c;
 }
 
@@ -84,7 +84,7 @@ TEST(dropin_launch, system_profiler_wraps_or_says_why_not) {
   ASSERT_TRUE(p->system_profiler.contains("skipped"));
   EXPECT_NE(p->system_profiler["skipped"].get<std::string>().find("nsys"), std::string::npos);
   EXPECT_EQ(p->argv, p->server_argv);
-  c.run_mode = "docker";
+  c.run_mode = server_run_mode::docker;
   auto d = plan_server(c, where());
   EXPECT_NE(d->system_profiler["skipped"].get<std::string>().find("container"), std::string::npos);
 }
@@ -97,9 +97,9 @@ TEST(dropin_lifecycle, constraints) {
   EXPECT_FALSE(validate_config(*c).ok());  // torch profiler on (Magpie's default) without cleanup
   c->profiler.torch_profiler = false;
   EXPECT_TRUE(validate_config(*c).ok());
-  c->run_mode = "docker";  // Magpie keeps a detached, named container between docker runs
+  c->run_mode = server_run_mode::docker;  // Magpie keeps a detached, named container between docker runs
   EXPECT_TRUE(validate_config(*c).ok());
-  c->run_mode = "ray";
+  c->run_mode = server_run_mode::ray;
   EXPECT_FALSE(validate_config(*c).ok());
 }
 

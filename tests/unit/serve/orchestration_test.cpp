@@ -54,7 +54,7 @@ TEST(bench_config, magpie_yaml_with_our_blocks) {
 )";
   auto c = parse_benchmark_yaml(yaml, "bench.yaml");
   ASSERT_TRUE(c.ok()) << c.get_status().message();
-  EXPECT_EQ(c->framework, "vllm");
+  EXPECT_EQ(c->framework, serving_framework::vllm);
   EXPECT_EQ(c->tp(), 2);  // keys are upper-cased
   EXPECT_EQ(c->precision, "bf16");
   EXPECT_FALSE(c->profiler.torch_profiler);
@@ -66,7 +66,7 @@ TEST(bench_config, magpie_yaml_with_our_blocks) {
   EXPECT_EQ(c->input_config_sha256, sha256_hex(yaml));
   ASSERT_EQ(c->warnings.size(), 1u);
   EXPECT_NE(c->warnings[0].find("inferencex_path"), std::string::npos);
-  EXPECT_EQ(c->effective_run_kind(), "diagnostic");  // gap analysis on
+  EXPECT_EQ(c->effective_run_kind(), run_kind::diagnostic);  // gap analysis on
   EXPECT_TRUE(validate_config(*c).ok());
 }
 
@@ -87,26 +87,34 @@ TEST(bench_config, errors_name_file_line_and_field) {
 TEST(bench_config, magpie_defaults_and_run_kind_policy) {
   auto c = parse_benchmark_yaml("benchmark:\n  model: m\n", "d.yaml");
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ(c->framework, "sglang");           // Magpie's from_dict default
+  EXPECT_EQ(c->framework, serving_framework::sglang);           // Magpie's from_dict default
   EXPECT_TRUE(c->profiler.torch_profiler);     // Magpie's dataclass default
   EXPECT_EQ(c->env_int("CONC", 0), 32);
   EXPECT_EQ(c->env("RANDOM_RANGE_RATIO"), "0.5");
-  EXPECT_EQ(c->run_mode, "docker");
-  c->run_kind = "measurement";
+  EXPECT_EQ(c->run_mode, server_run_mode::docker);
+  c->run_kind = run_kind::measurement;
   EXPECT_FALSE(validate_config(*c).ok());
   c->profiler.torch_profiler = false;
   EXPECT_TRUE(validate_config(*c).ok());
-  c->framework = "xdit";
+  c->framework.reset();  // no framework and no --base-url
   EXPECT_FALSE(validate_config(*c).ok());
+  auto xdit = framework_from_word("xdit");
+  ASSERT_FALSE(xdit.ok());
+  EXPECT_EQ(xdit.get_status().message(), "framework 'xdit' is not supported (vllm, sglang, atom; xdit is not)");
+  EXPECT_FALSE(parse_serving_framework("VLLM").has_value());  // exact words; YAML values are lower-cased first
+  for (auto k : {run_kind::automatic, run_kind::measurement, run_kind::diagnostic})
+    EXPECT_EQ(parse_run_kind(run_kind_name(k)), k);
+  for (auto m : {server_run_mode::docker, server_run_mode::local, server_run_mode::ray})
+    EXPECT_EQ(parse_server_run_mode(server_run_mode_name(m)), m);
 }
 
 benchmark_config base(const std::string& fw) {
   benchmark_config c;
-  c.framework = fw;
+  c.framework = parse_serving_framework(fw).value();  // a typo fails the test
   c.model = "org/model";
   c.envs = default_envs();
   c.profiler.torch_profiler = false;
-  c.run_mode = "local";
+  c.run_mode = server_run_mode::local;
   return c;
 }
 
@@ -160,7 +168,7 @@ TEST(plan_server, sglang_and_atom_local) {
 
 TEST(plan_server, docker_nvidia_and_amd) {
   benchmark_config c = base("vllm");
-  c.run_mode = "docker";
+  c.run_mode = server_run_mode::docker;
   c.profiler.torch_profiler = true;
   launch_context x = ctx();
   x.vendor = "NVIDIA";
@@ -176,13 +184,13 @@ TEST(plan_server, docker_nvidia_and_amd) {
   EXPECT_TRUE(has_seq(p->argv, {"-e", "VLLM_TORCH_PROFILER_DIR=/workspace/torch_trace"}));
   EXPECT_TRUE(has_seq(p->argv, {"--entrypoint", "vllm", "vllm/vllm-openai:v0.19.1", "serve", "org/model"}));
   x.vendor = "AMD";
-  c.framework = "sglang";
+  c.framework = serving_framework::sglang;
   c.gpu_arch = "gfx950";
   auto amd = plan_server(c, x);
   ASSERT_TRUE(amd.ok());
   EXPECT_EQ(amd->image, "lmsysorg/sglang:v0.5.12-rocm720-mi35x");
   EXPECT_TRUE(has_seq(amd->argv, {"--device=/dev/kfd", "--device=/dev/dri"}));
-  c.framework = "atom";
+  c.framework = serving_framework::atom;
   c.gpu_arch = "sm_90";
   x.vendor = "NVIDIA";
   EXPECT_FALSE(plan_server(c, x).ok());  // ROCm only
@@ -192,7 +200,7 @@ TEST(plan_server, docker_nvidia_and_amd) {
 
 TEST(plan_server, secrets_are_redacted_in_the_report) {
   benchmark_config c = base("vllm");
-  c.run_mode = "docker";
+  c.run_mode = server_run_mode::docker;
   c.docker_image = "img";
   c.set_env("HF_TOKEN", "hf_secret");
   auto p = plan_server(c, ctx());

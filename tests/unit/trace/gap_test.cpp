@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "trace/discovery.h"
 #include "trace/gap_analysis.h"
+#include "trace/gap_printer.h"
 #include "trace/util.h"
 
 namespace magpie::trace {

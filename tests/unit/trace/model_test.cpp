@@ -157,10 +157,10 @@ TEST(Stages, RealTraceAnnotationsAndPicks) {
   stage_split s = split_steps(*m);
   EXPECT_EQ(s.source, "annotations");
   ASSERT_EQ(s.steps.size(), 8u);
-  EXPECT_EQ(s.steps[0].phase, "prefill_only");
+  EXPECT_EQ(s.steps[0].phase, step_phase::prefill_only);
   EXPECT_EQ(s.steps[0].batch_size, 96);
-  EXPECT_EQ(s.steps[1].phase, "prefilldecode");
-  for (size_t i = 2; i < 8; ++i) EXPECT_EQ(s.steps[i].phase, "decode_only");
+  EXPECT_EQ(s.steps[1].phase, step_phase::prefilldecode);
+  for (size_t i = 2; i < 8; ++i) EXPECT_EQ(s.steps[i].phase, step_phase::decode_only);
   size_t total = 0;
   for (const auto& st : s.steps) {
     EXPECT_GT(st.gpu.size(), 0u);

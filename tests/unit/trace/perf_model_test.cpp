@@ -86,7 +86,7 @@ TEST(PerfModel, PagedInferenceAttentionNeedsDetailedAnnotation) {
   auto ann = parse_step_annotation("execute_6147_context_2(sq6144sk7144sqsq20971520sqsk23019520)_generation_3(sq3sk6144sqsq3sqsk6144)");
   ASSERT_TRUE(ann.has_value());
   EXPECT_TRUE(ann->detailed);
-  EXPECT_EQ(ann->phase(), "prefilldecode");
+  EXPECT_EQ(ann->phase(), step_phase::prefilldecode);
   EXPECT_EQ(ann->batch_size, 6147);
   std::string dims = "[[6147, 64, 64], [4000, 16, 8, 64]]";
   std::string types = "[\"c10::BFloat16\", \"c10::BFloat16\"]";
@@ -101,14 +101,14 @@ TEST(PerfModel, PagedInferenceAttentionNeedsDetailedAnnotation) {
   EXPECT_FALSE(run("vllm::unified_attention_with_output", dims, types, "[]", &*native).computed);
   auto sg = parse_step_annotation("step[DECODE bs=64]");
   ASSERT_TRUE(sg.has_value());
-  EXPECT_EQ(sg->phase(), "decode_only");
+  EXPECT_EQ(sg->phase(), step_phase::decode_only);
   EXPECT_EQ(sg->batch_size, 64);
   auto sgm = parse_step_annotation("step[MIXED bs=2 c=1 g=1 c_sq=5 c_sk=8 c_sqsq=25 c_sqsk=40 g_sq=1 g_sk=12 g_sqsq=1 g_sqsk=12]");
   ASSERT_TRUE(sgm && sgm->detailed);
-  EXPECT_EQ(sgm->phase(), "prefilldecode");
+  EXPECT_EQ(sgm->phase(), step_phase::prefilldecode);
   auto atom = parse_step_annotation("prefill[bs=2 tok=14721 ctx=[1,2]]");
   ASSERT_TRUE(atom.has_value());
-  EXPECT_EQ(atom->phase(), "prefill_only");
+  EXPECT_EQ(atom->phase(), step_phase::prefill_only);
   EXPECT_EQ(atom->batch_size, 14721);
   EXPECT_FALSE(parse_step_annotation("ProfilerStep#3").has_value());
 }

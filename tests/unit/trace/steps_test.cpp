@@ -98,17 +98,17 @@ TEST(StepInference, GenerateTraceSplitsPerForwardWithPhasesFromAttention) {
   EXPECT_EQ(s.phase_method, "attention");
   EXPECT_TRUE(s.undecided.empty()) << s.undecided;
   ASSERT_EQ(s.steps.size(), 6u);
-  EXPECT_EQ(s.steps[0].phase, "prefill_only");
+  EXPECT_EQ(s.steps[0].phase, step_phase::prefill_only);
   EXPECT_EQ(s.steps[0].batch_size, 128);
   for (size_t k = 1; k < 6; ++k) {
-    EXPECT_EQ(s.steps[k].phase, "decode_only") << k;
+    EXPECT_EQ(s.steps[k].phase, step_phase::decode_only) << k;
     EXPECT_EQ(s.steps[k].batch_size, 4) << k;
     EXPECT_EQ(s.steps[k].num_requests, 4) << k;
     EXPECT_EQ(s.steps[k].gpu.size(), 4u) << k;  // two GEMM + two attention kernels, none lost to the last step
     EXPECT_GT(s.steps[k].cpu_end, s.steps[k].cpu_ts);
   }
   EXPECT_EQ(pick_step(s, "prefill", std::nullopt).step, std::optional<size_t>(0));
-  EXPECT_EQ(s.steps[pick_step(s, "decode", 4).step.value()].phase, "decode_only");
+  EXPECT_EQ(s.steps[pick_step(s, "decode", 4).step.value()].phase, step_phase::decode_only);
 }
 
 TEST(StepInference, ProfilerStepRangesAreTheStepsWhenPresent) {
@@ -118,16 +118,16 @@ TEST(StepInference, ProfilerStepRangesAreTheStepsWhenPresent) {
   EXPECT_EQ(s.phase_method, "attention");
   ASSERT_EQ(s.steps.size(), 6u);  // five forwards and the trailing CPU-only step
   for (size_t k = 0; k < 6; ++k) EXPECT_EQ(s.steps[k].name, "ProfilerStep#" + std::to_string(k + 2)) << k;
-  EXPECT_EQ(s.steps[0].phase, "prefill_only");
+  EXPECT_EQ(s.steps[0].phase, step_phase::prefill_only);
   EXPECT_EQ(s.steps[0].batch_size, 60);
   for (size_t k = 1; k < 5; ++k) {
-    EXPECT_EQ(s.steps[k].phase, "decode_only") << k;
+    EXPECT_EQ(s.steps[k].phase, step_phase::decode_only) << k;
     EXPECT_EQ(s.steps[k].batch_size, 3) << k;
     EXPECT_EQ(s.steps[k].gpu.size(), 4u) << k;
   }
-  EXPECT_EQ(s.steps[5].phase, "idle");
+  EXPECT_EQ(s.steps[5].phase, step_phase::idle);
   EXPECT_TRUE(s.steps[5].gpu.empty());
-  EXPECT_EQ(s.steps[pick_step(s, "decode", std::nullopt).step.value()].phase, "decode_only");
+  EXPECT_EQ(s.steps[pick_step(s, "decode", std::nullopt).step.value()].phase, step_phase::decode_only);
 }
 
 TEST(StepInference, OneProfilerStepWithGpuWorkFallsBackToTheForwardPattern) {
@@ -145,8 +145,8 @@ TEST(StepInference, GemmTokensDecideWithoutAttentionShapes) {
   stage_split s = split_steps(m);
   EXPECT_EQ(s.phase_method, "gemm_tokens");
   ASSERT_EQ(s.steps.size(), 4u);
-  EXPECT_EQ(s.steps[0].phase, "prefill_only");
-  EXPECT_EQ(s.steps[3].phase, "decode_only");
+  EXPECT_EQ(s.steps[0].phase, step_phase::prefill_only);
+  EXPECT_EQ(s.steps[3].phase, step_phase::decode_only);
 }
 
 TEST(StepInference, UndecidableTracesPickNoStep) {

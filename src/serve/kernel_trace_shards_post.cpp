@@ -1,5 +1,5 @@
 // targeted-trace postprocess: streaming validation of shards against their envelopes,
-// checksum chain, sentinel and manifest receipts, plus a bounded summary (see targeted_trace.h;
+// checksum chain, sentinel and manifest receipts, plus a bounded summary (see kernel_trace_shards.h;
 // the summary keys are Magpie's).
 #include <cstdio>
 #include <functional>
@@ -9,7 +9,7 @@
 
 #include "core/strings.h"
 #include "serve/sha256.h"
-#include "serve/targeted_trace.h"
+#include "serve/kernel_trace_shards.h"
 
 namespace magpie::serve::targeted {
 namespace {

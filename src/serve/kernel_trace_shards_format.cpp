@@ -1,5 +1,5 @@
 // TargetedKernelTrace format: canonical JSON, hashing, sampling, envelopes, target configs
-// (see targeted_trace.h).
+// (see kernel_trace_shards.h).
 #include <fnmatch.h>
 
 #include <charconv>
@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "core/strings.h"
 #include "serve/sha256.h"
-#include "serve/targeted_trace.h"
+#include "serve/kernel_trace_shards.h"
 
 namespace magpie::serve::targeted {
 namespace {

@@ -1,5 +1,5 @@
 // targeted-trace adapt-torch: selected kernel events of Torch-profiler traces → shards +
-// manifest (see targeted_trace.h; the record layout follows Magpie's schema 1.0.0).
+// manifest (see kernel_trace_shards.h; the record layout follows Magpie's schema 1.0.0).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,7 +15,7 @@
 #include "core/fs.h"
 #include "core/strings.h"
 #include "serve/sha256.h"
-#include "serve/targeted_trace.h"
+#include "serve/kernel_trace_shards.h"
 #include "trace/reader.h"
 
 namespace magpie::serve::targeted {
