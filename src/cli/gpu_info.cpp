@@ -2,6 +2,7 @@
 // --select N, the idle-GPU choice that serving benchmarks (gpu_selection) and compare workers make.
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/strings.h"
@@ -46,14 +47,7 @@ int run_gpu_info(const std::vector<std::string>& args, const global_options&) {
                                    "utilization below 10%; least used memory first) and print them; exit 1 when fewer "
                                    "are idle");
   p.add_value("--min-free-gb", "", "GIB", "with --select: free memory a GPU needs, in GiB (default 8)");
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   if (p.has("--select")) return print_selection(p);
   if (p.has("--min-free-gb")) {
     std::fprintf(stderr, "option --min-free-gb needs --select\n");

@@ -1,3 +1,4 @@
+#include "cli/cli_common.h"
 #include "cli/kernel_cli.h"
 
 #include <cstdio>
@@ -213,14 +214,7 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
                                "reference, interleaved timing, a verdict per candidate with a bootstrap confidence interval."
                              : "Evaluate kernels independently: compile, check correctness against a reference, time them.");
   add_kernel_flags(p, compare);
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   sched::scheduler_options so;
   auto req = build_request(p, g, compare, &so);
   if (!req.ok()) {

@@ -7,6 +7,7 @@
 //   sources   kernel-name → source mapping (src/cli/trace_sources.cpp)
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "cli/trace_sources.h"
 #include "core/args.h"
@@ -28,20 +29,6 @@ void add_spec_flags(arg_parser& p) {
                                    "trace's deviceProperties name")
       .add_value("--gpu-spec", "", "FILE", "TraceLens arch JSON (mem_bw_gbps GB/s, max_achievable_tflops TFLOP/s); wins over --gpu")
       .add_bool("--datasheet", "", "use datasheet peaks instead of measured / achievable ceilings");
-}
-
-int parse_or_help(arg_parser& p, const std::vector<std::string>& args, bool* done) {
-  *done = false;
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    *done = true;
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    *done = true;
-  }
-  return k_exit_ok;
 }
 
 // k_exit_partial (subcommand.h): the input was read only partly, outputs written and marked
@@ -113,9 +100,7 @@ int run_report(const std::vector<std::string>& args) {
   add_spec_flags(p);
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   trace::report_config cfg;
   cfg.gpu_spec_file = p.value("--gpu-spec");
   cfg.gpu_name = p.value("--gpu");
@@ -179,9 +164,7 @@ int run_gap(const std::vector<std::string>& args) {
       .add_multi("--rank-file", "", "FILE", "where several files claim one rank, the file to use (name or path; repeatable)")
       .add_bool("--json", "", "print the gap_analysis block as JSON instead of the table");
   add_input_flags(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   trace::gap_config c;
   c.enabled = true;
   auto top = p.integer("--top-k", 20);
@@ -232,9 +215,7 @@ int run_timeline(const std::vector<std::string>& args) {
       .add_bool("--json", "", "JSON on stdout");
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   auto micro = p.number("--micro-idle-us", 0);
   if (!micro.ok()) return fail(micro.get_status());
   bool compat = p.has("--tracelens-compat");
@@ -268,9 +249,7 @@ int run_roofline(const std::vector<std::string>& args) {
   add_spec_flags(p);
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   bool compat = p.has("--tracelens-compat");
   auto m = trace::load_trace_model(first_positional(p), trace::model_options_for(compat));
   if (!m.ok()) return fail(m.get_status());
@@ -317,9 +296,7 @@ int run_stages(const std::vector<std::string>& args) {
   add_spec_flags(p);
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   trace::inference_config cfg;
   if (p.has("--stages") && !p.values("--stages").empty()) cfg.stages = p.values("--stages");
   cfg.isl = p.value("--isl");
@@ -400,8 +377,7 @@ int run_trace(const std::vector<std::string>& args, const global_options& g) {
   if (a == "roofline") return run_roofline(rest);
   if (a == "stages") return run_stages(rest);
   if (a == "sources") return run_trace_sources(rest, g);
-  std::fprintf(stderr, "magpie trace: unknown action '%s'\n\n%s", a.c_str(), k_usage);
-  return k_exit_usage;
+  return unknown_action("magpie trace", a, {"report", "gap", "timeline", "roofline", "stages", "sources"}, std::string("\n") + k_usage);
 }
 
 }  // namespace
