@@ -5,6 +5,7 @@
 //   roofline  modelled ops with FLOPs, bytes and roofline against a GPU spec
 //   stages    inference stage split + Magpie's kernel_roofline_simple CSVs
 //   sources   kernel-name → source mapping (src/cli/trace_sources.cpp)
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/cli_common.h"
@@ -15,6 +16,7 @@
 #include "core/utf8.h"
 #include "trace/analysis.h"
 #include "trace/api.h"
+#include "trace/discovery.h"
 #include "trace/gap_analysis.h"
 #include "trace/health.h"
 #include "trace/report.h"
@@ -88,15 +90,98 @@ void print_timeline_rows(const std::string& header, const json& rows) {
                stdout);
 }
 
+/// The last `n` code points of UTF-8 text.
+std::string utf8_suffix(const std::string& s, size_t n) {
+  size_t i = s.size();
+  while (i > 0 && n > 0) {
+    --i;
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) --n;
+  }
+  return s.substr(i);
+}
+
+/// Console names for the top-kernels table: at most `width` characters, the middle elided (the
+/// head names the kernel, the tail its template arguments), and never two rows the same.
+std::vector<std::string> console_kernel_names(const std::vector<std::string>& names, size_t width) {
+  std::vector<std::string> out;
+  for (const auto& n : names) {
+    std::string s = n;
+    if (trace::utf8_length(n) > width) {
+      size_t tail = width / 3;
+      s = trace::utf8_prefix(n, width - tail - 3) + "..." + utf8_suffix(n, tail);
+    }
+    int k = 1;
+    std::string base = s;
+    while (std::find(out.begin(), out.end(), s) != out.end()) s = base + " #" + std::to_string(++k);
+    out.push_back(s);
+  }
+  return out;
+}
+
+void print_top_kernels(const json& kernels, size_t rows) {
+  std::vector<std::string> names;
+  std::vector<const json*> ks;
+  for (const auto& k : kernels.is_array() ? kernels : json::array()) {
+    if (ks.size() == rows) break;
+    ks.push_back(&k);
+    names.push_back(json_string(k, "name"));
+  }
+  std::printf("\nTop kernels (by total GPU time; full names in kernels.csv):\n");
+  if (ks.empty()) {
+    std::printf("  (no GPU kernels)\n");
+    return;
+  }
+  std::vector<std::string> shown = console_kernel_names(names, 60);
+  std::printf("  %-60s %8s %14s  %s\n", "kernel", "calls", "total", "category");
+  for (size_t i = 0; i < ks.size(); ++i)
+    std::printf("  %s%*s %8lld %14s  %s\n", shown[i].c_str(), static_cast<int>(60 - std::min<size_t>(60, trace::utf8_length(shown[i]))), "",
+                static_cast<long long>(json_int(*ks[i], "calls", 0)),
+                format_duration_ns(json_number(*ks[i], "total_us", 0) * 1e3).c_str(), json_string(*ks[i], "category").c_str());
+}
+
+/// One trace file → one report directory; prints the summary (or the JSON). Returns the exit code.
+int report_one(const arg_parser& p, const trace::report_config& cfg, const fs::path& trace, const fs::path& out) {
+  auto j = trace::run_trace_report(cfg, trace, out);
+  if (!j.ok()) return fail(j.get_status());
+  int exit_code = input_exit(trace.string(), (*j)["input"], p.has("--allow-partial"));
+  if (exit_code == k_exit_failure) return exit_code;
+  if (p.has("--json")) {
+    std::puts(dump_pretty(*j).c_str());
+    return exit_code;
+  }
+  std::printf("Trace report: %s\nTrace: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(), trace.c_str(),
+              json_string(*j, "gpu_spec_choice").c_str(), json_string(json_value(*j, "rules"), "gpu_timeline").c_str());
+  const json analysis = json_value(*j, "analysis");
+  print_timeline_rows("GPU timeline", json_value(analysis, "gpu_timeline"));
+  const json comm = json_value(analysis, "communication");
+  if (json_int(comm, "total_ns", 0) > 0)
+    std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
+                json_number(comm, "total_ns", 0) / 1e6, json_number(comm, "exposed_ns", 0) / 1e6,
+                json_number(comm, "overlapped_ns", 0) / 1e6, json_number(comm, "overlapped_pct", 0));
+  print_top_kernels(json_value(analysis, "kernels"), 10);
+  std::printf("\nFiles:\n");
+  for (const auto& f : json_strings(*j, "output_files")) std::printf("  %s\n", f.c_str());
+  return exit_code;
+}
+
+std::string trace_stem(const fs::path& trace) {
+  std::string stem = trace.filename().string();
+  for (const char* s : {".json.gz", ".json"})
+    if (ends_with(stem, s)) stem.erase(stem.size() - std::string(s).size());
+  return stem;
+}
+
 int run_report(const std::vector<std::string>& args) {
-  arg_parser p("magpie trace report", "Full analysis of one trace: report.json, ops.csv, kernels.csv, gpu_timeline.csv,\n"
-                                      "execution_details.csv and a self-contained report.html (SVG roofline).");
-  p.add_positional("trace", "PyTorch-profiler trace (.json or .json.gz)", false, true)
-      .add_value("--output-dir", "-o", "DIR", "output directory (default: ./trace_report_<trace stem>)")
+  arg_parser p("magpie trace report", "Full analysis of a trace: report.json, ops.csv, kernels.csv, gpu_timeline.csv,\n"
+                                      "execution_details.csv and a self-contained report.html (timeline, gap analysis,\n"
+                                      "SVG roofline). Given a directory, every trace in it (found as 'magpie trace gap'\n"
+                                      "finds rank traces) gets its report in <output-dir>/<trace stem>/.");
+  p.add_positional("trace", "PyTorch-profiler trace (.json or .json.gz), or a directory of traces", false, true)
+      .add_value("--output-dir", "-o", "DIR", "output directory (default: ./trace_report_<trace or directory name>)")
       .add_value("--top-k", "", "N", "rows in the HTML tables (default: 50; CSV and JSON keep all)")
       .add_bool("--no-html", "", "skip report.html")
       .add_bool("--xlsx", "", "also write report.xlsx: one sheet per table, numbers as numeric cells")
-      .add_bool("--json", "", "print report.json on stdout instead of a summary");
+      .add_bool("--json", "", "print report.json on stdout instead of a summary (one document per trace)");
   add_spec_flags(p);
   add_input_flags(p);
   add_compat_flag(p);
@@ -112,40 +197,25 @@ int run_report(const std::vector<std::string>& args) {
   if (!top.ok()) return fail(top.get_status());
   cfg.top_k = static_cast<int>(*top);
   fs::path trace = first_positional(p);
-  std::string stem = trace.filename().string();
-  for (const char* s : {".json.gz", ".json"})
-    if (ends_with(stem, s)) stem.resize(stem.size() - std::string(s).size());
-  fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(stem));
-  auto j = trace::run_trace_report(cfg, trace, out);
-  if (!j.ok()) return fail(j.get_status());
-  int exit_code = input_exit(trace.string(), (*j)["input"], p.has("--allow-partial"));
-  if (exit_code == k_exit_failure) return exit_code;
-  if (p.has("--json")) {
-    std::puts(dump_pretty(*j).c_str());
-    return exit_code;
+  std::error_code ec;
+  if (!fs::is_directory(trace, ec)) {
+    fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(trace_stem(trace)));
+    return report_one(p, cfg, trace, out);
   }
-  std::printf("Trace report: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(),
-              json_string(*j, "gpu_spec_choice").c_str(), json_string(json_value(*j, "rules"), "gpu_timeline").c_str());
-  const json analysis = json_value(*j, "analysis");
-  print_timeline_rows("GPU timeline", json_value(analysis, "gpu_timeline"));
-  const json comm = json_value(analysis, "communication");
-  if (json_int(comm, "total_ns", 0) > 0)
-    std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
-                json_number(comm, "total_ns", 0) / 1e6, json_number(comm, "exposed_ns", 0) / 1e6,
-                json_number(comm, "overlapped_ns", 0) / 1e6, json_number(comm, "overlapped_pct", 0));
-  std::printf("\nTop kernels:\n");
-  int n = 0;
-  const json kernels = json_value(analysis, "kernels");
-  for (const auto& k : kernels.is_array() ? kernels : json::array()) {
-    if (n++ == 10) break;
-    std::string name = json_string(k, "name");
-    if (trace::utf8_length(name) > 60) name = trace::utf8_prefix(name, 57) + "...";
-    std::printf("  %-60s %8lld %12.2f us  %s\n", name.c_str(), static_cast<long long>(json_int(k, "calls", 0)),
-                json_number(k, "total_us", 0), json_string(k, "category").c_str());
+  trace::discovery d = trace::discover_rank_traces(trace);
+  for (const auto& dup : d.duplicates) std::fprintf(stderr, "magpie trace report: several traces claim %s\n", dup.c_str());
+  if (d.files.empty())
+    return fail(not_found("%s: no trace files (*.json, *.json.gz) found in this directory", trace.c_str()));
+  std::string dir_name = absolute_path(trace).filename().string();
+  fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(dir_name.empty() ? "traces" : dir_name));
+  int worst = k_exit_ok;
+  for (size_t i = 0; i < d.files.size(); ++i) {
+    fs::path one = out / sanitize_label(trace_stem(d.files[i].path));
+    if (i > 0 && !p.has("--json")) std::printf("\n");
+    int rc = report_one(p, cfg, d.files[i].path, one);
+    if (rc == k_exit_failure || (rc != k_exit_ok && worst == k_exit_ok)) worst = rc;
   }
-  std::printf("\nFiles:\n");
-  for (const auto& f : json_strings(*j, "output_files")) std::printf("  %s\n", f.c_str());
-  return exit_code;
+  return worst;
 }
 
 int run_gap(const std::vector<std::string>& args) {

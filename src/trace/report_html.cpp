@@ -11,29 +11,21 @@
 #include "core/strings.h"
 #include "trace/health.h"
 #include "trace/report.h"
+#include "trace/report_html_timeline.h"
 #include "trace/util.h"
 
 namespace magpie::trace {
 namespace {
 
-std::string esc(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o.push_back(c);
-    }
-  }
-  return o;
-}
+std::string esc(std::string_view s) { return html_escape(s); }
 
 std::string f2(double v) { return std::isfinite(v) ? strprintf("%.2f", v) : "–"; }
 std::string f3g(double v) { return std::isfinite(v) ? strprintf("%.3g", v) : "–"; }
-std::string short_name(const std::string& n, size_t max) { return utf8_length(n) <= max ? n : utf8_prefix(n, max - 1) + "…"; }
+std::string short_name(const std::string& n, size_t max) { return elide_middle(n, max); }
+/// A table cell with a shortened name; the full name on hover.
+std::string name_cell(const std::string& n, size_t max) {
+  return "<td class='l nm' title='" + esc(n) + "'>" + esc(short_name(n, max)) + "</td>";
+}
 
 /// One colour per category, kernel (gemm, attention…) and op (GEMM, SDPA_fwd…) spellings alike.
 const char* category_color(const std::string& category) {
@@ -228,33 +220,36 @@ std::string roofline_svg(const analysis& a) {
 }
 
 std::string ops_table(const analysis& a, size_t top_k) {
-  std::string h = "<h2>Ops</h2><table><tr><th class='l'>op</th><th class='l'>category</th><th>count</th><th>kernel µs</th>"
-                  "<th>%</th><th>GFLOP</th><th>FLOP/B</th><th>TFLOP/s</th><th>TB/s</th><th class='l'>bound</th>"
+  std::string h = "<h2>Ops</h2><table><tr><th class='l'>op</th><th class='l'>category</th><th>count</th><th>kernel time</th>"
+                  "<th>%</th><th>FLOP</th><th>FLOP/B</th><th>FLOP/s</th><th>B/s</th><th class='l'>bound</th>"
                   "<th>% roofline</th><th class='l'>input dims</th></tr>";
   for (size_t i = 0; i < a.ops.size() && i < top_k; ++i) {
     const op_row& r = a.ops[i];
     bool c = r.model.computed;
     double ai = (c && r.bytes && *r.bytes > 0) ? r.model.flops / *r.bytes : NAN;
-    h += "<tr><td class='l'>" + esc(r.name) + "</td><td class='l'><span class='sw' style='background:" +
+    h += "<tr>" + name_cell(r.name, 60) + "<td class='l'><span class='sw' style='background:" +
          category_color(r.category) + "'></span>" + esc(r.category) + "</td><td>" + std::to_string(r.operation_count) +
-         "</td><td>" + f2(r.kernel_time_us_sum) + "</td><td>" + f2(r.time_pct) + "</td><td>" + (c ? f3g(r.gflops) : "–") +
-         "</td><td>" + f3g(ai) + "</td><td>" + f3g(r.tflops_mean) + "</td><td>" + f3g(r.tbps_mean) + "</td><td class='l'>" +
-         esc(r.roof.ok ? r.roof.bound : "") + "</td><td>" + (r.roof.ok ? f2(r.pct_roofline_mean) : "–") +
+         "</td><td class='nw'>" + si_duration_ns(r.kernel_time_us_sum * 1e3) + "</td><td>" + f2(r.time_pct) +
+         "</td><td class='nw'>" + (c ? si_format(r.gflops * 1e9, "") : "–") + "</td><td>" + f3g(ai) +
+         "</td><td class='nw'>" + si_format(r.tflops_mean * 1e12, "") + "</td><td class='nw'>" +
+         si_format(r.tbps_mean * 1e12, "") + "</td><td class='l nw'>" + esc(r.roof.ok ? lower_ascii(r.roof.bound) : "") +
+         "</td><td>" + (r.roof.ok ? f2(r.pct_roofline_mean) : "–") +
          "</td><td class='l'>" + esc(r.input_dims) + "</td></tr>";
   }
   return h + "</table>";
 }
 
 std::string kernels_table(const analysis& a, size_t top_k) {
-  std::string h = "<h2>Kernels</h2><table><tr><th class='l'>kernel</th><th class='l'>category</th><th>calls</th>"
-                  "<th>total µs</th><th>avg µs</th><th class='l'>top op</th><th>TFLOP/s</th><th>% roofline</th></tr>";
+  std::string h = "<h2>Kernels</h2><table><tr><th class='l'>kernel (hover for the full name)</th><th class='l'>category</th>"
+                  "<th>calls</th><th>total</th><th>avg</th><th class='l'>top op</th><th>FLOP/s</th><th>% roofline</th></tr>";
   for (size_t i = 0; i < a.kernels.size() && i < top_k; ++i) {
     const kernel_row& k = a.kernels[i];
     double tf = (k.modelled && k.total_us > 0) ? k.flops / 1e12 / (k.total_us / 1e6) : NAN;
     double pr = (k.roof.ok && k.total_us > 0) ? k.roof.time_us / k.total_us * 100 : NAN;
-    h += "<tr><td class='l'>" + esc(k.name) + "</td><td class='l'><span class='sw' style='background:" +
-         category_color(k.category) + "'></span>" + esc(k.category) + "</td><td>" + std::to_string(k.calls) + "</td><td>" +
-         f2(k.total_us) + "</td><td>" + f2(k.avg_us()) + "</td><td class='l'>" + esc(k.top_op) + "</td><td>" + f3g(tf) +
+    h += "<tr>" + name_cell(k.name, 70) + "<td class='l'><span class='sw' style='background:" +
+         category_color(k.category) + "'></span>" + esc(k.category) + "</td><td>" + std::to_string(k.calls) +
+         "</td><td class='nw'>" + si_duration_ns(k.total_us * 1e3) + "</td><td class='nw'>" + si_duration_ns(k.avg_us() * 1e3) +
+         "</td><td class='l'>" + esc(k.top_op) + "</td><td class='nw'>" + si_format(tf * 1e12, "") +
          "</td><td>" + f2(pr) + "</td></tr>";
   }
   return h + "</table>";
@@ -284,7 +279,8 @@ std::string report_html(const report_page& pg) {
                   ".panel td{border:none;border-bottom:1px solid #eee}.sw{display:inline-block;width:10px;height:10px;"
                   "margin-right:5px;vertical-align:middle}.problems{border:2px solid #c0392b;background:#fdecea;"
                   "padding:6px 12px;margin:8px 0}.problems ul{margin:4px 0}.warn{color:#c0392b}td.kn{max-width:250px;white-space:nowrap;"
-                  "overflow:hidden;text-overflow:ellipsis}.nw{white-space:nowrap}</style></head><body>";
+                  "overflow:hidden;text-overflow:ellipsis}.nw,td.nm{white-space:nowrap}h3{font-size:13px;margin:10px 0 4px}"
+                  ".bar{display:inline-block;height:9px;background:#e15759}</style></head><body>";
   h += "<h1>" + esc(pg.title) + "</h1>";
   h += "<p class='muted'>" + esc(m.path.string()) + " · device: " + esc(m.device_name.empty() ? "unknown" : m.device_name) +
        " · GPU spec: " + esc(a.spec ? a.spec->name + " (" + a.spec->source + ")" : "none") +
@@ -292,6 +288,7 @@ std::string report_html(const report_page& pg) {
                  static_cast<unsigned long long>(m.gpu_unlinked), m.linking_key.c_str());
   h += problems_html(pg.health);
   h += "<div class='summary'>" + timeline_panel(a) + stages_panel(*pg.split) + kernels_panel(a) + "</div>";
+  h += timeline_lanes_html(m) + idle_gaps_html(m, 10);
   h += "<h2>Roofline</h2>" + roofline_svg(a) + ops_table(a, pg.top_k) + kernels_table(a, pg.top_k) + steps_table(*pg.split);
   h += "<p class='muted'>Generated by magpie trace report. Kernel times are unions of GPU intervals; the roofline uses "
        "analytical FLOP/byte models of the recorded shapes. Hover over a point or bar for details.</p></body></html>\n";
