@@ -24,7 +24,7 @@ std::string bash_script() {
   std::string subs, cases;
   for (const auto& s : subcommands()) subs += std::string(subs.empty() ? "" : " ") + s.name;
   for (const auto& a : k_actions) cases += strprintf("      %s) words=\"%s\" ;;\n", a[0], a[1]);
-  return strprintf(R"(# magpie bash completion: eval "$(magpie completion bash)" (e.g. in ~/.bashrc)
+  return strprintf(R"SH(# magpie bash completion: eval "$(magpie completion bash)" (e.g. in ~/.bashrc)
 _magpie() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} i w words skip=0
   local -a cmd=()
@@ -55,7 +55,7 @@ _magpie() {
   COMPREPLY=($(compgen -f -- "$cur"))
 }
 complete -o filenames -o bashdefault -F _magpie magpie
-)",
+)SH",
                    subs.c_str(), cases.c_str());
 }
 

@@ -100,15 +100,33 @@ std::string utf8_suffix(const std::string& s, size_t n) {
   return s.substr(i);
 }
 
-/// Console names for the top-kernels table: at most `width` characters, the middle elided (the
-/// head names the kernel, the tail its template arguments), and never two rows the same.
+/// Console names for the top-kernels table: at most `width` characters (+ a marker), the middle
+/// elided (the head names the kernel, the tail its arguments). Where two names would read the
+/// same, the part around their first difference is shown instead of the tail.
 std::vector<std::string> console_kernel_names(const std::vector<std::string>& names, size_t width) {
+  const size_t tail = width / 3, head = width - tail - 3;
+  auto elide = [&](const std::string& n) {
+    return trace::utf8_length(n) <= width ? n : trace::utf8_prefix(n, head) + "..." + utf8_suffix(n, tail);
+  };
   std::vector<std::string> out;
-  for (const auto& n : names) {
-    std::string s = n;
-    if (trace::utf8_length(n) > width) {
-      size_t tail = width / 3;
-      s = trace::utf8_prefix(n, width - tail - 3) + "..." + utf8_suffix(n, tail);
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string s = elide(names[i]);
+    size_t common = 0;  // longest common byte prefix with another name that elides the same
+    for (size_t j = 0; j < names.size(); ++j) {
+      if (j == i || names[j] == names[i] || elide(names[j]) != s) continue;
+      size_t c = 0;
+      while (c < names[i].size() && c < names[j].size() && names[i][c] == names[j][c]) ++c;
+      common = std::max(common, c);
+    }
+    if (common > 0) {
+      // Back up to a code-point boundary a few characters before the difference.
+      size_t from = common > 12 ? common - 12 : 0;
+      while (from > 0 && (static_cast<unsigned char>(names[i][from]) & 0xC0) == 0x80) --from;
+      size_t keep_head = std::min<size_t>(20, trace::utf8_length(names[i].substr(0, from)));
+      std::string mid = names[i].substr(from);
+      size_t room = width > keep_head + 6 ? width - keep_head - 6 : 8;
+      s = trace::utf8_prefix(names[i], keep_head) + "..." + trace::utf8_prefix(mid, room) +
+          (trace::utf8_length(mid) > room ? "..." : "");
     }
     int k = 1;
     std::string base = s;
@@ -120,12 +138,12 @@ std::vector<std::string> console_kernel_names(const std::vector<std::string>& na
 
 void print_top_kernels(const json& kernels, size_t rows) {
   std::vector<std::string> names;
-  std::vector<const json*> ks;
-  for (const auto& k : kernels.is_array() ? kernels : json::array()) {
-    if (ks.size() == rows) break;
-    ks.push_back(&k);
-    names.push_back(json_string(k, "name"));
-  }
+  std::vector<json> ks;
+  if (kernels.is_array())
+    for (size_t i = 0; i < kernels.size() && ks.size() < rows; ++i) {
+      ks.push_back(kernels[i]);
+      names.push_back(json_string(kernels[i], "name"));
+    }
   std::printf("\nTop kernels (by total GPU time; full names in kernels.csv):\n");
   if (ks.empty()) {
     std::printf("  (no GPU kernels)\n");
@@ -134,9 +152,10 @@ void print_top_kernels(const json& kernels, size_t rows) {
   std::vector<std::string> shown = console_kernel_names(names, 60);
   std::printf("  %-60s %8s %14s  %s\n", "kernel", "calls", "total", "category");
   for (size_t i = 0; i < ks.size(); ++i)
-    std::printf("  %s%*s %8lld %14s  %s\n", shown[i].c_str(), static_cast<int>(60 - std::min<size_t>(60, trace::utf8_length(shown[i]))), "",
-                static_cast<long long>(json_int(*ks[i], "calls", 0)),
-                format_duration_ns(json_number(*ks[i], "total_us", 0) * 1e3).c_str(), json_string(*ks[i], "category").c_str());
+    std::printf("  %s%*s %8lld %14s  %s\n", shown[i].c_str(),
+                static_cast<int>(60 - std::min<size_t>(60, trace::utf8_length(shown[i]))), "",
+                static_cast<long long>(json_int(ks[i], "calls", 0)),
+                format_duration_ns(json_number(ks[i], "total_us", 0) * 1e3).c_str(), json_string(ks[i], "category").c_str());
 }
 
 /// One trace file → one report directory; prints the summary (or the JSON). Returns the exit code.

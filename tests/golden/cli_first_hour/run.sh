@@ -34,7 +34,7 @@ grep -q "k.yaml:6:5: kernels\[0\].compile_comand: unknown field (did you mean 'c
 [ "$(rc_of "$M" completion fish)" = 2 ] || fail "completion fish accepted"
 "$M" completion zsh | grep -q bashcompinit || fail "zsh completion"
 complete_words() {  # complete_words WORD... : the candidates bash offers for the last word
-  bash -c 'source comp.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _magpie; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
+  bash -c 'source ./comp.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _magpie; printf "%s\n" "${COMPREPLY[@]}"' _ "$@"
 }
 PATH="$(dirname "$M"):$PATH" complete_words magpie comp > c1 && grep -qx compare c1 && grep -qx completion c1 || fail "subcommands: $(cat c1)"
 PATH="$(dirname "$M"):$PATH" complete_words magpie results "" > c2 && grep -qx list c2 && grep -qx compare c2 || fail "actions: $(cat c2)"
@@ -83,7 +83,7 @@ rc_of "$M" -q analyze "$MAGPIE_SOURCE_DIR/examples/host/vector_add.cpp" --type h
 # trace report on a directory (the README's form): one report per trace, a top-kernels table with
 # a header and distinct names.
 [ "$(rc_of "$M" trace report "$MAGPIE_SOURCE_DIR/examples/traces" -o tr)" = 0 ] || fail "trace report DIR: $(cat "$T/err")"
-test -f tr/llama_tiny-rank-0.pt.trace/report.html || fail "no report.html: $(ls -R tr | head)"
+test -f tr/llama_tiny-rank-0_pt_trace/report.html || fail "no report.html: $(ls -R tr | head)"
 grep -q "^  kernel  *calls  *total  category$" "$T/out" || fail "top kernels header: $(grep -A3 'Top kernels' "$T/out")"
 sed -n '/^Top kernels/,/^$/p' "$T/out" | tail -n +3 | sed '/^$/d' | awk '{print substr($0, 1, 62)}' | sort | uniq -d > dups
 [ ! -s dups ] || fail "top kernels rows share a name: $(cat dups)"
