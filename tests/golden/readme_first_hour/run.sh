@@ -3,6 +3,11 @@
 # with a fresh HOME (so its results store starts empty and the real one is never touched) and
 # the example server's port 8000 replaced by a free one (tests run in parallel).
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
+# The README says python3 (Debian's, with python3-aiohttp); where another python3 comes first on
+# PATH, Debian's is put first for this run.
+for py in python3 /usr/bin/python3; do
+  if "$py" -c 'import aiohttp' 2> /dev/null; then PATH="$(dirname "$(command -v "$py")"):$PATH"; break; fi
+done
 python3 -c 'import aiohttp' 2> /dev/null || { echo "skip: python3-aiohttp not installed (scripts/install-deps.sh)"; exit 77; }
 T="$GOLDEN_TMP"
 block=$(awk '/^## First hour/{f=1} f && /^```bash$/{b=1; next} b && /^```$/{exit} b' "$MAGPIE_SOURCE_DIR/README.md")
