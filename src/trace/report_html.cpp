@@ -1,8 +1,11 @@
 // The self-contained HTML report (inline CSS + SVG; no scripts, fonts or external assets).
 // Layout (checked by the report_html_screenshot golden test in headless Chromium at 1280×800):
 // read problems, then one summary row — GPU timeline, stage split, top kernels — above the
-// fold; below it the roofline (points coloured by op category, legend, ceiling labels spread
-// so they never overlap, hover text per point) and the op, kernel and step tables.
+// fold; then the timeline of GPU streams over time with the largest idle gaps marked and the gap
+// analysis (report_html_timeline.cpp); the roofline (points coloured by op category, legend,
+// ceiling labels spread so they never overlap, hover text per point) and the op, kernel and
+// step tables (one line per row: long names shortened in the middle, the full name on hover;
+// numbers with SI prefixes).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -127,7 +130,7 @@ std::string kernels_panel(const analysis& a) {
     const kernel_row& k = a.kernels[i];
     double pct = a.kernels_total_us > 0 ? k.total_us / a.kernels_total_us * 100 : 0;
     s += "<tr><td class='l kn' title='" + esc(k.name) + "'><span class='sw' style='background:" + category_color(k.category) +
-         "'></span>" + esc(short_name(k.name, 60)) + "</td><td class='nw'>" + f2(k.total_us) + " µs</td><td>" + f2(pct) +
+         "'></span>" + esc(short_name(k.name, 34)) + "</td><td class='nw'>" + f2(k.total_us) + " µs</td><td>" + f2(pct) +
          "%</td></tr>";
   }
   return s + "</table></div>";
@@ -220,27 +223,27 @@ std::string roofline_svg(const analysis& a) {
 }
 
 std::string ops_table(const analysis& a, size_t top_k) {
-  std::string h = "<h2>Ops</h2><table><tr><th class='l'>op</th><th class='l'>category</th><th>count</th><th>kernel time</th>"
+  std::string h = "<h2>Ops</h2><table class='one-line'><tr><th class='l'>op</th><th class='l'>category</th><th>count</th><th>kernel time</th>"
                   "<th>%</th><th>FLOP</th><th>FLOP/B</th><th>FLOP/s</th><th>B/s</th><th class='l'>bound</th>"
                   "<th>% roofline</th><th class='l'>input dims</th></tr>";
   for (size_t i = 0; i < a.ops.size() && i < top_k; ++i) {
     const op_row& r = a.ops[i];
     bool c = r.model.computed;
     double ai = (c && r.bytes && *r.bytes > 0) ? r.model.flops / *r.bytes : NAN;
-    h += "<tr>" + name_cell(r.name, 60) + "<td class='l'><span class='sw' style='background:" +
+    h += "<tr>" + name_cell(r.name, 44) + "<td class='l'><span class='sw' style='background:" +
          category_color(r.category) + "'></span>" + esc(r.category) + "</td><td>" + std::to_string(r.operation_count) +
          "</td><td class='nw'>" + si_duration_ns(r.kernel_time_us_sum * 1e3) + "</td><td>" + f2(r.time_pct) +
          "</td><td class='nw'>" + (c ? si_format(r.gflops * 1e9, "") : "–") + "</td><td>" + f3g(ai) +
          "</td><td class='nw'>" + si_format(r.tflops_mean * 1e12, "") + "</td><td class='nw'>" +
          si_format(r.tbps_mean * 1e12, "") + "</td><td class='l nw'>" + esc(r.roof.ok ? lower_ascii(r.roof.bound) : "") +
          "</td><td>" + (r.roof.ok ? f2(r.pct_roofline_mean) : "–") +
-         "</td><td class='l'>" + esc(r.input_dims) + "</td></tr>";
+         "</td>" + name_cell(r.input_dims, 40) + "</tr>";
   }
   return h + "</table>";
 }
 
 std::string kernels_table(const analysis& a, size_t top_k) {
-  std::string h = "<h2>Kernels</h2><table><tr><th class='l'>kernel (hover for the full name)</th><th class='l'>category</th>"
+  std::string h = "<h2>Kernels</h2><table class='one-line'><tr><th class='l'>kernel (hover for the full name)</th><th class='l'>category</th>"
                   "<th>calls</th><th>total</th><th>avg</th><th class='l'>top op</th><th>FLOP/s</th><th>% roofline</th></tr>";
   for (size_t i = 0; i < a.kernels.size() && i < top_k; ++i) {
     const kernel_row& k = a.kernels[i];
@@ -280,7 +283,8 @@ std::string report_html(const report_page& pg) {
                   "margin-right:5px;vertical-align:middle}.problems{border:2px solid #c0392b;background:#fdecea;"
                   "padding:6px 12px;margin:8px 0}.problems ul{margin:4px 0}.warn{color:#c0392b}td.kn{max-width:250px;white-space:nowrap;"
                   "overflow:hidden;text-overflow:ellipsis}.nw,td.nm{white-space:nowrap}h3{font-size:13px;margin:10px 0 4px}"
-                  ".bar{display:inline-block;height:9px;background:#e15759}</style></head><body>";
+                  ".bar{display:inline-block;height:9px;background:#e15759}table.one-line td,table.one-line th{white-space:nowrap}"
+                  "</style></head><body>";
   h += "<h1>" + esc(pg.title) + "</h1>";
   h += "<p class='muted'>" + esc(m.path.string()) + " · device: " + esc(m.device_name.empty() ? "unknown" : m.device_name) +
        " · GPU spec: " + esc(a.spec ? a.spec->name + " (" + a.spec->source + ")" : "none") +

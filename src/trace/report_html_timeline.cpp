@@ -47,7 +47,7 @@ span gpu_span(const trace_model& m) {
 }
 
 std::string event_label(const trace_model& m, uint32_t i) {
-  return i == k_none ? std::string("–") : elide_middle(m.name(m.events[i]), 80);
+  return i == k_none ? std::string("–") : elide_middle(m.name(m.events[i]), 56);
 }
 
 /// Axis ticks: a 1-2-5 step giving at most ~10 ticks over `range_ns`.
@@ -204,8 +204,8 @@ std::string idle_gaps_html(const trace_model& m, size_t rows) {
   for (size_t k = 0; k < gaps.size() && k < rows; ++k) {
     const gap& g = gaps[k];
     std::string before = event_label(m, g.before), after = event_label(m, g.after);
-    s += strprintf("<tr><td>%zu</td><td class='nw'>%s</td><td class='nw'>+%s</td><td class='l kn' title='%s'>%s</td>"
-                   "<td class='l kn' title='%s'>%s</td></tr>",
+    s += strprintf("<tr><td>%zu</td><td class='nw'>%s</td><td class='nw'>+%s</td><td class='l nm' title='%s'>%s</td>"
+                   "<td class='l nm' title='%s'>%s</td></tr>",
                    k + 1, si_duration_ns(static_cast<double>(g.len())).c_str(),
                    si_duration_ns(static_cast<double>(g.start - sp.t0)).c_str(),
                    html_escape(g.before == k_none ? "" : m.name(m.events[g.before])).c_str(), html_escape(before).c_str(),

@@ -94,8 +94,8 @@ def main(dom_path, png_path):
     for n in elided:
         head, tail = n["text"].split("…", 1)
         assert n["title"].startswith(head) and n["title"].endswith(tail), n
-    tall = [hgt for hgt in probe["row_heights"] if hgt > 40]
-    assert not tall, f"table rows wrapped over several lines: heights {tall[:5]}"
+    tall = [r for r in probe["rows"] if r["h"] > 30]
+    assert not tall, f"table rows wrapped over several lines: {tall[:5]}"
     w, h, colors = read_png(png_path)
     assert len(colors) > 20, "blank screenshot"
     for c in legend:

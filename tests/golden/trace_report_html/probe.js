@@ -23,7 +23,9 @@
     names: Array.prototype.map.call(document.querySelectorAll("td.nm"), function (td) {
       return {text: td.textContent, title: td.getAttribute("title"), h: td.getBoundingClientRect().height};
     }),
-    row_heights: Array.prototype.map.call(document.querySelectorAll("tr"), function (tr) { return tr.getBoundingClientRect().height; })
+    rows: Array.prototype.map.call(document.querySelectorAll("tr"), function (tr) {
+      return {h: tr.getBoundingClientRect().height, text: tr.textContent.slice(0, 60)};
+    })
   };
   var pre = document.createElement("pre");
   pre.id = "probe";
