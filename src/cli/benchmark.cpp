@@ -1,8 +1,8 @@
 // magpie benchmark: serving benchmarks, or standalone gap analysis with --trace-dir.
 #include <cstdio>
 
-#include "cli/cli_common.h"
 #include "cli/benchmark_hooks.h"
+#include "cli/cli_common.h"
 
 namespace magpie::cli {
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <map>
 
-#include "cli/cli_common.h"
 #include "cli/batch_cli.h"
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/json.h"
@@ -38,7 +38,6 @@ int fail(const status& st) {
   std::fprintf(stderr, "magpie jobs: %s\n", st.message().c_str());
   return k_exit_failure;
 }
-
 
 void add_where_flags(arg_parser& p) {
   p.add_value("--shared-dir", "", "DIR", "where batches are (default <output-dir>/batches)")

@@ -1,4 +1,3 @@
-#include "cli/cli_common.h"
 #include "cli/kernel_cli.h"
 
 #include <cstdio>
@@ -12,6 +11,7 @@
 #include "kernel/evaluate.h"
 #include "kernel/spec_paths.h"
 #include "cli/batch_cli.h"
+#include "cli/cli_common.h"
 #include "store/results_store.h"
 
 namespace magpie::cli {

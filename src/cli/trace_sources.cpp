@@ -1,9 +1,9 @@
 // magpie trace sources: map kernel names to their definitions in repository roots.
-#include "cli/cli_common.h"
 #include "cli/trace_sources.h"
 
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "core/args.h"
 #include "core/config.h"
 #include "core/csv.h"
