@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Installs magpie's dependencies from Debian 12 (bookworm) packages.
-# Usage: scripts/install-deps.sh [--tests]   (as root, or with sudo available)
+# Usage: scripts/install-deps.sh [--tests] [--print]   (as root, or with sudo available)
 #   (default)  what building and running magpie needs: compilers, CMake, the libraries it links,
 #              python3 for the Python harness and the example server.
 #   --tests    also what the test suite needs: GoogleTest, jsonschema, a real single-node Slurm
 #              with MariaDB (tests/slurm), Ray in a virtualenv (tests/ray), chromium (the
 #              report.html screenshot test). .ci/run uses it.
+#   --print    print the Debian packages that would be installed, one per line, and exit.
 set -euo pipefail
 with_tests=0
+print_only=0
 for a in "$@"; do
   case "$a" in
     --tests) with_tests=1 ;;
-    -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --print) print_only=1 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown option '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -32,6 +35,7 @@ TEST_PKGS=(
   chromium                                  # tests/golden/trace_report_html: report.html screenshot test
 )
 if [ "$with_tests" = 1 ]; then PKGS+=("${TEST_PKGS[@]}"); fi
+if [ "$print_only" = 1 ]; then printf '%s\n' "${PKGS[@]}"; exit 0; fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()
