@@ -27,13 +27,10 @@ constexpr const char* k_usage =
     "Run 'magpie results <action> --help' for its options.\n";
 
 void add_db_flags(arg_parser& p) {
-  std::string source;
-  fs::path user = store::user_db_path(&source);
-  std::string dflt = user.empty() ? std::string("none: set MAGPIE_RESULTS or HOME")
-                                  : strprintf("%s, from $%s", user.c_str(), source.c_str());
   p.add_value("--results", "", "FILE",
-              "results database (default: the per-user store, " + dflt +
-                  "; $MAGPIE_RESULTS names another file)")
+              "results database (default: the per-user store: $MAGPIE_RESULTS, else "
+              "$XDG_DATA_HOME/magpie/results.sqlite, else ~/.local/share/magpie/results.sqlite; "
+              "'magpie results list' prints which file it read)")
       .add_value("--db", "", "FILE", "the same as --results")
       .add_value("--output-dir", "-o", "DIR", "use the store beside an output directory, DIR/magpie_results.sqlite "
                                              "(every run is registered there too)")
@@ -109,6 +106,7 @@ int run_list(const std::vector<std::string>& args) {
     std::fputs(dump_pretty(a).c_str(), stdout);
     return k_exit_ok;
   }
+  std::printf("Store: %s\n", db_path(p).c_str());
   std::printf("%5s  %-10s %-16s %-7s %-16s %s\n", "id", "mode", "timestamp", "success", "config", "name / workspace");
   for (const auto& r : *rows)
     std::printf("%5lld  %-10s %-16s %-7s %-16s %s  %s\n", static_cast<long long>(r.id), r.mode.c_str(),

@@ -82,21 +82,15 @@ status_or<std::vector<run_row>> query_runs(database& db, const std::string& wher
 
 fs::path default_db_path(const fs::path& output_dir) { return output_dir / k_default_db_name; }
 
-fs::path user_db_path(std::string* source) {
+fs::path user_db_path() {
   auto env = [](const char* name) -> std::string {
     const char* v = std::getenv(name);
     return v != nullptr ? std::string(v) : std::string();
   };
-  auto pick = [&](const char* name, fs::path p) {
-    if (source != nullptr) *source = name;
-    return p;
-  };
-  if (std::string v = env("MAGPIE_RESULTS"); !v.empty()) return pick("MAGPIE_RESULTS", v);
+  if (std::string v = env("MAGPIE_RESULTS"); !v.empty()) return v;
   // XDG base directories: a relative XDG_DATA_HOME is invalid and ignored.
-  if (std::string v = env("XDG_DATA_HOME"); !v.empty() && v[0] == '/')
-    return pick("XDG_DATA_HOME", fs::path(v) / "magpie" / "results.sqlite");
-  if (std::string v = env("HOME"); !v.empty())
-    return pick("HOME", fs::path(v) / ".local" / "share" / "magpie" / "results.sqlite");
+  if (std::string v = env("XDG_DATA_HOME"); !v.empty() && v[0] == '/') return fs::path(v) / "magpie" / "results.sqlite";
+  if (std::string v = env("HOME"); !v.empty()) return fs::path(v) / ".local" / "share" / "magpie" / "results.sqlite";
   return {};
 }
 

@@ -30,9 +30,8 @@ fs::path default_db_path(const fs::path& output_dir);
 
 /// The per-user store, the default of `magpie results`: $MAGPIE_RESULTS (a database file), else
 /// $XDG_DATA_HOME/magpie/results.sqlite, else $HOME/.local/share/magpie/results.sqlite; empty
-/// when none of these is set. `source` (optional) receives which one decided ("MAGPIE_RESULTS",
-/// "XDG_DATA_HOME", "HOME").
-fs::path user_db_path(std::string* source = nullptr);
+/// when none of these is set.
+fs::path user_db_path();
 
 /// The stores a finished run in `workspace_dir` is registered in: its output directory's
 /// (default_db_path of the parent) and the per-user one when it is a different file.

@@ -51,21 +51,22 @@ unset MAGPIE_RESULTS
 export HOME="$T/home" XDG_DATA_HOME=""
 mkdir -p "$HOME"
 "$M" results list --help > h.txt
-grep -q "$T/home/.local/share/magpie/results.sqlite, from \$HOME" h.txt || fail "results --help: $(grep -A1 -- --results h.txt)"
+grep -q 'the per-user store: $MAGPIE_RESULTS, else $XDG_DATA_HOME/magpie/results.sqlite, else ~/.local/share/magpie/results.sqlite' h.txt \
+  || fail "results --help: $(grep -A1 -- --results h.txt)"
 [ "$(rc_of "$M" results list)" = 1 ] && grep -q "no results store at $T/home/.local/share/magpie/results.sqlite" "$T/err" \
   || fail "missing store: rc $(cat "$T/rc") $(cat "$T/err")"
 [ ! -e "$HOME/.local/share/magpie" ] || fail "results list created the store"
 export XDG_DATA_HOME="$T/xdg"
-"$M" results list --help | grep -q "$T/xdg/magpie/results.sqlite, from \$XDG_DATA_HOME" || fail "XDG_DATA_HOME"
 # A run registers in the per-user store (and beside its output dir); list works from elsewhere.
 "$M" -q compare "$MAGPIE_SOURCE_DIR/examples/host/vector_add.cpp" "$MAGPIE_SOURCE_DIR/examples/host/vector_add_unrolled.cpp" \
   --type host --no-perf -o "$T/res" > /dev/null 2> reg.err || fail "compare: $(cat reg.err)"
 test -f "$T/xdg/magpie/results.sqlite" && test -f "$T/res/magpie_results.sqlite" || fail "not registered in both stores"
 mkdir -p elsewhere && (cd elsewhere && "$M" results list --json > ../l.json) || fail "results list from elsewhere"
 python3 -c 'import json,sys; r=json.load(open("l.json")); assert len(r)==1 and r[0]["mode"]=="compare" and r[0]["success"], r'
+(cd elsewhere && "$M" results list) | grep -qx "Store: $T/xdg/magpie/results.sqlite" || fail "results list does not name the XDG store"
 [ ! -e elsewhere/results ] || fail "results list created ./results"
-MAGPIE_RESULTS="$T/other.sqlite" "$M" results list --help | grep -q "$T/other.sqlite, from \$MAGPIE_RESULTS" || fail "MAGPIE_RESULTS"
-[ "$(rc_of env MAGPIE_RESULTS="$T/other.sqlite" "$M" results list)" = 1 ] && [ ! -e "$T/other.sqlite" ] || fail "MAGPIE_RESULTS read created it"
+[ "$(rc_of env MAGPIE_RESULTS="$T/other.sqlite" "$M" results list)" = 1 ] && grep -q "no results store at $T/other.sqlite" "$T/err" \
+  && [ ! -e "$T/other.sqlite" ] || fail "MAGPIE_RESULTS: $(cat "$T/err")"
 [ "$(rc_of "$M" results list --results "$T/res/magpie_results.sqlite" --json)" = 0 ] || fail "--results FILE"
 
 # gpu-info without a GPU (skipped where one exists).
