@@ -170,16 +170,16 @@ std::string roofline_svg(const analysis& a) {
   s += "<rect x='70' y='20' width='630' height='380' fill='#fafafa' stroke='#999'/>";
   for (int e = static_cast<int>(X.lo); e <= static_cast<int>(X.hi); ++e) {
     double px = X.map(std::pow(10.0, e));
-    s += strprintf("<line x1='%.1f' y1='20' x2='%.1f' y2='400' stroke='#e5e5e5'/><text x='%.1f' y='415' text-anchor='middle'>1e%d</text>",
-                   px, px, px, e);
+    s += strprintf("<line x1='%.1f' y1='20' x2='%.1f' y2='400' stroke='#e5e5e5'/><text x='%.1f' y='415' text-anchor='middle'>%s</text>",
+                   px, px, px, power10_label(e).c_str());
   }
   for (int e = static_cast<int>(Y.lo); e <= static_cast<int>(Y.hi); ++e) {
     double py = Y.map(std::pow(10.0, e));
-    s += strprintf("<line x1='70' y1='%.1f' x2='700' y2='%.1f' stroke='#e5e5e5'/><text x='64' y='%.1f' text-anchor='end'>1e%d</text>",
-                   py, py, py + 4, e);
+    s += strprintf("<line x1='70' y1='%.1f' x2='700' y2='%.1f' stroke='#e5e5e5'/><text x='64' y='%.1f' text-anchor='end'>%s</text>",
+                   py, py, py + 4, power10_label(e + 12).c_str());  // the axis is in TFLOP/s; labels in FLOP/s
   }
   s += "<text x='385' y='440' text-anchor='middle'>arithmetic intensity (FLOP/byte)</text>";
-  s += "<text x='16' y='210' text-anchor='middle' transform='rotate(-90 16 210)'>achieved TFLOP/s</text>";
+  s += "<text x='16' y='210' text-anchor='middle' transform='rotate(-90 16 210)'>achieved FLOP/s</text>";
   std::vector<std::pair<std::string, double>> ceilings;
   for (const auto& sp : specs)
     if (auto peak = a.spec->peak_tflops(sp)) ceilings.push_back({sp, *peak});

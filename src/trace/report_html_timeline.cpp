@@ -90,6 +90,14 @@ std::string si_format(double v, const char* unit) {
   return strprintf("%.*f %s%s", decimals, x, prefixes[e3 + 5], unit);
 }
 
+std::string power10_label(int e) {
+  if (e >= -2 && e <= 2) return e >= 0 ? strprintf("%.0f", std::pow(10.0, e)) : strprintf("%.*f", -e, std::pow(10.0, e));
+  static const char* prefixes[] = {"a", "f", "p", "n", "µ", "m", "", "k", "M", "G", "T", "P", "E"};
+  int e3 = static_cast<int>(std::floor(e / 3.0));
+  e3 = std::clamp(e3, -6, 6);
+  return strprintf("%.0f%s", std::pow(10.0, e - 3 * e3), prefixes[e3 + 6]);
+}
+
 std::string si_duration_ns(double ns) { return si_format(ns / 1e9, "s"); }
 
 std::string elide_middle(const std::string& s, size_t max) {

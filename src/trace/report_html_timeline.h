@@ -14,6 +14,8 @@ std::string html_escape(std::string_view s);
 /// A number with an SI prefix and 3 significant digits: si_format(2.05e-6 * 1e9, "FLOP") is
 /// "2.05 kFLOP"; "–" when not finite; 0 is "0 <unit>".
 std::string si_format(double v, const char* unit);
+/// 10^e as an axis label: "0.01" ... "100", then SI: "1k", "10k", "1M", ... ("1m" ... below 0.001).
+std::string power10_label(int e);
 /// A duration in ns as "12.3 µs" / "4.56 ms" / "1.23 s".
 std::string si_duration_ns(double ns);
 /// At most `max` code points, the middle elided ("head…tail"), so names that differ only in

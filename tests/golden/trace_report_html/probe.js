@@ -19,7 +19,7 @@
     idle_gaps: document.querySelectorAll("#timeline rect.idle-gap").length,
     gap_histogram_rows: document.querySelectorAll("#gap-histogram tr").length - 1,
     gap_rows: document.querySelectorAll("#gap-table tr").length - 1,
-    cells: Array.prototype.map.call(document.querySelectorAll("td"), function (td) { return td.textContent; }),
+    cells: Array.prototype.map.call(document.querySelectorAll("td, #roofline text"), function (el) { return el.textContent; }),
     names: Array.prototype.map.call(document.querySelectorAll("td.nm"), function (td) {
       return {text: td.textContent, title: td.getAttribute("title"), h: td.getBoundingClientRect().height};
     }),
