@@ -1,19 +1,41 @@
 #!/usr/bin/env bash
-# Installs magpie's build and test dependencies from Debian 12 (bookworm) packages.
-# Usage: scripts/install-deps.sh   (as root, or with sudo available)
+# Installs magpie's dependencies from Debian 12 (bookworm) packages.
+# Usage: scripts/install-deps.sh [--tests] [--print]   (as root, or with sudo available)
+#   (default)  what building and running magpie needs: compilers, CMake, the libraries it links,
+#              python3 for the Python harness and the example server.
+#   --tests    also what the test suite needs: GoogleTest, jsonschema, a real single-node Slurm
+#              with MariaDB (tests/slurm), Ray in a virtualenv (tests/ray), chromium (the
+#              report.html screenshot test). .ci/run uses it.
+#   --print    print the Debian packages that would be installed, one per line, and exit.
 set -euo pipefail
+with_tests=0
+print_only=0
+for a in "$@"; do
+  case "$a" in
+    --tests) with_tests=1 ;;
+    --print) print_only=1 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "install-deps: unknown option '$a' (see --help)" >&2; exit 2 ;;
+  esac
+done
 PKGS=(
   cmake ninja-build g++ make git ca-certificates ccache
-  libgtest-dev libgmock-dev
   nlohmann-json3-dev rapidjson-dev libyaml-cpp-dev libsqlite3-dev zlib1g-dev
   libboost1.81-dev
   libiberty-dev   # source/demangle_iberty.cpp: binutils' C++ demangler (reads DF16b/DF16_ of ROCm bf16/fp16 kernels)
-  python3 python3-numpy python3-aiohttp
+  python3 python3-numpy   # the Python harness (python/magpie_bench) and the numpy examples
+  python3-aiohttp         # examples/serving/server.py (the bundled OpenAI-compatible example server)
+  libxlsxwriter-dev       # trace: Excel export (loaded at run time)
+)
+TEST_PKGS=(
+  libgtest-dev libgmock-dev
   python3-jsonschema   # tests/golden/dropin_mcp_client: MCP output schemas (Draft 2020-12)
   slurm-wlm munge slurmdbd mariadb-server   # tests/slurm: a real single-node Slurm (with sacct)
   python3-venv iproute2                     # tests/ray: Ray's virtualenv; loopback in a private netns
-  libxlsxwriter-dev chromium   # trace: Excel export (loaded at run time); report.html screenshot test
+  chromium                                  # tests/golden/trace_report_html: report.html screenshot test
 )
+if [ "$with_tests" = 1 ]; then PKGS+=("${TEST_PKGS[@]}"); fi
+if [ "$print_only" = 1 ]; then printf '%s\n' "${PKGS[@]}"; exit 0; fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 missing=()
@@ -28,6 +50,7 @@ else
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+[ "$with_tests" = 1 ] || exit 0
 
 # Ray (docs/ray.md, tests/ray): ray[default] from PyPI, pinned, in its own virtualenv made with
 # Debian's python3 (PEP 668 keeps pip out of the system's site-packages). magpie itself talks

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/benchmark_hooks.h"
+#include "cli/cli_common.h"
 
 namespace magpie::cli {
 
@@ -39,14 +40,7 @@ int run_benchmark(const std::vector<std::string>& args, const global_options& g)
   add_magpie_compat_flags(p);
   add_gap_analysis_flags(p);
   add_benchmark_ray_flags(p);
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   if (p.has("--trace-dir")) return run_gap_analysis(p, g);
   if (benchmark_wants_ray(p, g)) return run_benchmark_on_ray(p, args, g);
   return run_serving_benchmark(p, g);

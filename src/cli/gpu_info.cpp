@@ -2,6 +2,7 @@
 // --select N, the idle-GPU choice that serving benchmarks (gpu_selection) and compare workers make.
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/strings.h"
@@ -46,22 +47,29 @@ int run_gpu_info(const std::vector<std::string>& args, const global_options&) {
                                    "utilization below 10%; least used memory first) and print them; exit 1 when fewer "
                                    "are idle");
   p.add_value("--min-free-gb", "", "GIB", "with --select: free memory a GPU needs, in GiB (default 8)");
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  p.add_bool("--require", "", "exit 1 (with a message on stderr) when no GPU is found");
+  p.set_epilog("Without a GPU the text says \"no GPU found\" and the exit code is 0, or 1 with --require.\n"
+               "'magpie --gpu-info' prints Magpie's block (Vendor: UNKNOWN, Architecture: None) instead.");
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   if (p.has("--select")) return print_selection(p);
   if (p.has("--min-free-gb")) {
     std::fprintf(stderr, "option --min-free-gb needs --select\n");
     return k_exit_usage;
   }
   gpu::gpu_info g = gpu::detect();
-  if (p.has("--json")) std::puts(dump_pretty(g.to_json()).c_str());
-  else std::fputs(gpu::format_gpu_info(g).c_str(), stdout);
+  if (p.has("--json")) {
+    std::puts(dump_pretty(g.to_json()).c_str());
+  } else if (!g.detected()) {
+    std::printf("no GPU found (neither rocminfo nor nvidia-smi reports one)\n");
+    if (!g.compiler.empty()) std::printf("  Compiler: %s (kernels can be compiled, not run)\n", g.compiler.c_str());
+    if (!g.profiler.empty()) std::printf("  Profiler: %s\n", g.profiler.c_str());
+  } else {
+    std::fputs(gpu::format_gpu_info(g).c_str(), stdout);
+  }
+  if (!g.detected() && p.has("--require")) {
+    std::fprintf(stderr, "magpie gpu-info: no GPU found (--require)\n");
+    return k_exit_failure;
+  }
   return k_exit_ok;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "cli/batch_cli.h"
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/json.h"
@@ -38,18 +39,6 @@ int fail(const status& st) {
   return k_exit_failure;
 }
 
-int parse(arg_parser& p, const std::vector<std::string>& args) {
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "magpie jobs: %s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
-  return -1;
-}
-
 void add_where_flags(arg_parser& p) {
   p.add_value("--shared-dir", "", "DIR", "where batches are (default <output-dir>/batches)")
       .add_value("--output-dir", "-o", "DIR", "output directory (default ./results)");
@@ -79,7 +68,7 @@ int run_list(const std::vector<std::string>& args) {
                "List batches and the state of their jobs (as last recorded; add --refresh to ask Slurm / Ray).");
   add_where_flags(p);
   p.add_bool("--refresh", "", "ask the batch's engine about unfinished jobs first").add_bool("--json", "", "JSON on stdout");
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   fs::path root = shared_dir_of(p);
   json out = json::array();
   std::error_code ec;
@@ -115,7 +104,7 @@ int run_status(const std::vector<std::string>& args) {
                "and print them. Ray batches: jobs waiting for others are submitted once those have ended.");
   p.add_positional("BATCH", "batch directory or name", false, true).add_bool("--json", "", "JSON on stdout");
   add_where_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
   if (!b.ok()) return fail(b.get_status());
   auto e = engine_of(*b);
@@ -135,7 +124,7 @@ int run_cancel(const std::vector<std::string>& args) {
                "scancel on Slurm, POST /api/jobs/<id>/stop on Ray. Jobs not yet submitted are never submitted.");
   p.add_positional("BATCH", "batch directory or name", false, true).add_positional("JOB", "job names or ids", true);
   add_where_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
   if (!b.ok()) return fail(b.get_status());
   auto e = engine_of(*b);
@@ -157,7 +146,7 @@ int run_collect(const std::vector<std::string>& args) {
       .add_bool("--no-wait", "", "merge now, reporting unfinished jobs as such")
       .add_bool("--json", "", "print the merged report JSON instead of the text summary");
   add_where_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   return print_batch_run(sched::track_and_collect(resolve_batch(p, p.positionals()[0]), !p.has("--no-wait"), false),
                          p.has("--json"));
 }
@@ -173,7 +162,7 @@ int run_submit(const std::vector<std::string>& args, const global_options& g) {
       .add_value("--output-dir", "-o", "DIR", "results directory of the submitting side (store; default ./results)")
       .add_bool("--json", "", "machine-readable output");
   add_scheduler_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   sched::scheduler_options so;
   auto env = sched::environment_from_flag(g.environment);
   if (!env.ok()) return fail(env.get_status());
@@ -205,8 +194,7 @@ int run_jobs(const std::vector<std::string>& args, const global_options& g) {
     }
     return sched::run_task(rest[0]);
   }
-  std::fprintf(stderr, "magpie jobs: unknown action '%s'\n%s", a.c_str(), k_usage);
-  return k_exit_usage;
+  return unknown_action("magpie jobs", a, {"list", "status", "cancel", "collect", "submit", "run-task"}, k_usage);
 }
 
 }  // namespace

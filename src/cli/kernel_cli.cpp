@@ -1,16 +1,52 @@
 #include "cli/kernel_cli.h"
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "gpu/detect.h"
 #include "kernel/evaluate.h"
 #include "kernel/spec_paths.h"
 #include "cli/batch_cli.h"
+#include "cli/cli_common.h"
 #include "store/results_store.h"
 
 namespace magpie::cli {
+namespace {
+
+/// True when any of `files` holds "__global__" (a CUDA/HIP kernel definition).
+bool any_file_has_global(const std::vector<std::string>& files) {
+  for (const auto& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("__global__") != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void warn_type_mismatches(const kernel::eval_request& req) {
+  std::vector<const kernel::kernel_spec*> specs;
+  for (const auto& k : req.kernels) specs.push_back(&k);
+  if (req.reference) specs.push_back(&*req.reference);
+  bool gpu_kernels = false;
+  for (const auto* k : specs) {
+    if (k->type != kernel::kernel_type::cuda && k->type != kernel::kernel_type::hip) continue;
+    gpu_kernels = true;
+    const char* type = k->type == kernel::kernel_type::cuda ? "cuda" : "hip";
+    if (!k->source_files.empty() && !any_file_has_global(k->source_files))
+      MAGPIE_LOG_WARN("kernel '%s' has type %s but no __global__ function in its source files: it runs on the CPU as "
+                      "plain C++ (use --type host / type: host for CPU code)",
+                      k->id.c_str(), type);
+  }
+  if (gpu_kernels && !gpu::detect().detected())
+    MAGPIE_LOG_WARN("no GPU found (rocminfo / nvidia-smi report none): cuda/hip kernels can be compiled here but not "
+                    "run on a GPU ('magpie gpu-info' shows what was detected)");
+}
 
 void add_kernel_flags(arg_parser& p, bool compare) {
   p.add_positional("kernels", "kernel source files (each becomes one kernel entry)", true);
@@ -214,20 +250,14 @@ int run_kernel_command(const std::vector<std::string>& args, const global_option
                                "reference, interleaved timing, a verdict per candidate with a bootstrap confidence interval."
                              : "Evaluate kernels independently: compile, check correctness against a reference, time them.");
   add_kernel_flags(p, compare);
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   sched::scheduler_options so;
   auto req = build_request(p, g, compare, &so);
   if (!req.ok()) {
     std::fprintf(stderr, "Error: %s\n", req.get_status().message().c_str());
     return k_exit_failure;
   }
+  warn_type_mismatches(*req);
   if (auto st = sched::check_environment(so.environment); !st.ok()) {
     std::fprintf(stderr, "Error: %s\n", st.message().c_str());
     return k_exit_failure;

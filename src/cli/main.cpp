@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/process_tree.h"
 #include "core/progress.h"
+#include "core/strings.h"
 #include "core/subprocess.h"
 #include "core/workspace.h"
 #include "gpu/detect.h"
@@ -101,9 +102,13 @@ int main(int argc, char** argv) {
     std::fputs(gpu::format_gpu_info(gpu::detect()).c_str(), stdout);
     return k_exit_ok;
   }
-  if (p.rest().empty()) {
+  if (p.help_requested() && p.rest().empty()) {
     std::fputs(p.help().c_str(), stdout);
     return k_exit_ok;
+  }
+  if (p.rest().empty()) {  // no subcommand: a usage error (as argparse with required subcommands)
+    std::fputs(p.help().c_str(), stderr);
+    return k_exit_usage;
   }
   const std::string& name = p.rest()[0];
   std::vector<std::string> sub_args(p.rest().begin() + 1, p.rest().end());
@@ -116,6 +121,9 @@ int main(int argc, char** argv) {
     if (name != "mcp") end_all_descendants_signal_safe(0.5);
     return rc;
   }
-  std::fprintf(stderr, "magpie: unknown subcommand '%s' (see magpie --help)\n", name.c_str());
+  std::vector<std::string> names;
+  for (const auto& s : subcommands()) names.push_back(s.name);
+  std::fprintf(stderr, "magpie: unknown subcommand '%s'%s (see magpie --help)\n", name.c_str(),
+               did_you_mean(name, names).c_str());
   return k_exit_usage;
 }

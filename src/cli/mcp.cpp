@@ -1,6 +1,7 @@
 // magpie mcp: the MCP server on stdio.
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/log.h"
@@ -50,14 +51,7 @@ int run_mcp(const std::vector<std::string>& args, const global_options& g) {
                "\nClient config example: {\"command\": \"magpie\", \"args\": [\"mcp\", \"--workspace-root\", \"/path/to/project\"]}\n"
                "The server exits when stdin closes; running tool calls and background runs are then stopped. Exit codes:\n"
                "0 after stdin closed, 2 for bad flags, 1 when stdout cannot be set up.");
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "magpie mcp: %s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   mcp::server_settings s;
   std::error_code ec;
   s.self_exe = fs::read_symlink("/proc/self/exe", ec);

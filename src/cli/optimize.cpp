@@ -1,6 +1,7 @@
 // magpie optimize -c optimize.yaml: the optimization loop (src/optimize) as one command.
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/log.h"
@@ -126,14 +127,7 @@ int dry_run(const optimize::optimize_config& c, const optimize::loop_options& o)
 
 int run(const std::vector<std::string>& args, const global_options& g) {
   arg_parser p = make_parser();
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "magpie optimize: %s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   fs::path cfg_path = p.has("--config") ? fs::path(p.value("--config")) : g.config_path;
   if (cfg_path.empty()) {
     std::fprintf(stderr, "magpie optimize: give the loop's configuration with -c optimize.yaml\n");

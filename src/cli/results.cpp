@@ -1,6 +1,7 @@
 // magpie results list|show|compare|register: the SQLite results store.
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/json.h"
@@ -19,53 +20,69 @@ constexpr const char* k_usage =
     "  list                    registered runs, newest first\n"
     "  show RUN                one run and its metrics (RUN = id or workspace path)\n"
     "  compare A B             metric-by-metric comparison with direction, ratio and noise verdict\n"
+    "The store: every finished run registers itself in the per-user store ($MAGPIE_RESULTS, else\n"
+    "$XDG_DATA_HOME/magpie/results.sqlite, else ~/.local/share/magpie/results.sqlite) and in\n"
+    "<output-dir>/magpie_results.sqlite beside its workspace; actions read the per-user store unless\n"
+    "--results FILE or -o DIR picks another.\n"
     "Run 'magpie results <action> --help' for its options.\n";
 
 void add_db_flags(arg_parser& p) {
-  p.add_value("--db", "", "FILE", "results database (default: <output-dir>/magpie_results.sqlite)")
-      .add_value("--output-dir", "-o", "DIR", "output directory whose database is used (default ./results)")
+  p.add_value("--results", "", "FILE",
+              "results database (default: the per-user store: $MAGPIE_RESULTS, else "
+              "$XDG_DATA_HOME/magpie/results.sqlite, else ~/.local/share/magpie/results.sqlite; "
+              "'magpie results list' prints which file it read)")
+      .add_value("--db", "", "FILE", "the same as --results")
+      .add_value("--output-dir", "-o", "DIR", "use the store beside an output directory, DIR/magpie_results.sqlite "
+                                             "(every run is registered there too)")
       .add_bool("--json", "", "machine-readable JSON on stdout");
 }
 
-/// --db, else <output-dir>/magpie_results.sqlite, else `fallback_dir`'s, else ./results's.
-fs::path db_path(const arg_parser& p, const fs::path& fallback_dir = {}) {
+/// --results/--db, else <output-dir>/magpie_results.sqlite, else the per-user store ("" when
+/// none can be named).
+fs::path db_path(const arg_parser& p) {
+  if (p.has("--results")) return p.value("--results");
   if (p.has("--db")) return p.value("--db");
   if (p.has("--output-dir")) return store::default_db_path(p.value("--output-dir"));
-  if (!fallback_dir.empty()) return store::default_db_path(fallback_dir);
-  return store::default_db_path("results");
+  return store::user_db_path();
 }
+
+bool explicit_db(const arg_parser& p) { return p.has("--results") || p.has("--db") || p.has("--output-dir"); }
 
 int fail(const status& st) {
   std::fprintf(stderr, "magpie results: %s\n", st.message().c_str());
   return k_exit_failure;
 }
 
-/// Parses; returns -1 to continue, else the exit code (help printed or usage error).
-int parse(arg_parser& p, const std::vector<std::string>& args) {
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "magpie results: %s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
-  return -1;
+/// Opens an existing store for reading. A missing one is an error (nothing is created), naming
+/// the path and how to pick another.
+status_or<store::results_store> open_existing(const fs::path& db) {
+  if (db.empty())
+    return not_found("no results store: neither MAGPIE_RESULTS nor HOME is set (give --results FILE or -o DIR)");
+  std::error_code ec;
+  if (!fs::exists(db, ec))
+    return not_found("no results store at %s: no run has been registered there yet (runs register when they "
+                     "finish; --results FILE or -o DIR reads another store)",
+                     db.c_str());
+  return store::results_store::open(db);
 }
+
 
 int run_register(const std::vector<std::string>& args) {
   arg_parser p("magpie results register", "Register run workspaces in the results database.");
   p.add_positional("WORKSPACE", "workspace directories holding *_report.json", true, true)
       .add_value("--group", "", "NAME", "replicate group (default: runs with equal configuration hash are replicates)");
   add_db_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   json out = json::array();
   for (const auto& ws : p.positionals()) {
-    fs::path db = db_path(p, absolute_path(ws).parent_path());
-    auto id = store::register_workspace(db, ws, {p.value("--group")});
-    if (!id.ok()) return fail(id.get_status());
-    out.push_back({{"id", *id}, {"workspace", absolute_path(ws).string()}, {"db", absolute_path(db).string()}});
-    if (!p.has("--json")) std::printf("registered run %lld: %s (%s)\n", static_cast<long long>(*id), ws.c_str(), db.c_str());
+    // Like a finished run: its output directory's store and the per-user one, unless one is named.
+    std::vector<fs::path> dbs = explicit_db(p) ? std::vector<fs::path>{db_path(p)} : store::run_db_paths(ws);
+    for (const auto& db : dbs) {
+      auto id = store::register_workspace(db, ws, {p.value("--group")});
+      if (!id.ok()) return fail(id.get_status());
+      out.push_back({{"id", *id}, {"workspace", absolute_path(ws).string()}, {"db", absolute_path(db).string()}});
+      if (!p.has("--json")) std::printf("registered run %lld: %s (%s)\n", static_cast<long long>(*id), ws.c_str(), db.c_str());
+    }
   }
   if (p.has("--json")) std::fputs(dump_pretty(out).c_str(), stdout);
   return k_exit_ok;
@@ -76,10 +93,10 @@ int run_list(const std::vector<std::string>& args) {
   p.add_value("--mode", "", "MODE", "only this mode", {"analyze", "compare", "benchmark"})
       .add_value("--limit", "-n", "N", "at most N runs (default 20; 0 = all)");
   add_db_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   auto limit = p.integer("--limit", 20);
   if (!limit.ok()) return fail(limit.get_status());
-  auto st = store::results_store::open(db_path(p));
+  auto st = open_existing(db_path(p));
   if (!st.ok()) return fail(st.get_status());
   auto rows = st->list(p.value("--mode"), static_cast<int>(*limit));
   if (!rows.ok()) return fail(rows.get_status());
@@ -89,6 +106,7 @@ int run_list(const std::vector<std::string>& args) {
     std::fputs(dump_pretty(a).c_str(), stdout);
     return k_exit_ok;
   }
+  std::printf("Store: %s\n", db_path(p).c_str());
   std::printf("%5s  %-10s %-16s %-7s %-16s %s\n", "id", "mode", "timestamp", "success", "config", "name / workspace");
   for (const auto& r : *rows)
     std::printf("%5lld  %-10s %-16s %-7s %-16s %s  %s\n", static_cast<long long>(r.id), r.mode.c_str(),
@@ -101,8 +119,8 @@ int run_show(const std::vector<std::string>& args) {
   arg_parser p("magpie results show", "Show one run and its metrics.");
   p.add_positional("RUN", "run id or workspace path", false, true);
   add_db_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
-  auto st = store::results_store::open(db_path(p));
+  if (auto rc = parse_or_exit(p, args)) return *rc;
+  auto st = open_existing(db_path(p));
   if (!st.ok()) return fail(st.get_status());
   auto run = st->find(p.positionals()[0]);
   if (!run.ok()) return fail(run.get_status());
@@ -142,7 +160,7 @@ int run_compare(const std::vector<std::string>& args) {
       .add_bool("--no-replicates", "", "use only the named runs (do not add their replicates)")
       .add_bool("--register", "", "register A and B first when they are workspace paths");
   add_db_flags(p);
-  if (int rc = parse(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   store::compare_options o;
   auto alpha = p.number("--alpha", 0.05);
   if (!alpha.ok() || *alpha <= 0 || *alpha >= 0.5) return fail(invalid_argument("--alpha must be in (0, 0.5)"));
@@ -150,15 +168,14 @@ int run_compare(const std::vector<std::string>& args) {
   o.metric_filters = p.values("--metric");
   o.expand_replicates = !p.has("--no-replicates");
   std::vector<std::string> a = split(p.positionals()[0], ','), b = split(p.positionals()[1], ',');
-  fs::path first_ws = parse_int(a[0]) ? fs::path() : absolute_path(a[0]).parent_path();
-  fs::path db = db_path(p, first_ws);
+  fs::path db = db_path(p);
   if (p.has("--register")) {
     for (const auto* side : {&a, &b})
       for (const auto& ref : *side)
         if (!parse_int(ref))
           if (auto id = store::register_workspace(db, ref); !id.ok()) return fail(id.get_status());
   }
-  auto st = store::results_store::open(db);
+  auto st = open_existing(db);
   if (!st.ok()) return fail(st.get_status());
   auto c = store::compare_runs(*st, a, b, o);
   if (!c.ok()) return fail(c.get_status());
@@ -178,8 +195,7 @@ int run_results(const std::vector<std::string>& args, const global_options& g) {
   if (args[0] == "list") return run_list(rest);
   if (args[0] == "show") return run_show(rest);
   if (args[0] == "compare") return run_compare(rest);
-  std::fprintf(stderr, "magpie results: unknown action '%s'\n%s", args[0].c_str(), k_usage);
-  return k_exit_usage;
+  return unknown_action("magpie results", args[0], {"register", "list", "show", "compare"}, k_usage);
 }
 
 }  // namespace

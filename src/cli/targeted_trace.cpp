@@ -2,6 +2,7 @@
 // (research magpie.md §2.5, §9; src/serve/kernel_trace_shards.h).
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "core/args.h"
 #include "core/strings.h"
@@ -16,18 +17,6 @@ constexpr const char* k_usage =
     "                checksummed shards (<output-dir>/shards/trace_pid<P>_rank<R>.jsonl) and manifest.json\n"
     "  postprocess   validate shards (sequence, SHA-256 chain, end sentinel, manifest receipts) and print a summary\n"
     "Diagnostic artifacts only (never reward-eligible). Run 'magpie targeted-trace <command> --help' for options.\n";
-
-int parse_or_help(arg_parser& p, const std::vector<std::string>& args) {
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
-  return -1;
-}
 
 /// Prints Magpie's "Error: <msg>" (on stdout, as Magpie does; also on stderr) and returns 1.
 int fail(const std::string& msg) {
@@ -57,7 +46,7 @@ int run_adapt(const std::vector<std::string>& args) {
       .add_value("--framework", "", "NAME", "serving framework recorded in every record (vllm, sglang, ...)")
       .add_value("--framework-version", "", "V", "framework version (provenance)")
       .add_value("--image", "", "IMAGE", "container image (provenance)");
-  if (int rc = parse_or_help(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   for (const char* req : {"--target-config", "--output-dir", "--run-id", "--framework"})
     if (!p.has(req) || p.value(req).empty()) {
       std::fprintf(stderr, "magpie targeted-trace adapt-torch: option %s is required\n", req);
@@ -85,7 +74,7 @@ int run_postprocess(const std::vector<std::string>& args) {
   p.add_value("--trace-dir", "", "DIR", "directory holding manifest.json and shards/")
       .add_value("--output", "-o", "FILE", "also write the summary JSON here")
       .add_bool("--strict", "", "any issue is an error (exit 1 with the issues, after writing --output)");
-  if (int rc = parse_or_help(p, args); rc >= 0) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   if (!p.has("--trace-dir") || p.value("--trace-dir").empty()) {
     std::fprintf(stderr, "magpie targeted-trace postprocess: option --trace-dir is required\n");
     return k_exit_usage;
@@ -108,8 +97,7 @@ int run_targeted_trace(const std::vector<std::string>& args, const global_option
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "adapt-torch") return run_adapt(rest);
   if (args[0] == "postprocess") return run_postprocess(rest);
-  std::fprintf(stderr, "magpie targeted-trace: unknown command '%s'\n%s", args[0].c_str(), k_usage);
-  return k_exit_usage;
+  return unknown_action("magpie targeted-trace", args[0], {"adapt-torch", "postprocess"}, k_usage);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 //   roofline  modelled ops with FLOPs, bytes and roofline against a GPU spec
 //   stages    inference stage split + Magpie's kernel_roofline_simple CSVs
 //   sources   kernel-name → source mapping (src/cli/trace_sources.cpp)
+#include <algorithm>
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "cli/subcommand.h"
 #include "cli/trace_sources.h"
 #include "core/args.h"
@@ -14,6 +16,7 @@
 #include "core/utf8.h"
 #include "trace/analysis.h"
 #include "trace/api.h"
+#include "trace/discovery.h"
 #include "trace/gap_analysis.h"
 #include "trace/gap_printer.h"
 #include "trace/health.h"
@@ -29,20 +32,6 @@ void add_spec_flags(arg_parser& p) {
                                    "trace's deviceProperties name")
       .add_value("--gpu-spec", "", "FILE", "TraceLens arch JSON (mem_bw_gbps GB/s, max_achievable_tflops TFLOP/s); wins over --gpu")
       .add_bool("--datasheet", "", "use datasheet peaks instead of measured / achievable ceilings");
-}
-
-int parse_or_help(arg_parser& p, const std::vector<std::string>& args, bool* done) {
-  *done = false;
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "%s\n", st.message().c_str());
-    *done = true;
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    *done = true;
-  }
-  return k_exit_ok;
 }
 
 // k_exit_partial (subcommand.h): the input was read only partly, outputs written and marked
@@ -102,21 +91,121 @@ void print_timeline_rows(const std::string& header, const json& rows) {
                stdout);
 }
 
+/// The last `n` code points of UTF-8 text.
+std::string utf8_suffix(const std::string& s, size_t n) {
+  size_t i = s.size();
+  while (i > 0 && n > 0) {
+    --i;
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) --n;
+  }
+  return s.substr(i);
+}
+
+/// Console names for the top-kernels table: at most `width` characters (+ a marker), the middle
+/// elided (the head names the kernel, the tail its arguments). Where two names would read the
+/// same, the part around their first difference is shown instead of the tail.
+std::vector<std::string> console_kernel_names(const std::vector<std::string>& names, size_t width) {
+  const size_t tail = width / 3, head = width - tail - 3;
+  auto elide = [&](const std::string& n) {
+    return trace::utf8_length(n) <= width ? n : trace::utf8_prefix(n, head) + "..." + utf8_suffix(n, tail);
+  };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string s = elide(names[i]);
+    size_t common = 0;  // longest common byte prefix with another name that elides the same
+    for (size_t j = 0; j < names.size(); ++j) {
+      if (j == i || names[j] == names[i] || elide(names[j]) != s) continue;
+      size_t c = 0;
+      while (c < names[i].size() && c < names[j].size() && names[i][c] == names[j][c]) ++c;
+      common = std::max(common, c);
+    }
+    if (common > 0) {
+      // Back up to a code-point boundary a few characters before the difference.
+      size_t from = common > 12 ? common - 12 : 0;
+      while (from > 0 && (static_cast<unsigned char>(names[i][from]) & 0xC0) == 0x80) --from;
+      size_t keep_head = std::min<size_t>(20, trace::utf8_length(names[i].substr(0, from)));
+      std::string mid = names[i].substr(from);
+      size_t room = width > keep_head + 6 ? width - keep_head - 6 : 8;
+      s = trace::utf8_prefix(names[i], keep_head) + "..." + trace::utf8_prefix(mid, room) +
+          (trace::utf8_length(mid) > room ? "..." : "");
+    }
+    int k = 1;
+    std::string base = s;
+    while (std::find(out.begin(), out.end(), s) != out.end()) s = base + " #" + std::to_string(++k);
+    out.push_back(s);
+  }
+  return out;
+}
+
+void print_top_kernels(const json& kernels, size_t rows) {
+  std::vector<std::string> names;
+  std::vector<json> ks;
+  if (kernels.is_array())
+    for (size_t i = 0; i < kernels.size() && ks.size() < rows; ++i) {
+      ks.push_back(kernels[i]);
+      names.push_back(json_string(kernels[i], "name"));
+    }
+  std::printf("\nTop kernels (by total GPU time; full names in kernels.csv):\n");
+  if (ks.empty()) {
+    std::printf("  (no GPU kernels)\n");
+    return;
+  }
+  std::vector<std::string> shown = console_kernel_names(names, 60);
+  std::printf("  %-60s %8s %14s  %s\n", "kernel", "calls", "total", "category");
+  for (size_t i = 0; i < ks.size(); ++i)
+    std::printf("  %s%*s %8lld %14s  %s\n", shown[i].c_str(),
+                static_cast<int>(60 - std::min<size_t>(60, trace::utf8_length(shown[i]))), "",
+                static_cast<long long>(json_int(ks[i], "calls", 0)),
+                format_duration_ns(json_number(ks[i], "total_us", 0) * 1e3).c_str(), json_string(ks[i], "category").c_str());
+}
+
+/// One trace file → one report directory; prints the summary (or the JSON). Returns the exit code.
+int report_one(const arg_parser& p, const trace::report_config& cfg, const fs::path& trace, const fs::path& out) {
+  auto j = trace::run_trace_report(cfg, trace, out);
+  if (!j.ok()) return fail(j.get_status());
+  int exit_code = input_exit(trace.string(), (*j)["input"], p.has("--allow-partial"));
+  if (exit_code == k_exit_failure) return exit_code;
+  if (p.has("--json")) {
+    std::puts(dump_pretty(*j).c_str());
+    return exit_code;
+  }
+  std::printf("Trace report: %s\nTrace: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(), trace.c_str(),
+              json_string(*j, "gpu_spec_choice").c_str(), json_string(json_value(*j, "rules"), "gpu_timeline").c_str());
+  const json analysis = json_value(*j, "analysis");
+  print_timeline_rows("GPU timeline", json_value(analysis, "gpu_timeline"));
+  const json comm = json_value(analysis, "communication");
+  if (json_int(comm, "total_ns", 0) > 0)
+    std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
+                json_number(comm, "total_ns", 0) / 1e6, json_number(comm, "exposed_ns", 0) / 1e6,
+                json_number(comm, "overlapped_ns", 0) / 1e6, json_number(comm, "overlapped_pct", 0));
+  print_top_kernels(json_value(analysis, "kernels"), 10);
+  std::printf("\nFiles:\n");
+  for (const auto& f : json_strings(*j, "output_files")) std::printf("  %s\n", f.c_str());
+  return exit_code;
+}
+
+std::string trace_stem(const fs::path& trace) {
+  std::string stem = trace.filename().string();
+  for (const char* s : {".json.gz", ".json"})
+    if (ends_with(stem, s)) stem.erase(stem.size() - std::string(s).size());
+  return stem;
+}
+
 int run_report(const std::vector<std::string>& args) {
-  arg_parser p("magpie trace report", "Full analysis of one trace: report.json, ops.csv, kernels.csv, gpu_timeline.csv,\n"
-                                      "execution_details.csv and a self-contained report.html (SVG roofline).");
-  p.add_positional("trace", "PyTorch-profiler trace (.json or .json.gz)", false, true)
-      .add_value("--output-dir", "-o", "DIR", "output directory (default: ./trace_report_<trace stem>)")
+  arg_parser p("magpie trace report", "Full analysis of a trace: report.json, ops.csv, kernels.csv, gpu_timeline.csv,\n"
+                                      "execution_details.csv and a self-contained report.html (timeline, gap analysis,\n"
+                                      "SVG roofline). Given a directory, every trace in it (found as 'magpie trace gap'\n"
+                                      "finds rank traces) gets its report in <output-dir>/<trace stem>/.");
+  p.add_positional("trace", "PyTorch-profiler trace (.json or .json.gz), or a directory of traces", false, true)
+      .add_value("--output-dir", "-o", "DIR", "output directory (default: ./trace_report_<trace or directory name>)")
       .add_value("--top-k", "", "N", "rows in the HTML tables (default: 50; CSV and JSON keep all)")
       .add_bool("--no-html", "", "skip report.html")
       .add_bool("--xlsx", "", "also write report.xlsx: one sheet per table, numbers as numeric cells")
-      .add_bool("--json", "", "print report.json on stdout instead of a summary");
+      .add_bool("--json", "", "print report.json on stdout instead of a summary (one document per trace)");
   add_spec_flags(p);
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   trace::report_config cfg;
   cfg.gpu_spec_file = p.value("--gpu-spec");
   cfg.gpu_name = p.value("--gpu");
@@ -128,40 +217,25 @@ int run_report(const std::vector<std::string>& args) {
   if (!top.ok()) return fail(top.get_status());
   cfg.top_k = static_cast<int>(*top);
   fs::path trace = first_positional(p);
-  std::string stem = trace.filename().string();
-  for (const char* s : {".json.gz", ".json"})
-    if (ends_with(stem, s)) stem.resize(stem.size() - std::string(s).size());
-  fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(stem));
-  auto j = trace::run_trace_report(cfg, trace, out);
-  if (!j.ok()) return fail(j.get_status());
-  int exit_code = input_exit(trace.string(), (*j)["input"], p.has("--allow-partial"));
-  if (exit_code == k_exit_failure) return exit_code;
-  if (p.has("--json")) {
-    std::puts(dump_pretty(*j).c_str());
-    return exit_code;
+  std::error_code ec;
+  if (!fs::is_directory(trace, ec)) {
+    fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(trace_stem(trace)));
+    return report_one(p, cfg, trace, out);
   }
-  std::printf("Trace report: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(),
-              json_string(*j, "gpu_spec_choice").c_str(), json_string(json_value(*j, "rules"), "gpu_timeline").c_str());
-  const json analysis = json_value(*j, "analysis");
-  print_timeline_rows("GPU timeline", json_value(analysis, "gpu_timeline"));
-  const json comm = json_value(analysis, "communication");
-  if (json_int(comm, "total_ns", 0) > 0)
-    std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
-                json_number(comm, "total_ns", 0) / 1e6, json_number(comm, "exposed_ns", 0) / 1e6,
-                json_number(comm, "overlapped_ns", 0) / 1e6, json_number(comm, "overlapped_pct", 0));
-  std::printf("\nTop kernels:\n");
-  int n = 0;
-  const json kernels = json_value(analysis, "kernels");
-  for (const auto& k : kernels.is_array() ? kernels : json::array()) {
-    if (n++ == 10) break;
-    std::string name = json_string(k, "name");
-    if (trace::utf8_length(name) > 60) name = trace::utf8_prefix(name, 57) + "...";
-    std::printf("  %-60s %8lld %12.2f us  %s\n", name.c_str(), static_cast<long long>(json_int(k, "calls", 0)),
-                json_number(k, "total_us", 0), json_string(k, "category").c_str());
+  trace::discovery d = trace::discover_rank_traces(trace);
+  for (const auto& dup : d.duplicates) std::fprintf(stderr, "magpie trace report: several traces claim %s\n", dup.c_str());
+  if (d.files.empty())
+    return fail(not_found("%s: no trace files (*.json, *.json.gz) found in this directory", trace.c_str()));
+  std::string dir_name = absolute_path(trace).filename().string();
+  fs::path out = p.value("--output-dir", "trace_report_" + sanitize_label(dir_name.empty() ? "traces" : dir_name));
+  int worst = k_exit_ok;
+  for (size_t i = 0; i < d.files.size(); ++i) {
+    fs::path one = out / sanitize_label(trace_stem(d.files[i].path));
+    if (i > 0 && !p.has("--json")) std::printf("\n");
+    int rc = report_one(p, cfg, d.files[i].path, one);
+    if (rc == k_exit_failure || (rc != k_exit_ok && worst == k_exit_ok)) worst = rc;
   }
-  std::printf("\nFiles:\n");
-  for (const auto& f : json_strings(*j, "output_files")) std::printf("  %s\n", f.c_str());
-  return exit_code;
+  return worst;
 }
 
 int run_gap(const std::vector<std::string>& args) {
@@ -180,9 +254,7 @@ int run_gap(const std::vector<std::string>& args) {
       .add_multi("--rank-file", "", "FILE", "where several files claim one rank, the file to use (name or path; repeatable)")
       .add_bool("--json", "", "print the gap_analysis block as JSON instead of the table");
   add_input_flags(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   trace::gap_config c;
   c.enabled = true;
   auto top = p.integer("--top-k", 20);
@@ -233,9 +305,7 @@ int run_timeline(const std::vector<std::string>& args) {
       .add_bool("--json", "", "JSON on stdout");
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   auto micro = p.number("--micro-idle-us", 0);
   if (!micro.ok()) return fail(micro.get_status());
   bool compat = p.has("--tracelens-compat");
@@ -269,9 +339,7 @@ int run_roofline(const std::vector<std::string>& args) {
   add_spec_flags(p);
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   bool compat = p.has("--tracelens-compat");
   auto m = trace::load_trace_model(first_positional(p), trace::model_options_for(compat));
   if (!m.ok()) return fail(m.get_status());
@@ -318,9 +386,7 @@ int run_stages(const std::vector<std::string>& args) {
   add_spec_flags(p);
   add_input_flags(p);
   add_compat_flag(p);
-  bool done;
-  int rc = parse_or_help(p, args, &done);
-  if (done) return rc;
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   trace::inference_config cfg;
   if (p.has("--stages") && !p.values("--stages").empty()) cfg.stages = p.values("--stages");
   cfg.isl = p.value("--isl");
@@ -401,8 +467,7 @@ int run_trace(const std::vector<std::string>& args, const global_options& g) {
   if (a == "roofline") return run_roofline(rest);
   if (a == "stages") return run_stages(rest);
   if (a == "sources") return run_trace_sources(rest, g);
-  std::fprintf(stderr, "magpie trace: unknown action '%s'\n\n%s", a.c_str(), k_usage);
-  return k_exit_usage;
+  return unknown_action("magpie trace", a, {"report", "gap", "timeline", "roofline", "stages", "sources"}, std::string("\n") + k_usage);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "cli/cli_common.h"
 #include "core/args.h"
 #include "core/config.h"
 #include "core/csv.h"
@@ -86,14 +87,7 @@ void print_table(const std::vector<source::kernel_source_info>& infos, const std
 int run_trace_sources(const std::vector<std::string>& args, const global_options& g) {
   (void)g;
   arg_parser p = make_parser();
-  if (auto st = p.parse(args); !st.ok()) {
-    std::fprintf(stderr, "magpie trace sources: %s\n", st.message().c_str());
-    return k_exit_usage;
-  }
-  if (p.help_requested()) {
-    std::fputs(p.help().c_str(), stdout);
-    return k_exit_ok;
-  }
+  if (auto rc = parse_or_exit(p, args)) return *rc;
   auto fail = [](const status& st) {
     std::fprintf(stderr, "magpie trace sources: %s\n", st.message().c_str());
     return k_exit_failure;

@@ -81,7 +81,13 @@ status arg_parser::parse(const std::vector<std::string>& args) {
       has_inline = true;
     }
     const flag_def* f = find(tok);
-    if (!f) return invalid_argument("%s: unknown option '%s' (see %s --help)", m_prog.c_str(), tok.c_str(), m_prog.c_str());
+    if (!f) {
+      std::vector<std::string> names;
+      for (const auto& d : m_flags) names.push_back(d.long_name);
+      names.push_back("--help");
+      return invalid_argument("%s: unknown option '%s'%s (see %s --help)", m_prog.c_str(), tok.c_str(),
+                              did_you_mean(tok, names).c_str(), m_prog.c_str());
+    }
     auto& slot = m_values[f->long_name];
     if (f->arity == flag_arity::none) {
       if (has_inline) return invalid_argument("%s: option %s takes no value", m_prog.c_str(), tok.c_str());

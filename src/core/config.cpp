@@ -202,11 +202,14 @@ status field_reader::check_unknown() const {
     if (m_node.is_null()) return ok_status();
     return config_error(m_node, m_path.empty() ? "<root>" : m_path, "expected a mapping");
   }
-  for (const auto& [k, v] : m_node.entries) {
-    if (m_known.count(k)) continue;
+  for (const auto& e : m_node.entries) {
+    if (m_known.count(e.first)) continue;
     std::vector<std::string> known(m_known.begin(), m_known.end());
-    return invalid_argument("%s: %s: unknown field (accepted: %s)", v.where().c_str(), field(k).c_str(),
-                            join(known, ", ").c_str());
+    // Point at the key (the value may be on another line, or absent).
+    const config_node& v = e.second;
+    std::string where = v.key_line > 0 ? strprintf("%s:%d:%d", v.file.c_str(), v.key_line, v.key_column) : v.where();
+    return invalid_argument("%s: %s: unknown field%s (accepted: %s)", where.c_str(), field(e.first).c_str(),
+                            did_you_mean(e.first, known).c_str(), join(known, ", ").c_str());
   }
   return ok_status();
 }

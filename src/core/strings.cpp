@@ -1,5 +1,6 @@
 #include "core/strings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -159,6 +160,41 @@ std::string format_duration_ns(double ns) {
   if (a < 1e6) return strprintf("%.3f us", ns / 1e3);
   if (a < 1e9) return strprintf("%.3f ms", ns / 1e6);
   return strprintf("%.3f s", ns / 1e9);
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string w = to_lower(word);
+  const size_t limit = std::max<size_t>(1, w.size() / 3);
+  std::string best;
+  size_t best_d = limit + 1;
+  for (const auto& c : candidates) {
+    size_t d = edit_distance(w, to_lower(c));
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string m = closest_match(word, candidates);
+  return m.empty() ? std::string() : " (did you mean '" + m + "'?)";
 }
 
 }  // namespace magpie

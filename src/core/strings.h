@@ -39,4 +39,12 @@ std::string argv_to_display(const std::vector<std::string>& argv);
 /// Formats a duration in seconds with a unit that keeps 3-4 significant digits.
 std::string format_duration_ns(double ns);
 
+/// Levenshtein distance (insertions, deletions, substitutions; bytes, not code points).
+size_t edit_distance(std::string_view a, std::string_view b);
+/// The candidate nearest to `word` for a "did you mean" hint: at most max(1, size/3) edits
+/// away (case-insensitive), ties to the first; empty when none is that close.
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+/// " (did you mean 'X'?)" for closest_match's answer, or "" when there is none.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
 }  // namespace magpie

@@ -206,6 +206,8 @@ class tree_builder final : public YAML::EventHandler {
         n.line = f.key_line;
         n.column = f.key_column;
       }
+      n.key_line = f.key_line;
+      n.key_column = f.key_column;
       f.node.entries.push_back(config_entry{std::move(f.key), std::move(n)});
     }
   }

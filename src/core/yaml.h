@@ -25,6 +25,7 @@ struct config_node {
   std::vector<config_entry> entries;  ///< map entries, in file order
   std::string file;
   int line = 0, column = 0;  ///< 1-based position of the node (0 when synthesised)
+  int key_line = 0, key_column = 0;  ///< a map value: 1-based position of its key (0: none)
 
   bool is_null() const { return type == kind::null; }
   bool is_scalar() const { return type == kind::scalar; }

@@ -1,6 +1,7 @@
 #include "kernel/compare.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/json_schema.h"
 #include "core/strings.h"
@@ -41,15 +42,17 @@ compare_result build_compare_result(std::vector<compare_kernel> kernels, int bas
 
 void compare_result::write(json& results, double confidence) const {
   json correctness = json::array(), scores = json::array(), verdicts = json::array();
-  bool all_correct = true;
+  bool all_correct = true, as_expected = true;
   for (const auto& k : kernels) {
     all_correct = all_correct && k.correct;
+    as_expected = as_expected && k.correct != k.expect_incorrect;
     correctness.push_back(k.correct);
     bool unscored = k.v.verdict == verdict_kind::not_ranked || k.v.verdict == verdict_kind::implausible;
     scores.push_back(unscored ? json(nullptr) : json(k.v.speedup));
     verdicts.push_back(k.v.to_json(k.id, confidence, k.median_ns));
   }
-  results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct}, {"perf_scores", scores},
+  results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct},
+                                   {"as_expected", as_expected}, {"perf_scores", scores},
                                    {"perf_score_definition", "speedup vs the baseline: median(baseline)/median(kernel)"}};
   results["winner"] = winner >= 0 ? json(winner) : json(nullptr);
   results["winner_reason"] = winner_reason;
@@ -60,26 +63,55 @@ void compare_result::write(json& results, double confidence) const {
   results["verdicts"] = verdicts;
 }
 
+namespace {
+
+/// "12.30 us" for a median in ns; "-" when not timed (ASCII: printf pads bytes).
+std::string time_cell(double ns) {
+  if (!(ns > 0)) return "-";
+  if (ns < 1e3) return strprintf("%.1f ns", ns);
+  if (ns < 1e6) return strprintf("%.2f us", ns / 1e3);
+  if (ns < 1e9) return strprintf("%.2f ms", ns / 1e6);
+  return strprintf("%.2f s", ns / 1e9);
+}
+
+std::string verdict_cell(const compare_kernel& k) {
+  const verdict& v = k.v;
+  std::string s;
+  if (v.verdict == verdict_kind::baseline) s = "baseline";
+  else if (v.verdict == verdict_kind::not_ranked) s = "not ranked: " + k.not_ranked_why;
+  else if (v.verdict == verdict_kind::implausible) s = strprintf("implausible: %.3fx, below the physical floor", v.speedup);
+  else s = strprintf("%s %.3fx (CI %.3f-%.3f)", verdict_kind_name(v.verdict), v.speedup, v.ci_low, v.ci_high);
+  if (k.correct && k.exit_code_only) s += " (exit code only)";
+  if (k.expect_incorrect) s += k.correct ? " (UNEXPECTED: its YAML says expect: incorrect)" : " (as expected: wrong on purpose)";
+  return s;
+}
+
+}  // namespace
+
 std::string compare_result::summary() const {
-  int correct = 0, by_exit_code = 0;
+  int correct = 0, by_exit_code = 0, expected_wrong = 0;
   for (const auto& k : kernels) {
     correct += k.correct;
     by_exit_code += k.correct && k.exit_code_only;
+    expected_wrong += !k.correct && k.expect_incorrect;
   }
   std::string s = strprintf("Compared %zu kernel implementations\n\nCorrectness: %d/%zu passed", kernels.size(), correct,
                             kernels.size());
   if (by_exit_code > 0) s += strprintf(" (%d by exit code only: not proven)", by_exit_code);
-  s += "\n\nResults:\n";
+  if (expected_wrong > 0) s += strprintf(" (%d incorrect on purpose, as its YAML expects)", expected_wrong);
+  // nvbench-like table: what people read first, per implementation.
+  size_t id_w = 6;
+  for (const auto& k : kernels) id_w = std::max(id_w, std::min<size_t>(40, k.id.size()));
+  s += "\n\nResults (speedup = median(baseline) / median(kernel); noise = relative stdev of the samples):\n";
+  s += strprintf("     # %-*s %11s %7s %8s  %s\n", static_cast<int>(id_w), "kernel", "median", "noise", "samples", "verdict");
   for (size_t i = 0; i < kernels.size(); ++i) {
     const compare_kernel& k = kernels[i];
-    const verdict& v = k.v;
-    s += strprintf("  %s Kernel %zu: %s", k.correct && !k.rejected ? "\u2713" : "\u2717", i, k.id.c_str());
-    if (v.verdict == verdict_kind::baseline) s += " [baseline]";
-    else if (v.verdict == verdict_kind::not_ranked) s += " [not ranked: " + k.not_ranked_why + "]";
-    else if (v.verdict == verdict_kind::implausible) s += strprintf(" [implausible: %.3fx, below the physical floor]", v.speedup);
-    else s += strprintf(" [%s: %.3fx vs baseline, CI %.3f-%.3f]", verdict_kind_name(v.verdict), v.speedup, v.ci_low, v.ci_high);
-    if (k.correct && k.exit_code_only) s += " (exit code only)";
-    s += k.note + "\n";
+    std::string id = k.id.size() > id_w ? k.id.substr(0, id_w - 3) + "..." : k.id;
+    std::string noise = std::isfinite(k.noise) && k.median_ns > 0 ? strprintf("%.2f%%", k.noise * 100) : "-";
+    std::string samples = k.samples > 0 && k.median_ns > 0 ? std::to_string(k.samples) : "-";
+    s += strprintf("  %s %2zu %-*s %11s %7s %8s  %s%s\n", k.correct && !k.rejected ? "\u2713" : "\u2717", i,
+                   static_cast<int>(id_w), id.c_str(), time_cell(k.median_ns).c_str(), noise.c_str(), samples.c_str(),
+                   verdict_cell(k).c_str(), k.note.c_str());
     if (!k.detail.empty()) s += "      " + k.detail + "\n";
   }
   if (winner >= 0) s += strprintf("\nWinner: Kernel %d (%s)\n", winner, kernels[static_cast<size_t>(winner)].id.c_str());
@@ -103,6 +135,8 @@ json compare_result_schema() {
                              {"reason", typed("string", "why this verdict")}});
   json metrics = closed({{"correctness", list_of(typed("boolean", "correct"), "per kernel: correctness SUCCESS")},
                          {"all_correct", typed("boolean", "every kernel is correct")},
+                         {"as_expected", typed("boolean", "every kernel is correct, except those whose YAML says "
+                                                          "expect: incorrect, which are incorrect")},
                          {"perf_scores", list_of(typed_or_null("number", "speedup"), "per kernel: speedup, null when not ranked")},
                          {"perf_score_definition", typed("string", "what perf_scores mean")}});
   json ranking = list_of(typed("number", "kernel index, then its speedup"), "[kernel index, speedup vs the baseline]");

@@ -4,6 +4,7 @@
 // the rule that picks the winner is written once.
 #pragma once
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,9 @@ struct compare_kernel {
   bool exit_code_only = false; ///< judged by its testcase's exit code alone (nothing compared)
   verdict v;                   ///< against the baseline (v.index = its position)
   double median_ns = 0;        ///< median of its timed samples (0: not timed)
+  double noise = NAN;          ///< relative stdev of its timed samples (nvbench's noise; NaN: unknown)
+  size_t samples = 0;          ///< timed samples behind median_ns (0: unknown)
+  bool expect_incorrect = false;  ///< kernel_spec::expect_incorrect
   // Its line of the console summary:
   bool rejected = false;       ///< an integrity check failed: marked ✗ although correct
   std::string not_ranked_why;  ///< "[not ranked: <why>]" when its verdict is not_ranked
@@ -34,10 +38,12 @@ struct compare_result {
   std::vector<std::pair<int, double>> rankings;  ///< (index, speedup) of ranked verdicts, fastest first
   int winner = -1;                               ///< -1: no kernel is correct
   std::string winner_reason;
-  /// Magpie's results keys: comparison_metrics, winner, winner_reason, rankings,
-  /// baseline_index and verdicts (each verdict's confidence: `confidence`).
+  /// Magpie's results keys: comparison_metrics (with `as_expected`: every kernel's correctness
+  /// matches its `expect`), winner, winner_reason, rankings, baseline_index and verdicts (each
+  /// verdict's confidence: `confidence`).
   void write(json& results, double confidence) const;
-  /// "Compared N kernel implementations ... Winner: ..." for the console and results.summary.
+  /// "Compared N kernel implementations ...", a table (per implementation: median, noise,
+  /// samples, verdict with its interval), "Winner: ..." for the console and results.summary.
   std::string summary() const;
 };
 

@@ -235,7 +235,8 @@ json kernel_spec_schema() {
                                           {"callable", typed("string", "class or function")},
                                           {"get_inputs", typed("string", "input factory")}})},
                  {"entry", typed("string", "Python class/callable")},
-                 {"inputs_from", typed("string", "Python file with get_inputs")}},
+                 {"inputs_from", typed("string", "Python file with get_inputs")},
+                 {"expect", words("the YAML's expect: this kernel is wrong on purpose", {"incorrect"})}},
                 {"kernel_id", "kernel_type", "source_files", "working_dir", "env", "compile_command", "testcase_command",
                  "prof_command"});
 }

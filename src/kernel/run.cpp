@@ -218,6 +218,11 @@ compare_kernel compare_kernel_of(const kernel_eval& k, const verdict& v) {
   c.exit_code_only = k.basis == correctness_basis::exit_code;
   c.v = v;
   c.median_ns = k.timing && k.timing->ok ? k.timing->stats.median : 0;
+  if (k.timing && k.timing->ok) {
+    c.noise = k.timing->stats.rel_stdev;
+    c.samples = k.timing->stats.n;
+  }
+  c.expect_incorrect = k.spec.expect_incorrect;
   c.rejected = k.integrity.rejected();
   c.not_ranked_why = !c.correct ? kernel_outcome_name(k.outcome()) : c.rejected ? "rejected" : "not timed";
   c.detail = rejection_line(k);

@@ -73,6 +73,7 @@ json kernel_spec::to_json() const {
   j["prof_command"] = argv_json(prof_command);
   if (target) j["bench_target"] = {{"module", target->module}, {"callable", target->callable}, {"get_inputs", target->get_inputs}};
   if (!entry.empty()) j["entry"] = entry;
+  if (expect_incorrect) j["expect"] = "incorrect";
   if (!inputs_from.empty()) j["inputs_from"] = inputs_from;
   return j;
 }
@@ -136,6 +137,11 @@ status parse_entry(const config_node& n, const std::string& field, const path_co
       MAGPIE_LOG_INFO("%s: %s not set: %s inferred from %s", n.where().c_str(), r.field("type").c_str(),
                       to_lower(kernel_type_name(k->type)).c_str(), fs::path(k->source_files[0]).filename().c_str());
   }
+  std::string expect;
+  MAGPIE_RETURN_IF_ERROR(r.read_string("expect", &expect));
+  if (!expect.empty() && expect != "correct" && expect != "incorrect")
+    return config_error(*r.get("expect"), r.field("expect"), "expected 'correct' or 'incorrect', got '" + expect + "'");
+  k->expect_incorrect = expect == "incorrect";
   MAGPIE_RETURN_IF_ERROR(r.read_string_map("env", &k->env));
   MAGPIE_RETURN_IF_ERROR(r.read_command("compile_command", &k->compile_command));
   MAGPIE_RETURN_IF_ERROR(r.read_command("testcase_command", &k->testcase_command));

@@ -40,6 +40,9 @@ struct kernel_spec {
   std::string entry;        ///< python class/callable (ours)
   std::string inputs_from;  ///< python file with get_inputs (ours), absolute when set
   std::string origin;       ///< "file.yaml:12:5" or "cli" (for messages)
+  /// YAML `expect: incorrect` (ours): wrong on purpose, e.g. an example of the correctness gate.
+  /// Its rejection is reported as expected and does not make the run a failure.
+  bool expect_incorrect = false;
   json to_json() const;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <set>
 
 #include "core/log.h"
 #include "core/strings.h"
@@ -57,9 +58,14 @@ status resolve_working_dir(const std::string& wd, const config_node* at, const s
     if (!ctx.yaml_dir.empty() && any_relative(sources) && !all_exist_under(sources, ctx.cwd) &&
         all_exist_under(sources, ctx.yaml_dir)) {
       *out = absolute_path(ctx.yaml_dir);
-      MAGPIE_LOG_WARN("%s: %s is not set and source_files are not under the current directory %s (Magpie's "
-                      "base); using the YAML file's directory %s (set working_dir to silence this)",
-                      where.c_str(), field.c_str(), absolute_path(ctx.cwd).c_str(), out->c_str());
+      // Unambiguous (the files exist only there): a debug note per entry, one info line per
+      // YAML directory, never a warning for running a bundled example from elsewhere.
+      static std::set<fs::path> announced;
+      if (announced.insert(*out).second)
+        MAGPIE_LOG_INFO("kernel entries without working_dir: source_files are under the YAML file's directory %s, "
+                        "not the current directory %s (Magpie's base); using the YAML file's directory",
+                        out->c_str(), absolute_path(ctx.cwd).c_str());
+      MAGPIE_LOG_DEBUG("%s: %s is not set; using the YAML file's directory %s", where.c_str(), field.c_str(), out->c_str());
     }
     return ok_status();
   }

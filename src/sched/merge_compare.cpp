@@ -134,6 +134,7 @@ compare_kernel merged_kernel(int i, const json& row, const timing_view& t, const
   k.id = req.kernels[static_cast<size_t>(i)].id;
   k.correct = row_correct(row);
   k.exit_code_only = row_correctness_basis(row, correctness_basis::none) == correctness_basis::exit_code;
+  k.expect_incorrect = req.kernels[static_cast<size_t>(i)].expect_incorrect;
   auto tv = t.verdicts.find(i);
   if (tv != t.verdicts.end() && k.correct) {
     k.v = tv->second;

@@ -82,17 +82,42 @@ status_or<std::vector<run_row>> query_runs(database& db, const std::string& wher
 
 fs::path default_db_path(const fs::path& output_dir) { return output_dir / k_default_db_name; }
 
+fs::path user_db_path() {
+  auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v != nullptr ? std::string(v) : std::string();
+  };
+  if (std::string v = env("MAGPIE_RESULTS"); !v.empty()) return v;
+  // XDG base directories: a relative XDG_DATA_HOME is invalid and ignored.
+  if (std::string v = env("XDG_DATA_HOME"); !v.empty() && v[0] == '/') return fs::path(v) / "magpie" / "results.sqlite";
+  if (std::string v = env("HOME"); !v.empty()) return fs::path(v) / ".local" / "share" / "magpie" / "results.sqlite";
+  return {};
+}
+
+std::vector<fs::path> run_db_paths(const fs::path& workspace_dir) {
+  std::vector<fs::path> out = {default_db_path(absolute_path(workspace_dir).parent_path())};
+  fs::path user = user_db_path();
+  std::error_code ec;
+  if (!user.empty() && absolute_path(user) != out[0] && !fs::equivalent(user, out[0], ec)) out.push_back(user);
+  return out;
+}
+
 int64_t register_after_run(const fs::path& workspace_dir) {
   const char* off = std::getenv("MAGPIE_NO_STORE");
   if (off != nullptr && std::string(off) == "1") return 0;
-  fs::path db = default_db_path(workspace_dir.parent_path());
-  auto id = register_workspace(db, workspace_dir);
-  if (!id.ok()) {
-    MAGPIE_LOG_WARN("results store: %s not registered: %s", workspace_dir.c_str(), id.get_status().message().c_str());
-    return 0;
+  int64_t first = 0;
+  std::vector<fs::path> dbs = run_db_paths(workspace_dir);
+  for (size_t i = 0; i < dbs.size(); ++i) {
+    auto id = register_workspace(dbs[i], workspace_dir);
+    if (!id.ok()) {
+      MAGPIE_LOG_WARN("results store: %s not registered in %s: %s", workspace_dir.c_str(), dbs[i].c_str(),
+                      id.get_status().message().c_str());
+      continue;
+    }
+    if (i == 0) first = *id;
+    MAGPIE_LOG_INFO("results store: run %lld in %s", static_cast<long long>(*id), dbs[i].c_str());
   }
-  MAGPIE_LOG_INFO("results store: run %lld in %s", static_cast<long long>(*id), db.c_str());
-  return *id;
+  return first;
 }
 
 std::string run_row::group_key() const {

@@ -1,6 +1,7 @@
-// The results store: every run workspace registered in one SQLite database (default
-// <output-dir>/magpie_results.sqlite), with its metrics and per-request samples, so that runs
-// can be listed, shown and compared later (`magpie results …`, MCP tools).
+// The results store: every run workspace registered in SQLite databases (the per-user store,
+// user_db_path(), and <output-dir>/magpie_results.sqlite beside the run), with its metrics and
+// per-request samples, so that runs can be listed, shown and compared later (`magpie results …`,
+// MCP tools).
 //
 // Replicates: runs of one mode whose configuration hash is equal (or that were registered with
 // the same explicit replicate group) are repeated runs of one configuration; comparisons use
@@ -27,6 +28,15 @@ constexpr const char* k_default_db_name = "magpie_results.sqlite";
 /// <output_dir>/magpie_results.sqlite.
 fs::path default_db_path(const fs::path& output_dir);
 
+/// The per-user store, the default of `magpie results`: $MAGPIE_RESULTS (a database file), else
+/// $XDG_DATA_HOME/magpie/results.sqlite, else $HOME/.local/share/magpie/results.sqlite; empty
+/// when none of these is set.
+fs::path user_db_path();
+
+/// The stores a finished run in `workspace_dir` is registered in: its output directory's
+/// (default_db_path of the parent) and the per-user one when it is a different file.
+std::vector<fs::path> run_db_paths(const fs::path& workspace_dir);
+
 struct register_options {
   std::string replicate_group;  ///< explicit group (overrides the configuration hash); "" = hash
 };
@@ -37,9 +47,10 @@ struct register_options {
 status_or<int64_t> register_workspace(const fs::path& db_path, const fs::path& workspace_dir,
                                       const register_options& opts = {});
 
-/// After a run: registers `workspace_dir` in default_db_path(its parent), the output dir, and
-/// logs the run id (stderr). A failure is logged as a warning, never fails the run. Skipped when
-/// the environment sets MAGPIE_NO_STORE=1. Returns the run id, or 0 when not registered.
+/// After a run: registers `workspace_dir` in every store of run_db_paths() and logs the run id
+/// (stderr). A failure is logged as a warning, never fails the run. Skipped when
+/// the environment sets MAGPIE_NO_STORE=1. Returns the run id in the output directory's store,
+/// or 0 when not registered there.
 int64_t register_after_run(const fs::path& workspace_dir);
 
 struct run_row {

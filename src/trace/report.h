@@ -37,7 +37,8 @@ struct report_page {
 };
 /// A self-contained HTML page (inline CSS and SVG, no scripts or external assets): read
 /// problems first, then a summary row (GPU timeline bar, stage split, top kernels) meant to be
-/// read without scrolling, the roofline plot of modelled ops (log-log achieved TFLOP/s vs
+/// read without scrolling, the per-stream timeline with the largest idle gaps, the gap analysis
+/// (idle gaps by length, the largest with the kernels around them), the roofline plot of modelled ops (log-log achieved TFLOP/s vs
 /// FLOP/byte, points coloured by op category with a legend, ceilings labelled without
 /// overlap, hover text with op / shape / time), op and kernel tables (first `top_k` rows), steps.
 std::string report_html(const report_page& page);

@@ -1,8 +1,11 @@
 // The self-contained HTML report (inline CSS + SVG; no scripts, fonts or external assets).
 // Layout (checked by the report_html_screenshot golden test in headless Chromium at 1280×800):
 // read problems, then one summary row — GPU timeline, stage split, top kernels — above the
-// fold; below it the roofline (points coloured by op category, legend, ceiling labels spread
-// so they never overlap, hover text per point) and the op, kernel and step tables.
+// fold; then the timeline of GPU streams over time with the largest idle gaps marked and the gap
+// analysis (report_html_timeline.cpp); the roofline (points coloured by op category, legend,
+// ceiling labels spread so they never overlap, hover text per point) and the op, kernel and
+// step tables (one line per row: long names shortened in the middle, the full name on hover;
+// numbers with SI prefixes).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -11,29 +14,21 @@
 #include "core/strings.h"
 #include "trace/health.h"
 #include "trace/report.h"
+#include "trace/report_html_timeline.h"
 #include "trace/util.h"
 
 namespace magpie::trace {
 namespace {
 
-std::string esc(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o.push_back(c);
-    }
-  }
-  return o;
-}
+std::string esc(std::string_view s) { return html_escape(s); }
 
 std::string f2(double v) { return std::isfinite(v) ? strprintf("%.2f", v) : "–"; }
 std::string f3g(double v) { return std::isfinite(v) ? strprintf("%.3g", v) : "–"; }
-std::string short_name(const std::string& n, size_t max) { return utf8_length(n) <= max ? n : utf8_prefix(n, max - 1) + "…"; }
+std::string short_name(const std::string& n, size_t max) { return elide_middle(n, max); }
+/// A table cell with a shortened name; the full name on hover.
+std::string name_cell(const std::string& n, size_t max) {
+  return "<td class='l nm' title='" + esc(n) + "'>" + esc(short_name(n, max)) + "</td>";
+}
 
 /// One colour per category, kernel (gemm, attention…) and op (GEMM, SDPA_fwd…) spellings alike.
 const char* category_color(const std::string& category) {
@@ -138,7 +133,7 @@ std::string kernels_panel(const analysis& a) {
     const kernel_row& k = a.kernels[i];
     double pct = a.kernels_total_us > 0 ? k.total_us / a.kernels_total_us * 100 : 0;
     s += "<tr><td class='l kn' title='" + esc(k.name) + "'><span class='sw' style='background:" + category_color(k.category) +
-         "'></span>" + esc(short_name(k.name, 60)) + "</td><td class='nw'>" + f2(k.total_us) + " µs</td><td>" + f2(pct) +
+         "'></span>" + esc(short_name(k.name, 34)) + "</td><td class='nw'>" + f2(k.total_us) + " µs</td><td>" + f2(pct) +
          "%</td></tr>";
   }
   return s + "</table></div>";
@@ -178,16 +173,16 @@ std::string roofline_svg(const analysis& a) {
   s += "<rect x='70' y='20' width='630' height='380' fill='#fafafa' stroke='#999'/>";
   for (int e = static_cast<int>(X.lo); e <= static_cast<int>(X.hi); ++e) {
     double px = X.map(std::pow(10.0, e));
-    s += strprintf("<line x1='%.1f' y1='20' x2='%.1f' y2='400' stroke='#e5e5e5'/><text x='%.1f' y='415' text-anchor='middle'>1e%d</text>",
-                   px, px, px, e);
+    s += strprintf("<line x1='%.1f' y1='20' x2='%.1f' y2='400' stroke='#e5e5e5'/><text x='%.1f' y='415' text-anchor='middle'>%s</text>",
+                   px, px, px, power10_label(e).c_str());
   }
   for (int e = static_cast<int>(Y.lo); e <= static_cast<int>(Y.hi); ++e) {
     double py = Y.map(std::pow(10.0, e));
-    s += strprintf("<line x1='70' y1='%.1f' x2='700' y2='%.1f' stroke='#e5e5e5'/><text x='64' y='%.1f' text-anchor='end'>1e%d</text>",
-                   py, py, py + 4, e);
+    s += strprintf("<line x1='70' y1='%.1f' x2='700' y2='%.1f' stroke='#e5e5e5'/><text x='64' y='%.1f' text-anchor='end'>%s</text>",
+                   py, py, py + 4, power10_label(e + 12).c_str());  // the axis is in TFLOP/s; labels in FLOP/s
   }
   s += "<text x='385' y='440' text-anchor='middle'>arithmetic intensity (FLOP/byte)</text>";
-  s += "<text x='16' y='210' text-anchor='middle' transform='rotate(-90 16 210)'>achieved TFLOP/s</text>";
+  s += "<text x='16' y='210' text-anchor='middle' transform='rotate(-90 16 210)'>achieved FLOP/s</text>";
   std::vector<std::pair<std::string, double>> ceilings;
   for (const auto& sp : specs)
     if (auto peak = a.spec->peak_tflops(sp)) ceilings.push_back({sp, *peak});
@@ -231,33 +226,36 @@ std::string roofline_svg(const analysis& a) {
 }
 
 std::string ops_table(const analysis& a, size_t top_k) {
-  std::string h = "<h2>Ops</h2><table><tr><th class='l'>op</th><th class='l'>category</th><th>count</th><th>kernel µs</th>"
-                  "<th>%</th><th>GFLOP</th><th>FLOP/B</th><th>TFLOP/s</th><th>TB/s</th><th class='l'>bound</th>"
+  std::string h = "<h2>Ops</h2><table class='one-line'><tr><th class='l'>op</th><th class='l'>category</th><th>count</th><th>kernel time</th>"
+                  "<th>%</th><th>FLOP</th><th>FLOP/B</th><th>FLOP/s</th><th>B/s</th><th class='l'>bound</th>"
                   "<th>% roofline</th><th class='l'>input dims</th></tr>";
   for (size_t i = 0; i < a.ops.size() && i < top_k; ++i) {
     const op_row& r = a.ops[i];
     bool c = r.model.computed;
     double ai = (c && r.bytes && *r.bytes > 0) ? r.model.flops / *r.bytes : NAN;
-    h += "<tr><td class='l'>" + esc(r.name) + "</td><td class='l'><span class='sw' style='background:" +
+    h += "<tr>" + name_cell(r.name, 44) + "<td class='l'><span class='sw' style='background:" +
          category_color(r.category) + "'></span>" + esc(r.category) + "</td><td>" + std::to_string(r.operation_count) +
-         "</td><td>" + f2(r.kernel_time_us_sum) + "</td><td>" + f2(r.time_pct) + "</td><td>" + (c ? f3g(r.gflops) : "–") +
-         "</td><td>" + f3g(ai) + "</td><td>" + f3g(r.tflops_mean) + "</td><td>" + f3g(r.tbps_mean) + "</td><td class='l'>" +
-         esc(r.roof.ok ? r.roof.bound : "") + "</td><td>" + (r.roof.ok ? f2(r.pct_roofline_mean) : "–") +
-         "</td><td class='l'>" + esc(r.input_dims) + "</td></tr>";
+         "</td><td class='nw'>" + si_duration_ns(r.kernel_time_us_sum * 1e3) + "</td><td>" + f2(r.time_pct) +
+         "</td><td class='nw'>" + (c ? si_format(r.gflops * 1e9, "") : "–") + "</td><td>" + f3g(ai) +
+         "</td><td class='nw'>" + si_format(r.tflops_mean * 1e12, "") + "</td><td class='nw'>" +
+         si_format(r.tbps_mean * 1e12, "") + "</td><td class='l nw'>" + esc(r.roof.ok ? lower_ascii(r.roof.bound) : "") +
+         "</td><td>" + (r.roof.ok ? f2(r.pct_roofline_mean) : "–") +
+         "</td>" + name_cell(r.input_dims, 40) + "</tr>";
   }
   return h + "</table>";
 }
 
 std::string kernels_table(const analysis& a, size_t top_k) {
-  std::string h = "<h2>Kernels</h2><table><tr><th class='l'>kernel</th><th class='l'>category</th><th>calls</th>"
-                  "<th>total µs</th><th>avg µs</th><th class='l'>top op</th><th>TFLOP/s</th><th>% roofline</th></tr>";
+  std::string h = "<h2>Kernels</h2><table class='one-line'><tr><th class='l'>kernel (hover for the full name)</th><th class='l'>category</th>"
+                  "<th>calls</th><th>total</th><th>avg</th><th class='l'>top op</th><th>FLOP/s</th><th>% roofline</th></tr>";
   for (size_t i = 0; i < a.kernels.size() && i < top_k; ++i) {
     const kernel_row& k = a.kernels[i];
     double tf = (k.modelled && k.total_us > 0) ? k.flops / 1e12 / (k.total_us / 1e6) : NAN;
     double pr = (k.roof.ok && k.total_us > 0) ? k.roof.time_us / k.total_us * 100 : NAN;
-    h += "<tr><td class='l'>" + esc(k.name) + "</td><td class='l'><span class='sw' style='background:" +
-         category_color(k.category) + "'></span>" + esc(k.category) + "</td><td>" + std::to_string(k.calls) + "</td><td>" +
-         f2(k.total_us) + "</td><td>" + f2(k.avg_us()) + "</td><td class='l'>" + esc(k.top_op) + "</td><td>" + f3g(tf) +
+    h += "<tr>" + name_cell(k.name, 70) + "<td class='l'><span class='sw' style='background:" +
+         category_color(k.category) + "'></span>" + esc(k.category) + "</td><td>" + std::to_string(k.calls) +
+         "</td><td class='nw'>" + si_duration_ns(k.total_us * 1e3) + "</td><td class='nw'>" + si_duration_ns(k.avg_us() * 1e3) +
+         "</td><td class='l'>" + esc(k.top_op) + "</td><td class='nw'>" + si_format(tf * 1e12, "") +
          "</td><td>" + f2(pr) + "</td></tr>";
   }
   return h + "</table>";
@@ -287,7 +285,9 @@ std::string report_html(const report_page& pg) {
                   ".panel td{border:none;border-bottom:1px solid #eee}.sw{display:inline-block;width:10px;height:10px;"
                   "margin-right:5px;vertical-align:middle}.problems{border:2px solid #c0392b;background:#fdecea;"
                   "padding:6px 12px;margin:8px 0}.problems ul{margin:4px 0}.warn{color:#c0392b}td.kn{max-width:250px;white-space:nowrap;"
-                  "overflow:hidden;text-overflow:ellipsis}.nw{white-space:nowrap}</style></head><body>";
+                  "overflow:hidden;text-overflow:ellipsis}.nw,td.nm{white-space:nowrap}h3{font-size:13px;margin:10px 0 4px}"
+                  ".bar{display:inline-block;height:9px;background:#e15759}table.one-line td,table.one-line th{white-space:nowrap}"
+                  "</style></head><body>";
   h += "<h1>" + esc(pg.title) + "</h1>";
   h += "<p class='muted'>" + esc(m.path.string()) + " · device: " + esc(m.device_name.empty() ? "unknown" : m.device_name) +
        " · GPU spec: " + esc(a.spec ? a.spec->name + " (" + a.spec->source + ")" : "none") +
@@ -295,6 +295,7 @@ std::string report_html(const report_page& pg) {
                  static_cast<unsigned long long>(m.gpu_unlinked), m.linking_key.c_str());
   h += problems_html(pg.health);
   h += "<div class='summary'>" + timeline_panel(a) + stages_panel(*pg.split) + kernels_panel(a) + "</div>";
+  h += timeline_lanes_html(m) + idle_gaps_html(m, 10);
   h += "<h2>Roofline</h2>" + roofline_svg(a) + ops_table(a, pg.top_k) + kernels_table(a, pg.top_k) + steps_table(*pg.split);
   h += "<p class='muted'>Generated by magpie trace report. Kernel times are unions of GPU intervals; the roofline uses "
        "analytical FLOP/byte models of the recorded shapes. Hover over a point or bar for details.</p></body></html>\n";

@@ -5,10 +5,21 @@
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 EX="$MAGPIE_SOURCE_DIR/examples/host"
 out="$GOLDEN_TMP/res"
-"$MAGPIE_BIN" compare -k "$EX/compare.yaml" -o "$out" --max-time 2 --min-time 0.05 --baseline 1 > "$GOLDEN_TMP/c.txt" \
-  || fail "compare exited $?"
+# Run from another directory than the YAML's (issue 33: no working_dir warnings for the bundled example).
+(cd "$GOLDEN_TMP" && "$MAGPIE_BIN" compare -k "$EX/compare.yaml" -o "$out" --max-time 2 --min-time 0.05 --baseline 1) \
+  > "$GOLDEN_TMP/c.txt" 2> "$GOLDEN_TMP/c.err" || fail "compare exited $?"
 grep -q "COMPARISON RESULTS" "$GOLDEN_TMP/c.txt" || fail "no banner"
-grep -q "Correctness: 3/4 passed" "$GOLDEN_TMP/c.txt" || fail "wrong correctness count"
+grep -q "Correctness: 3/4 passed (1 incorrect on purpose, as its YAML expects)" "$GOLDEN_TMP/c.txt" || fail "wrong correctness count"
+! grep -q "WARN" "$GOLDEN_TMP/c.err" || fail "warnings: $(grep WARN "$GOLDEN_TMP/c.err")"
+# nvbench-like table: median, noise, samples per implementation; the verdict with its interval.
+grep -q "^     # kernel  *median  *noise  *samples  verdict$" "$GOLDEN_TMP/c.txt" || fail "table header: $(cat "$GOLDEN_TMP/c.txt")"
+grep -Eq "^  ✓  0 vector_add  +[0-9.]+ (ns|us|ms)  +[0-9.]+%  +[0-9]+  (faster|slower|same|ambiguous) [0-9.]+x \(CI [0-9.]+-[0-9.]+\)$" \
+  "$GOLDEN_TMP/c.txt" || fail "kernel row: $(cat "$GOLDEN_TMP/c.txt")"
+grep -q "  3 vector_add_offbyone .*not ranked: incorrect (as expected: wrong on purpose)$" "$GOLDEN_TMP/c.txt" \
+  || fail "expected-incorrect row: $(cat "$GOLDEN_TMP/c.txt")"
+"$MAGPIE_BIN" results list -o "$out" --json > "$GOLDEN_TMP/main_runs.json" || fail "results list"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r[0]["success"] is True, r' "$GOLDEN_TMP/main_runs.json" \
+  || fail "the example with its intentional wrong kernel was registered as failed"
 ws=$(workspace_of "$out" compare)
 check_json "$ws/compare_report.json" <<'PY'
 import json, sys
@@ -20,7 +31,7 @@ for key in ("kernel_results", "comparison_metrics", "winner", "rankings", "summa
 assert res["baseline_index"] == 1 and res["reference"] == "vector_add_unrolled"
 cm = res["comparison_metrics"]
 assert cm["correctness"] == [True, True, True, False], cm["correctness"]
-assert cm["all_correct"] is False
+assert cm["all_correct"] is False and cm["as_expected"] is True
 assert cm["perf_scores"][3] is None
 v = {x["kernel_id"]: x for x in res["verdicts"]}
 assert v["vector_add_unrolled"]["verdict"] == "baseline"

@@ -16,7 +16,7 @@ kernels:
 YAML
 "$MAGPIE_BIN" compare -k "$T/k.yaml" --no-perf -o "$T/out" > "$T/o.txt" 2> "$T/e.txt" || fail "compare exited $?: $(tail -3 "$T/e.txt")"
 grep -q "^Correctness: 1/2 passed (1 by exit code only: not proven)$" "$T/o.txt" || fail "console count: $(cat "$T/o.txt")"
-grep -q "Kernel 1: cheat \[not ranked: not timed\] (exit code only)$" "$T/o.txt" || fail "console line: $(cat "$T/o.txt")"
+grep -q " 1 cheat .*  not ranked: not timed (exit code only)$" "$T/o.txt" || fail "console line: $(cat "$T/o.txt")"
 check_json "$(workspace_of "$T/out" compare)/compare_report.json" <<'PY'
 import json, sys
 res = json.load(open(sys.argv[1]))["results"]
@@ -73,6 +73,6 @@ PY
 compare_against_script 4 forger
 [ "$(grep -c "Winner:" "$T/o4.txt")" -eq 1 ] && grep -q "^Winner: Kernel 0 (base)$" "$T/o4.txt" \
   || fail "a candidate's output forged a summary line: $(cat "$T/o4.txt")"
-grep -q "^  ✗ Kernel 1: forger \[not ranked: failed\]$" "$T/o4.txt" && ! grep -q "^ *✓ Kernel 1" "$T/o4.txt" \
+grep -q "^  ✗  1 forger .*  not ranked: failed$" "$T/o4.txt" && ! grep -q "^ *✓ *1 forger" "$T/o4.txt" \
   || fail "forged kernel line: $(cat "$T/o4.txt")"
 echo "ok: an exit-code-only winner is marked unproven; candidate output is printable"

@@ -6,6 +6,9 @@ command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
+# The store these commands use by default is the per-user one: point it at ./results's database.
+store_here() { export MAGPIE_RESULTS="$PWD/results/magpie_results.sqlite"; }
+store_here
 mk() {  # mk <dir> <output_throughput> <model>
   mkdir -p "results/$1"
   cat > "results/$1/benchmark_report.json" <<J
@@ -31,6 +34,7 @@ mk benchmark_vllm_20260101_000103 1047 cand
 "$MAGPIE_BIN" results compare 1 2 --no-replicates --json > named.json
 # Noisy replicates (±6 %) in a second database: the same 5 % mean change is within noise.
 mkdir noisy && cd noisy
+store_here
 mk benchmark_vllm_20260102_000001 940 base
 mk benchmark_vllm_20260102_000002 1000 base
 mk benchmark_vllm_20260102_000003 1060 base
@@ -42,6 +46,7 @@ mk benchmark_vllm_20260102_000103 1110 cand
 "$MAGPIE_BIN" results list --json > ../list.json
 "$MAGPIE_BIN" results show 4 --json > ../show.json
 cd ..
+store_here
 set +e
 "$MAGPIE_BIN" results show 999 > /dev/null 2> missing.err; rc_missing=$?
 "$MAGPIE_BIN" results frobnicate > /dev/null 2>&1; rc_action=$?

@@ -55,7 +55,7 @@ expect 1 "the file is empty" -- trace report empty.json -o r_empty
 test ! -e r_empty
 expect 1 "not a readable trace: root is neither an object nor a list" -- trace report garbage.json -o r_garbage
 expect 1 "the trace holds no events" -- trace report list.json -o r_list
-expect 1 "adir is a directory, not a trace file" -- trace report adir -o r_dir
+expect 1 "adir: no trace files" -- trace report adir -o r_dir   # a directory is read as one of traces (issue 33)
 expect 1 "no GPU events \(cat kernel, gpu_memcpy, gpu_memset\)" -- trace report no_gpu.json -o r_nogpu
 expect 1 "no GPU events" -- trace timeline no_gpu.json
 expect 1 "the file is empty" -- trace roofline empty.json

@@ -7,7 +7,9 @@ check_page.py DOM.html SHOT.png
   SHOT.png: a 1280x1400 screenshot of the unmodified page.
 Asserts: the read-problem box, the stage split and the top kernels sit above the fold (800 px);
 the roofline ceiling labels do not overlap; the legend has one entry per point colour and every
-legend colour is painted in the screenshot; the page is not blank.
+legend colour is painted in the screenshot; the page is not blank; a timeline with stream lanes,
+a time axis and idle gaps marked; the gap analysis; no scientific notation; shortened names
+whose full name is on hover; no table row wrapped over several lines.
 """
 import json
 import re
@@ -75,12 +77,34 @@ def main(dom_path, png_path):
             assert not overlap(labels[i], labels[j]), f"ceiling labels overlap: {labels[i]} {labels[j]}"
     legend, points = set(probe["legend"]), set(probe["points"])
     assert points and points <= legend, f"point colours {points} not all in the legend {legend}"
+    # Issue 33: a real timeline (lanes per stream over a time axis, the largest idle gaps marked),
+    # the gap analysis (histogram and largest gaps), SI numbers, short names with the full one on hover.
+    assert probe["timeline"] and probe["timeline"]["w"] > 0, "#timeline not laid out"
+    lanes = [t for t in probe["lane_labels"] if t.startswith("dev ")]
+    assert lanes, f"no stream lanes: {probe['lane_labels']}"
+    assert len(probe["ticks"]) >= 3 and any(re.search(r"[0-9] [µmn]?s$", t) for t in probe["ticks"]), probe["ticks"]
+    assert probe["idle_gaps"] >= 1, "no idle gap marked on the timeline"
+    assert probe["gap_histogram_rows"] >= 1 and probe["gap_rows"] >= 1, "gap analysis tables empty"
+    sci = [c for c in probe["cells"] if re.search(r"[0-9][eE][-+][0-9]", c)]
+    assert not sci, f"numbers in scientific notation: {sci[:5]}"
+    names = probe["names"]
+    assert names and all(n["title"] and len(n["title"]) >= len(n["text"]) for n in names), "a name cell without its full name"
+    elided = [n for n in names if "…" in n["text"]]
+    assert elided, "no long name was shortened"
+    for n in elided:
+        head, tail = n["text"].split("…", 1)
+        assert n["title"].startswith(head) and n["title"].endswith(tail), n
+    tall = [r for r in probe["rows"] if r["h"] > 30]
+    assert not tall, f"table rows wrapped over several lines: {tall[:5]}"
     w, h, colors = read_png(png_path)
     assert len(colors) > 20, "blank screenshot"
     for c in legend:
         rgb = bytes.fromhex(c.lstrip("#"))
         assert colors.get(rgb, 0) >= 5, f"legend colour {c} not painted"
-    print(f"ok: {len(labels)} ceiling labels, {len(legend)} categories, stage split and top kernels above the fold")
+    assert colors.get(bytes.fromhex("4e79a7"), 0) >= 50, "timeline lanes not painted"
+    print(f"ok: {len(labels)} ceiling labels, {len(legend)} categories, stage split and top kernels above the fold; "
+          f"timeline: {len(lanes)} lanes, {len(probe['ticks'])} ticks, {probe['idle_gaps']} idle gaps marked; "
+          f"gap table {probe['gap_rows']} rows; {len(elided)} names shortened")
 
 
 if __name__ == "__main__":

@@ -50,3 +50,14 @@ TEST(args, unparsable_numbers_are_refused) {
   ASSERT_TRUE(q.parse({"--workers=2.5"}).ok());
   EXPECT_FALSE(q.integer("--workers", 1).ok());  // not truncated to 2
 }
+
+TEST(args, unknown_flag_suggests_the_nearest_declared_one) {
+  arg_parser p = make_parser();
+  auto st = p.parse({"--worker", "3"});
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("unknown option '--worker' (did you mean '--workers'?)"), std::string::npos) << st.message();
+  arg_parser q = make_parser();
+  auto far = q.parse({"--frobnicate"});
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.message().find("did you mean"), std::string::npos) << far.message();
+}

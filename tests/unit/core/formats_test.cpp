@@ -156,3 +156,27 @@ TEST(json, parse_error_has_position) {
   ASSERT_FALSE(j.ok());
   EXPECT_NE(j.get_status().message().find("x.json:3:"), std::string::npos) << j.get_status().message();
 }
+
+TEST(yaml, unknown_field_points_at_the_key_and_suggests_the_nearest) {
+  // The value sits on the next line: the error must point at the key (line 3, column 3).
+  auto n = parse_yaml("kernel:\n  id: k1\n  compile_comand:\n    - make\n", "k.yaml");
+  ASSERT_TRUE(n.ok());
+  field_reader r(*n->get("kernel"), "kernel");
+  std::string id;
+  argv_list cmd;
+  ASSERT_TRUE(r.read_string("id", &id).ok());
+  ASSERT_TRUE(r.read_command("compile_command", &cmd).ok());
+  auto st = r.check_unknown();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("k.yaml:3:3: kernel.compile_comand: unknown field (did you mean 'compile_command'?)"),
+            std::string::npos)
+      << st.message();
+  // Nothing close: no suggestion.
+  auto far = parse_yaml("kernel:\n  zzzzzz: 1\n", "k.yaml");
+  ASSERT_TRUE(far.ok());
+  field_reader r2(*far->get("kernel"), "kernel");
+  (void)r2.get("id");
+  auto st2 = r2.check_unknown();
+  ASSERT_FALSE(st2.ok());
+  EXPECT_EQ(st2.message().find("did you mean"), std::string::npos) << st2.message();
+}

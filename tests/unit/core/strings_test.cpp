@@ -73,3 +73,15 @@ TEST(strings, output_tail_is_printable) {
   r.err = "\x1b[2J";
   EXPECT_EQ(r.output_tail(), "\\x1B[2J");
 }
+
+TEST(strings, edit_distance_and_closest_match) {
+  EXPECT_EQ(edit_distance("", ""), 0u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("abc", ""), 3u);
+  EXPECT_EQ(edit_distance("--top-k", "--topk"), 1u);
+  EXPECT_EQ(closest_match("--ouput-dir", {"--output-dir", "--out"}), "--output-dir");
+  EXPECT_EQ(closest_match("KERNELS", {"kernel", "kernels"}), "kernels");
+  EXPECT_EQ(closest_match("xyz", {"kernels", "timing"}), "");
+  EXPECT_EQ(did_you_mean("timng", {"timing"}), " (did you mean 'timing'?)");
+  EXPECT_EQ(did_you_mean("q", {"timing"}), "");
+}

@@ -57,18 +57,33 @@ TEST(compare_result, baseline_then_first_correct_kernel) {
 }
 
 TEST(compare_result, summary_lines) {
+  auto base = entry(0, true, verdict_kind::baseline, 1.0);
+  base.median_ns = 12000, base.noise = 0.005, base.samples = 100;
   auto fast = entry(1, true, verdict_kind::faster, 2.0);
+  fast.median_ns = 6000, fast.noise = 0.0125, fast.samples = 80;
   fast.note = " {job RUNNING}";
   auto bad = entry(2, false, verdict_kind::not_ranked, 0);
   bad.detail = "rejected: outputs differ";
-  auto r = build_compare_result({entry(0, true, verdict_kind::baseline, 1.0), fast, bad}, 0);
+  bad.expect_incorrect = true;
+  auto r = build_compare_result({base, fast, bad, entry(3, false, verdict_kind::not_ranked, 0)}, 0);
   EXPECT_EQ(r.summary(),
-            "Compared 3 kernel implementations\n\nCorrectness: 2/3 passed\n\nResults:\n"
-            "  \u2713 Kernel 0: k0 [baseline]\n"
-            "  \u2713 Kernel 1: k1 [faster: 2.000x vs baseline, CI 2.000-2.000] {job RUNNING}\n"
-            "  \u2717 Kernel 2: k2 [not ranked: incorrect]\n"
+            "Compared 4 kernel implementations\n\nCorrectness: 2/4 passed (1 incorrect on purpose, as its YAML expects)\n\n"
+            "Results (speedup = median(baseline) / median(kernel); noise = relative stdev of the samples):\n"
+            "     # kernel      median   noise  samples  verdict\n"
+            "  \u2713  0 k0        12.00 us   0.50%      100  baseline\n"
+            "  \u2713  1 k1         6.00 us   1.25%       80  faster 2.000x (CI 2.000-2.000) {job RUNNING}\n"
+            "  \u2717  2 k2               -       -        -  not ranked: incorrect (as expected: wrong on purpose)\n"
             "      rejected: outputs differ\n"
+            "  \u2717  3 k3               -       -        -  not ranked: incorrect\n"
             "\nWinner: Kernel 1 (k1)\n");
+  json results;
+  r.write(results, 0.95);
+  EXPECT_FALSE(results["comparison_metrics"]["all_correct"].get<bool>());
+  EXPECT_FALSE(results["comparison_metrics"]["as_expected"].get<bool>());  // k3 is wrong without saying so
+  auto ok = build_compare_result({base, fast, bad}, 0);
+  json r2;
+  ok.write(r2, 0.95);
+  EXPECT_TRUE(r2["comparison_metrics"]["as_expected"].get<bool>());
 }
 
 TEST(compare_result, verdicts_read_back_from_a_report_or_name_the_field) {

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "core/fs.h"
 #include "core/json.h"
 #include "store/compare.h"
@@ -219,3 +222,46 @@ TEST(ConfigHash, IgnoresVolatileKeysAndKeyOrder) {
 
 }  // namespace
 }  // namespace magpie::store
+
+namespace {
+/// Sets (or, with nullptr, unsets) an environment variable for the scope; restores it after.
+class scoped_env {
+ public:
+  scoped_env(const char* name, const char* value) : m_name(name) {
+    if (const char* old = std::getenv(name)) m_old = old, m_had = true;
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  }
+  ~scoped_env() {
+    if (m_had) setenv(m_name.c_str(), m_old.c_str(), 1);
+    else unsetenv(m_name.c_str());
+  }
+
+ private:
+  std::string m_name, m_old;
+  bool m_had = false;
+};
+}  // namespace
+
+TEST(store, per_user_store_follows_magpie_results_then_xdg_then_home) {
+  scoped_env a("MAGPIE_RESULTS", nullptr), b("XDG_DATA_HOME", nullptr), c("HOME", "/home/u");
+  EXPECT_EQ(magpie::store::user_db_path(), magpie::fs::path("/home/u/.local/share/magpie/results.sqlite"));
+  {
+    scoped_env rel("XDG_DATA_HOME", "relative/dir");  // not absolute: ignored, as the XDG spec says
+    EXPECT_EQ(magpie::store::user_db_path(), magpie::fs::path("/home/u/.local/share/magpie/results.sqlite"));
+  }
+  scoped_env x("XDG_DATA_HOME", "/data");
+  EXPECT_EQ(magpie::store::user_db_path(), magpie::fs::path("/data/magpie/results.sqlite"));
+  scoped_env m("MAGPIE_RESULTS", "/tmp/r.sqlite");
+  EXPECT_EQ(magpie::store::user_db_path(), magpie::fs::path("/tmp/r.sqlite"));
+  // A run in /work/out/analyze_x registers beside it and in the per-user store.
+  auto dbs = magpie::store::run_db_paths("/work/out/analyze_x");
+  ASSERT_EQ(dbs.size(), 2u);
+  EXPECT_EQ(dbs[0], magpie::fs::path("/work/out/magpie_results.sqlite"));
+  EXPECT_EQ(dbs[1], magpie::fs::path("/tmp/r.sqlite"));
+  scoped_env same("MAGPIE_RESULTS", "/work/out/magpie_results.sqlite");
+  EXPECT_EQ(magpie::store::run_db_paths("/work/out/analyze_x").size(), 1u);
+  scoped_env none_m("MAGPIE_RESULTS", nullptr), none_x("XDG_DATA_HOME", nullptr), none_h("HOME", nullptr);
+  EXPECT_TRUE(magpie::store::user_db_path().empty());
+  EXPECT_EQ(magpie::store::run_db_paths("/work/out/analyze_x").size(), 1u);
+}
