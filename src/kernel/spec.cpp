@@ -1,5 +1,7 @@
 #include "kernel/spec.h"
 
+#include <algorithm>
+#include <iterator>
 #include <tuple>
 
 #include "core/enum_names.h"
@@ -139,9 +141,15 @@ status parse_entry(const config_node& n, const std::string& field, const path_co
   }
   std::string expect;
   MAGPIE_RETURN_IF_ERROR(r.read_string("expect", &expect));
-  if (!expect.empty() && expect != "correct" && expect != "incorrect")
-    return config_error(*r.get("expect"), r.field("expect"), "expected 'correct' or 'incorrect', got '" + expect + "'");
-  k->expect_incorrect = expect == "incorrect";
+  // `expect`: the words of kernel_spec::expect_incorrect (absent = correct).
+  static const std::pair<const char*, bool> k_expect_words[] = {{"correct", false}, {"incorrect", true}};
+  if (!expect.empty()) {
+    const auto* w = std::find_if(std::begin(k_expect_words), std::end(k_expect_words),
+                                 [&](const auto& e) { return expect.compare(e.first) == 0; });
+    if (w == std::end(k_expect_words))
+      return config_error(*r.get("expect"), r.field("expect"), "expected 'correct' or 'incorrect', got '" + expect + "'");
+    k->expect_incorrect = w->second;
+  }
   MAGPIE_RETURN_IF_ERROR(r.read_string_map("env", &k->env));
   MAGPIE_RETURN_IF_ERROR(r.read_command("compile_command", &k->compile_command));
   MAGPIE_RETURN_IF_ERROR(r.read_command("testcase_command", &k->testcase_command));
