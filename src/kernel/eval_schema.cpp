@@ -280,7 +280,7 @@ json timing_result_schema() {
   json check = closed({{"sample", typed("integer", "sample id")}, {"process", typed("integer", "process")},
                        {"passed", typed("boolean", "outputs matched")},
                        {"compared_with_reference", typed("boolean", "compared with the reference's outputs")},
-                       {"elements_probed", typed("integer", "elements")}, {"failure", typed_or_null("string", "why")}});
+                       {"elements_compared", typed("integer", "elements compared completely")}, {"failure", typed_or_null("string", "why")}});
   json ready = scalar_map("the harness's ready line (docs/harness-protocol.md: protocol, harness, device, timer, ...; "
                           "harnesses may add scalar keys)");
   json s = closed({{"success", typed("boolean", "timed")},
