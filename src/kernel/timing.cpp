@@ -193,7 +193,7 @@ void work_before_fresh(const timing_session& s, double* kernels, double* gpu_ns)
 process_result finalize_process(timing_session& s, timing_result& r, const timing_policy& p) {
   process_result pr;
   pr.index = s.process();
-  std::vector<double> harness, excess, observed;
+  std::vector<double> harness, excess, observed, unclaimed;
   for (const auto& smp : s.samples()) {
     double v = s.cupti_active() ? smp.gpu_ns : smp.harness_ns;
     harness.push_back(smp.harness_ns);
@@ -207,6 +207,7 @@ process_result finalize_process(timing_session& s, timing_result& r, const timin
     r.gap_cpu_ns += smp.gap_cpu_ns;
     ++r.gap_samples;
     if (std::isnan(v)) continue;
+    unclaimed.push_back(ex / p.batch - v);
     pr.samples_ns.push_back(v);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
   }
@@ -214,6 +215,7 @@ process_result finalize_process(timing_session& s, timing_result& r, const timin
   pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());
   pr.bracket_excess_ns = excess.empty() ? 0 : median(excess);
   pr.observed_ns = observed.empty() ? 0 : median(observed);
+  pr.unclaimed_ns = unclaimed.empty() ? 0 : median(unclaimed);
   pr.harness_median_ns = harness.empty() ? 0 : median(harness);
   pr.findings = s.findings();
   r.gpu_ops_under_host_timer += s.gpu_ops_under_host_timer();

@@ -18,6 +18,7 @@ json process_result::to_json() const {
   return {{"process", index}, {"samples", samples_ns.size()}, {"median_ns", median_ns},
           {"harness_median_ns", harness_median_ns}, {"ping_rtt_median_ns", rtt_median_ns},
           {"bracket_minus_rtt_median_ns", bracket_excess_ns}, {"observed_median_ns", observed_ns},
+          {"unclaimed_median_ns", unclaimed_ns},
           {"harness_over_bracket", harness_over_bracket},
           {"channel", findings.to_json()}};
 }
@@ -42,6 +43,7 @@ json timing_result::to_json(const timing_policy& p) const {
   j["processes"] = procs;
   j["checked_samples"] = cks;
   j["harness"] = ready;
+  if (j["harness"].is_object()) j["harness"].erase("exchange");  // the layout: not a scalar, not the report's
   j["cupti_kernels"] = cupti_kernels.is_null() ? json::array() : cupti_kernels;
   j["warnings"] = warnings;
   return j;
@@ -249,25 +251,27 @@ void check_input_generation(timing_result& r, const timing_result& base) {
 }
 
 // The supervisor's own clock around each sample (bracket − ping round trip, per launch) must
-// show the gain the time of record claims, as far as it can resolve it: the same harness adds
-// the same overhead to both, so o_base − o_cand ≈ t_base − t_cand. A timer the candidate's
-// process controls (a relay rewriting replies, a patched clock or event) claims a gain the
-// supervisor's clock does not see.
+// show the gain the time of record claims, as far as it can resolve it. Per sample, the
+// bracket minus the time of record is the overhead the claim leaves out (channel, output
+// copy, scheduling); the same harness leaves out the same overhead for every implementation,
+// and taking it per sample cancels the load that slows kernel and bracket alike. A timer the
+// candidate's process controls (a relay rewriting replies, a patched clock or event) leaves
+// out what it hides: its overhead exceeds the baseline's by the part of the gain it faked.
 void check_gain(timing_result& r, const timing_result& base) {
-  auto observed = [](const timing_result& t) {
+  auto unclaimed = [](const timing_result& t) {
     std::vector<double> v;
-    for (const auto& p : t.processes) v.push_back(p.bracket_excess_ns);
+    for (const auto& p : t.processes) v.push_back(p.unclaimed_ns);
     return med(v);
   };
-  const double tb = base.stats.median, tc = r.stats.median, ob = observed(base), oc = observed(r);
-  const double claimed = tb - tc, seen = ob - oc, slack = 0.1 * ob + 20000;
-  json data = {{"claimed_gain_ns", claimed}, {"supervisor_gain_ns", seen}, {"baseline_supervisor_ns", ob},
-               {"supervisor_ns", oc}, {"slack_ns", slack}};
-  if (claimed > 0 && seen < 0.5 * claimed - slack)
+  const double tb = base.stats.median, tc = r.stats.median, ub = unclaimed(base), uc = unclaimed(r);
+  const double claimed = tb - tc, hidden = uc - ub, slack = 20000 + 0.1 * std::max(ub, 0.0) + 0.05 * tb;
+  json data = {{"claimed_gain_ns", claimed}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
+               {"supervisor_gain_ns", claimed - hidden}, {"slack_ns", slack}};
+  if (claimed > 0 && hidden > 0.5 * claimed + slack)
     r.integrity.set("clock_gain", check_status::fail,
                     strprintf("the time of record claims %.1f us less per launch than the baseline, the supervisor's own "
                               "clock around the samples shows %.1f us: the reported times are not what happened",
-                              claimed / 1e3, seen / 1e3), data);
+                              claimed / 1e3, (claimed - hidden) / 1e3), data);
   else
     r.integrity.set("clock_gain", check_status::pass,
                     claimed > 0 ? "the supervisor's clock shows the gain, as far as it resolves it"

@@ -54,7 +54,9 @@ attacks = {
     "shave": ("check", "clock_gain"),                 # times scaled by 0.6: the supervisor's clock sees no gain
     "check_sniff": ("check", "input_reuse"),          # full work only after fresh inputs (55% otherwise)
     "lazy_probe": ("check", "timed_outputs"),         # nothing computed; outputs read by the supervisor, complete
-    "between": ("check", "cpu_between_samples"),      # computed after replying to `inputs`: CPU time seen in /proc
+    # computed after replying to `inputs`: CPU time seen in /proc (between commands, or inside the
+    # next sample's bracket when that command comes at once)
+    "between": ("check", ("cpu_between_samples", "clock_bracket")),
     "helper": ("check", "input_generation"),          # a helper process computes during `inputs`: its CPU time counts
 }
 for name, (kind, needle) in attacks.items():
@@ -62,7 +64,7 @@ for name, (kind, needle) in attacks.items():
     assert v[name]["verdict"] == "not_ranked", (name, v[name])
     if kind == "check":
         failed = [c["name"] for c in x["integrity"]["checks"] if c["status"] == "fail"]
-        assert needle in failed, (name, failed, why(name))
+        assert set(needle if isinstance(needle, tuple) else (needle,)) & set(failed), (name, failed, why(name))
         if kind == "check":
             print("%-16s rejected by %s" % (name, ", ".join(failed)))
     else:
