@@ -6,6 +6,9 @@
 set -euo pipefail
 before=$1 after=$2 rounds=${3:-5}
 src="$(cd "$(dirname "$0")/.." && pwd)"
+source "$src/tests/golden/py_harness_protocol/find_python.sh"
+MAGPIE_PYTHON="${MAGPIE_PYTHON:-$(magpie_find_numpy_python)}"
+export MAGPIE_PYTHON
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A times

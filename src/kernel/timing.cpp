@@ -103,7 +103,7 @@ std::vector<std::unique_ptr<live_session>> start_all(const measure_request& req,
 
 // One sample of one process. Every sample is the same `sample <id>` command, after which the
 // harness copies its outputs into the exchange memory; some samples get fresh inputs first
-// (`inputs <seed>`): every checked one (a secret seed the reference ran) and about one in four
+// (`inputs <seed>`): every checked one (a secret seed the reference ran) and about one in eight
 // of the others (a secret seed nobody ran), so the harness cannot tell which are checked. Only
 // after the reply does the supervisor decide to read a checked sample's outputs itself (the
 // harness's processes stopped) and compare them completely. A fresh sample's whole time
@@ -114,7 +114,7 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
   timing_session& s = *ls.s;
   status r = ok_status();
   const double t_in = monotonic_seconds();
-  const bool fresh = check_seed != nullptr || rng.below(4) == 0;
+  const bool fresh = check_seed != nullptr || rng.below(8) == 0;
   const uint64_t seed = check_seed ? *check_seed : rng.next();
   if (fresh) {
     double bracket = 0, cpu = 0;
