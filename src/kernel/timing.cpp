@@ -58,6 +58,7 @@ struct live_session {
   std::unique_ptr<timing_session> s;
   stopping_criterion crit;
   bool active = false;
+  int fresh_unchecked = 0;  ///< samples given fresh inputs that are not compared
   explicit live_session(const timing_policy& p) : crit(p) {}
 };
 
@@ -103,8 +104,8 @@ std::vector<std::unique_ptr<live_session>> start_all(const measure_request& req,
 
 // One sample of one process. Every sample is the same `sample <id>` command, after which the
 // harness copies its outputs into the exchange memory; some samples get fresh inputs first
-// (`inputs <seed>`): every checked one (a secret seed the reference ran) and about one in eight
-// of the others (a secret seed nobody ran), so the harness cannot tell which are checked. Only
+// (`inputs <seed>`): every checked one (a secret seed the reference ran) and, at random, about
+// as many others (a secret seed nobody ran), so the harness cannot tell which are checked. Only
 // after the reply does the supervisor decide to read a checked sample's outputs itself (the
 // harness's processes stopped) and compare them completely. A fresh sample's whole time
 // (inputs, re-poisoning, the read) goes to `overhead_s`, not the budget: on an H200 a checked
@@ -114,7 +115,13 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
   timing_session& s = *ls.s;
   status r = ok_status();
   const double t_in = monotonic_seconds();
-  const bool fresh = check_seed != nullptr || rng.below(8) == 0;
+  // Unchecked fresh samples cost an input generation each (100+ ms for large inputs): at most
+  // checked_samples of them per process, at random rounds, as many as the checked ones.
+  bool fresh = check_seed != nullptr;
+  if (!fresh && ls.fresh_unchecked < req.policy.checked_samples && rng.below(8) == 0) {
+    fresh = true;
+    ++ls.fresh_unchecked;
+  }
   const uint64_t seed = check_seed ? *check_seed : rng.next();
   if (fresh) {
     double bracket = 0, cpu = 0;
