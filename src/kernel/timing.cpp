@@ -214,7 +214,10 @@ process_result finalize_process(timing_session& s, timing_result& r, const timin
     r.gap_cpu_ns += smp.gap_cpu_ns;
     ++r.gap_samples;
     if (std::isnan(v)) continue;
-    unclaimed.push_back(ex / p.batch - v);
+    // Not minus the ping round trip: measured once, at start-up, it can be inflated by the
+    // other processes' start (under load, a 1 ms round trip made one process's overhead
+    // negative); the round trip is part of every implementation's overhead anyway.
+    unclaimed.push_back(smp.bracket_ns / p.batch - v);
     pr.samples_ns.push_back(v);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
   }

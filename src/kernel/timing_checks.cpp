@@ -250,9 +250,8 @@ void check_input_generation(timing_result& r, const timing_result& base) {
                     data);
 }
 
-// The supervisor's own clock around each sample (bracket − ping round trip, per launch) must
-// show the gain the time of record claims, as far as it can resolve it. Per sample, the
-// bracket minus the time of record is the overhead the claim leaves out (channel, output
+// The supervisor's own clock around each sample (per launch) must show the gain the time of
+// record claims, as far as it can resolve it. Per sample, the bracket minus the time of record is the overhead the claim leaves out (channel, output
 // copy, scheduling); the same harness leaves out the same overhead for every implementation,
 // and taking it per sample cancels the load that slows kernel and bracket alike. A timer the
 // candidate's process controls (a relay rewriting replies, a patched clock or event) leaves
