@@ -18,9 +18,9 @@ namespace magpie {
 namespace bench {
 
 constexpr const char* k_harness_version = "magpie-bench-cpp/0.2";
-/// Protocol versions this harness speaks (docs/harness-protocol.md); 2 adds ping, flush,
-/// inputs, checked samples and probe to timing mode.
-constexpr int k_protocol = 2;
+/// Protocol version this harness speaks (docs/harness-protocol.md); 3: every sample copies the
+/// outputs into the supervisor's exchange memory (MAGPIE_BENCH_EXCHANGE) before its reply.
+constexpr int k_protocol = 3;
 
 /// A named kernel with its problem sizes; run() implements the harness protocol.
 class harness {
@@ -65,8 +65,8 @@ class harness {
     const std::string mode = mode_env ? mode_env : "";
     try {
       const char* proto = detail::env_str("MAGPIE_BENCH_PROTOCOL");
-      if (proto && std::string(proto) != "1" && std::string(proto) != "2")
-        throw error(std::string("unsupported MAGPIE_BENCH_PROTOCOL=") + proto + " (this harness speaks 1 and 2)");
+      if (proto && std::string(proto) != "1" && std::string(proto) != "2" && std::string(proto) != "3")
+        throw error(std::string("unsupported MAGPIE_BENCH_PROTOCOL=") + proto + " (this harness speaks 3; timing mode needs it)");
       m_protocol = proto ? std::atoi(proto) : k_protocol;
       if (m_sizes.empty()) throw error("harness '" + m_name + "' declares no sizes");
       if (mode != "" && mode != "correctness" && mode != "timing" && mode != "profile")
@@ -261,11 +261,15 @@ class harness {
       const uint64_t batch = detail::env_u64("MAGPIE_BENCH_BATCH", 1);
       const bool cold = detail::env_u64("MAGPIE_BENCH_COLD", 0) != 0;
       if (batch == 0) throw error("MAGPIE_BENCH_BATCH must be >= 1");
+      if (!detail::env_str("MAGPIE_BENCH_EXCHANGE")) throw error("timing mode needs MAGPIE_BENCH_EXCHANGE (the supervisor's exchange memory)");
       t = make_trial(0, seed, size_index, false, "");
       launch = setup(*t);
+      const std::string exchange = t->map_exchange(static_cast<int>(detail::env_u64("MAGPIE_BENCH_EXCHANGE", 0)));
       m_backend.set_flush(cold ? flush_bytes_from_env() : 0);
       m_backend.attach_markers();
-      send(out, "ready " + ready_json(size_index, seed, batch, cold));
+      std::string ready = ready_json(size_index, seed, batch, cold);
+      ready.insert(ready.size() - 1, ", \"exchange\": " + exchange);
+      send(out, "ready " + ready);
       return timing_loop(in, out, *t, launch, batch, cold);
     } catch (const std::exception& e) {
       send(out, std::string("error ") + one_line(e.what()));
@@ -273,8 +277,7 @@ class harness {
     }
   }
 
-  /// The timing conversation (docs/harness-protocol.md, "Timing mode"). Protocol 1 flushes
-  /// inside `sample`; protocol 2 leaves that to a separate `flush` command.
+  /// The timing conversation (docs/harness-protocol.md, "Timing mode").
   int timing_loop(FILE* in, FILE* out, trial& t, const launch_fn& launch, uint64_t batch, bool cold) {
     char* line = nullptr;
     size_t cap = 0;
@@ -309,7 +312,7 @@ class harness {
   /// One timing command's reply; "" for an unknown command.
   std::string timing_command(const std::vector<std::string>& w, trial& t, const launch_fn& launch, uint64_t batch,
                              bool cold) {
-    uint64_t a = 0, b = 0;
+    uint64_t a = 0;
     if (w.size() == 1 && w[0] == "ping") return "pong";
     if (w.size() == 1 && w[0] == "flush") {
       const uint64_t t0 = detail::monotonic_ns();
@@ -325,26 +328,19 @@ class harness {
       const uint64_t t0 = detail::monotonic_ns();
       t.refresh_inputs(a);
       t.poison_outputs();  // before the cold flush, which then evicts the poison's dirty lines
-      m_poisoned = true;
       return "ok " + std::to_string(detail::monotonic_ns() - t0);
     }
-    if (w.size() == 3 && w[0] == "probe" && parse_u64(w[1], &a) && parse_u64(w[2], &b)) return "values " + t.probe_held(a, b);
-    const bool check = w.size() == 3 && w[2] == "check";
-    if ((w.size() == 2 || check) && w[0] == "sample" && parse_u64(w[1], &a)) {
-      if (check && !m_poisoned) t.poison_outputs();
-      m_poisoned = false;
+    if (w.size() == 2 && w[0] == "sample" && parse_u64(w[1], &a)) {
       std::string warning;
-      const uint64_t ns = m_backend.sample(launch, batch, a, cold && m_protocol < 2, &warning);
+      const uint64_t ns = m_backend.sample(launch, batch, a, false, &warning);
+      m_backend.check("launch");
+      t.copy_to_exchange();  // inside the supervisor's clock: it reads them after the reply
       std::string extra;
       if (!warning.empty()) {
         std::fprintf(stderr, "magpie-bench: warning: sample %s: %s\n", w[1].c_str(), warning.c_str());
-        extra = "\"warning\": " + detail::json_quote(warning);
+        extra = " {\"warning\": " + detail::json_quote(warning) + "}";
       }
-      if (check) {
-        m_backend.check("checked launch");
-        extra += std::string(extra.empty() ? "" : ", ") + "\"outputs\": " + t.hold_outputs();
-      }
-      return "sample " + w[1] + " " + std::to_string(ns) + (extra.empty() ? "" : " {" + extra + "}");
+      return "sample " + w[1] + " " + std::to_string(ns) + extra;
     }
     return "";
   }
@@ -398,7 +394,6 @@ class harness {
   std::vector<size_spec> m_sizes;
   long m_timed = -1;
   int m_protocol = k_protocol;
-  bool m_poisoned = false;  ///< outputs poisoned since the last launch (by `inputs`)
   detail::backend m_backend;
 };
 

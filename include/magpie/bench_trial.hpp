@@ -2,6 +2,9 @@
 // backend's memory. Included by <magpie/bench.hpp>.
 #pragma once
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@ class trial {
   trial& operator=(const trial&) = delete;
   ~trial() {
     for (auto& b : m_buffers) m_backend.release(b.base);
+    if (m_exchange) ::munmap(m_exchange, m_exchange_bytes);
   }
 
   /// Trial index (correctness mode), 0 otherwise.
@@ -104,7 +108,7 @@ class trial {
     std::string init, pre, post, file;
     /// Regenerates an input's elements from a generator (refresh_inputs).
     std::function<void(const detail::generator&, size_t, unsigned char*)> fill_input;
-    std::vector<unsigned char> held;  ///< host copy of an output after a checked launch
+    size_t xoff = 0;  ///< offset in the exchange memory (outputs, timing mode)
   };
 
   trial(detail::backend& be, size_t index, uint64_t seed, size_t size_index, const size_spec& size,
@@ -173,41 +177,34 @@ class trial {
     }
   }
 
-  /// Copies every output to host memory (after a checked launch) and describes them as JSON.
-  std::string hold_outputs() {
+  /// Timing mode: lays every output out in the supervisor's exchange memory `fd` (64-byte
+  /// aligned), sizes the file and maps it; returns the ready line's "exchange" object.
+  std::string map_exchange(int fd) {
     std::string list;
+    size_t off = 0;
     for (auto& b : m_buffers) {
       if (b.kind != role::output) continue;
-      b.held.resize(b.bytes);
-      m_backend.download(b.held.data(), b.user, b.bytes);
+      off = (off + 63) & ~static_cast<size_t>(63);
+      b.xoff = off;
+      off += b.bytes;
       list += (list.empty() ? "" : ", ") + std::string("{\"name\": ") + detail::json_quote(b.name) +
               ", \"dtype\": " + detail::json_quote(detail::dtype_name(b.dt)) + ", \"shape\": " +
-              detail::json_shape(b.shape) + "}";
+              detail::json_shape(b.shape) + ", \"offset\": " + std::to_string(b.xoff) + "}";
     }
-    return "[" + list + "]";
+    const size_t bytes = off ? off : 64;
+    if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) throw error(detail::errno_text("cannot size the exchange memory", "fd"));
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) throw error(detail::errno_text("cannot map the exchange memory", "fd"));
+    m_exchange = static_cast<unsigned char*>(p);
+    m_exchange_bytes = bytes;
+    return "{\"bytes\": " + std::to_string(bytes) + ", \"outputs\": [" + list + "]}";
   }
 
-  /// The held outputs' elements at the probe indices (docs/harness-protocol.md), as JSON with
-  /// the raw little-endian bytes in hex.
-  std::string probe_held(uint64_t seed, uint64_t count) const {
-    static const char* hex = "0123456789abcdef";
-    std::string list;
-    for (const auto& b : m_buffers) {
-      if (b.kind != role::output) continue;
-      if (b.held.size() != b.bytes) throw error("probe: output '" + b.name + "' was not held by a checked sample");
-      const size_t es = b.numel ? b.bytes / b.numel : 0;
-      std::string h;
-      for (uint64_t j = 0; j < (b.numel <= count ? b.numel : count); ++j) {
-        const uint64_t i = b.numel <= count ? j : detail::mix64(seed + (j + 1) * detail::k_golden) % b.numel;
-        for (size_t k = 0; k < es; ++k) {
-          const unsigned char c = b.held[i * es + k];
-          h += hex[c >> 4];
-          h += hex[c & 15];
-        }
-      }
-      list += (list.empty() ? "" : ", ") + std::string("{\"name\": ") + detail::json_quote(b.name) + ", \"hex\": \"" + h + "\"}";
-    }
-    return "{\"outputs\": [" + list + "]}";
+  /// Copies every output into the exchange memory (after each sample, before the reply).
+  void copy_to_exchange() {
+    if (!m_exchange) return;
+    for (const auto& b : m_buffers)
+      if (b.kind == role::output) m_backend.download(m_exchange + b.xoff, b.user, b.bytes);
   }
 
   /// Downloads every output (and every input again, as the "post" copy) into .npy files.
@@ -284,6 +281,8 @@ class trial {
   std::string m_dir;
   std::vector<buffer> m_buffers;
   std::vector<std::pair<std::string, double>> m_scalars;
+  unsigned char* m_exchange = nullptr;  ///< mapped exchange memory (timing mode)
+  size_t m_exchange_bytes = 0;
 };
 
 }  // namespace bench

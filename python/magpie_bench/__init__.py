@@ -9,7 +9,7 @@ torch is imported lazily: a module whose get_inputs returns numpy arrays and who
 returns numpy arrays runs on the CPU without torch being installed (see docs/python-harness.md).
 """
 
-PROTOCOL = 2
+PROTOCOL = 3
 __version__ = "0.2"
 HARNESS = "magpie-bench-py/" + __version__
 

@@ -70,9 +70,10 @@ def _environment():
     if mode not in MODES:
         raise BenchError("MAGPIE_BENCH_MODE=%r (expected correctness, timing, profile or unset)"
                          % mode)
-    protocol = os.environ.get("MAGPIE_BENCH_PROTOCOL", "2")
-    if protocol not in ("1", "2"):
-        raise BenchError("MAGPIE_BENCH_PROTOCOL=%s: this harness speaks protocols 1 and 2" % protocol)
+    protocol = os.environ.get("MAGPIE_BENCH_PROTOCOL", "3")
+    if protocol not in ("1", "2", "3"):
+        raise BenchError("MAGPIE_BENCH_PROTOCOL=%s: this harness speaks protocol 3 (timing mode needs it)"
+                         % protocol)
     init_seed = env_int("MAGPIE_BENCH_INIT_SEED", 0)
     if not 0 <= init_seed < 1 << 64:
         raise BenchError("MAGPIE_BENCH_INIT_SEED=%d is not an unsigned 64-bit integer" % init_seed)

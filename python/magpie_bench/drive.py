@@ -22,13 +22,19 @@ def converse(cmd, warmup=3, samples=10, env=None, first_id=1, timeout_s=300):
     to_child_r, to_child_w = _high_pipe()
     from_child_r, from_child_w = _high_pipe()
     full_env = dict(os.environ if env is None else env)
-    full_env.update({"MAGPIE_BENCH_PROTOCOL": "1", "MAGPIE_BENCH_MODE": "timing",
-                     "MAGPIE_BENCH_CTRL_IN": "3", "MAGPIE_BENCH_CTRL_OUT": "4"})
+    # The exchange memory a supervisor creates (protocol 3): the harness sizes and fills it.
+    exchange = os.memfd_create("magpie-exchange", 0)
+    exchange_hi = fcntl.fcntl(exchange, fcntl.F_DUPFD, 10)
+    os.close(exchange)
+    full_env.update({"MAGPIE_BENCH_PROTOCOL": "3", "MAGPIE_BENCH_MODE": "timing",
+                     "MAGPIE_BENCH_CTRL_IN": "3", "MAGPIE_BENCH_CTRL_OUT": "4",
+                     "MAGPIE_BENCH_EXCHANGE": str(exchange_hi)})
     # The child's ends are ≥ 10, so moving them to 3/4 cannot clobber one another.
     remap = 'exec 3<&%d 4>&%d %d<&- %d>&-; exec "$@"' % (to_child_r, from_child_w,
                                                           to_child_r, from_child_w)
     proc = subprocess.Popen(["/bin/bash", "-c", remap, "bash"] + list(cmd), env=full_env,
-                            pass_fds=(to_child_r, from_child_w), stderr=subprocess.PIPE)
+                            pass_fds=(to_child_r, from_child_w, exchange_hi), stderr=subprocess.PIPE)
+    os.close(exchange_hi)
     os.close(to_child_r)
     os.close(from_child_w)
     out = os.fdopen(to_child_w, "w", buffering=1)

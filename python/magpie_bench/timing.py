@@ -11,6 +11,7 @@ import ctypes
 import io
 import json
 import math
+import mmap
 import os
 import sys
 import time
@@ -223,10 +224,46 @@ def send_error(channel, message):
             pass
 
 
+class Exchange:
+    """The supervisor's exchange memory (MAGPIE_BENCH_EXCHANGE, a memfd): sized once from the
+    first result's outputs (64-byte aligned), then every sample's outputs are copied into it
+    before the reply. The supervisor reads it itself, so nothing here has to be trusted."""
+
+    def __init__(self, fd, outputs):
+        self.layout, off = [], 0
+        for name, t in outputs:
+            h = _host_copy(t)
+            n = len(_raw(h))
+            off = (off + 63) & ~63
+            self.layout.append({"name": name, "dtype": h.dtype, "shape": list(h.shape), "offset": off,
+                                "nbytes": n})
+            off += n
+        self.nbytes = max(off, 64)
+        os.ftruncate(fd, self.nbytes)
+        self.mm = mmap.mmap(fd, self.nbytes, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+
+    def describe(self):
+        return {"bytes": self.nbytes, "outputs": [{k: o[k] for k in ("name", "dtype", "shape", "offset")}
+                                                  for o in self.layout]}
+
+    def write(self, outputs):
+        if len(outputs) != len(self.layout):
+            raise BenchError("the entry returned %d outputs, %d at the first call"
+                             % (len(outputs), len(self.layout)))
+        for o, (_, t) in zip(self.layout, outputs):
+            raw = _raw(_host_copy(t))
+            if len(raw) != o["nbytes"]:
+                raise BenchError("output %s has %d bytes, %d at the first call" % (o["name"], len(raw), o["nbytes"]))
+            self.mm[o["offset"]:o["offset"] + o["nbytes"]] = raw
+
+
+def _raw(h):
+    return h.array.tobytes() if h.array is not None else h.raw
+
+
 class Session:
     """What one timing conversation holds: the timed size's inputs (refreshed in place by
-    `inputs`), the last result (poisoned before a checked sample), the host copies of a checked
-    sample's outputs (read by `probe`)."""
+    `inputs`), the last result (poisoned by `inputs`), the exchange memory."""
 
     def __init__(self, program, device):
         self.program, self.device = program, device
@@ -237,47 +274,15 @@ class Session:
         if self.batch < 1:
             raise BenchError("MAGPIE_BENCH_BATCH=%d must be at least 1" % self.batch)
         self.last = [None]
-        self.held = []
-        self.poisoned = False  # outputs poisoned since the last launch (by `inputs`)
+        self.exchange = None
 
     def launch(self):
         self.last[0] = _call(self.program, self.inputs)
 
-    def hold_outputs(self):
-        """Host copies of the last result's outputs; their descriptions for the reply."""
+    def to_exchange(self):
+        """Copies the last result's outputs into the exchange memory (inside the sample)."""
         self.device.synchronize()
-        self.held = [(name, _host_copy(t)) for name, t in _flatten_outputs(self.last[0])]
-        return [{"name": n, "dtype": h.dtype, "shape": h.shape} for n, h in self.held]
-
-    def probe(self, seed, count):
-        """The held outputs' elements at the probe indices, raw little-endian bytes in hex."""
-        if not self.held:
-            raise BenchError("probe before any checked sample")
-        out = []
-        for name, h in self.held:
-            raw = h.array.tobytes() if h.array is not None else h.raw
-            numel = 1
-            for d in h.shape:
-                numel *= int(d)
-            es = len(raw) // numel if numel else 0
-            out.append({"name": name, "hex": "".join(
-                raw[i * es:(i + 1) * es].hex() for i in probe_indices(seed, count, numel))})
-        return {"outputs": out}
-
-
-def probe_indices(seed, count, numel):
-    """All indices when numel <= count, else mix64(seed + (j+1)·golden) mod numel, j < count
-    (the generator of docs/bench-harness.md; the supervisor computes the same indices)."""
-    if numel <= count:
-        return range(numel)
-    mask = (1 << 64) - 1
-    idx = []
-    for j in range(count):
-        z = (seed + (j + 1) * 0x9E3779B97F4A7C15) & mask
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        idx.append((z ^ (z >> 31)) % numel)
-    return idx
+        self.exchange.write(_flatten_outputs(self.last[0]))
 
 
 def _prepare(program, device):
@@ -285,6 +290,9 @@ def _prepare(program, device):
     session = Session(program, device)
     session.launch()  # Triton JIT / cuBLAS heuristics / lazy init: never inside a sample
     device.synchronize()
+    if os.environ.get("MAGPIE_BENCH_EXCHANGE") is None:
+        raise BenchError("timing mode needs MAGPIE_BENCH_EXCHANGE (the supervisor's exchange memory)")
+    session.exchange = Exchange(env_int("MAGPIE_BENCH_EXCHANGE", 0), _flatten_outputs(session.last[0]))
     flush = make_flush(device, os.environ.get("MAGPIE_BENCH_COLD") == "1")
     use_graph = os.environ.get("MAGPIE_BENCH_GRAPH") == "1"
     if device.is_cuda:
@@ -302,7 +310,7 @@ def _prepare(program, device):
              "size": label, "size_index": session.size_index, "batch": session.batch,
              "blocking_kernel": bool(timer.blocking), "graph": timer.graph is not None,
              "cupti": bool(getattr(timer, "cupti", None)), "framework": program.framework(),
-             "repoison": True, "inputs_in_place": True,
+             "repoison": True, "inputs_in_place": True, "exchange": session.exchange.describe(),
              "inputs_from": os.path.abspath(program.inputs_path)}
     return timer, ready, session
 
@@ -324,27 +332,16 @@ def _command(cmd, timer, session):
         _refresh_inputs(session.program, session.inputs, session.size_index, nums[0], session.device)
         # Poisoned here, before the cold flush: the next (checked) launch must write them again.
         _poison(tensors_in(session.last[0]), [t for _, t in session.inputs.tensors])
-        session.poisoned = True
         session.device.synchronize()
         return "ok %d" % (_now_ns() - t0)
-    if cmd[0] == "probe" and len(cmd) == 3 and len(nums) == 2:
-        return "values " + json.dumps(session.probe(nums[0], nums[1]), separators=(",", ":"))
-    check = len(cmd) == 3 and cmd[2] == "check"
-    if cmd[0] == "sample" and (len(cmd) == 2 or check) and cmd[1].isdigit():
+    if cmd[0] == "sample" and len(cmd) == 2 and cmd[1].isdigit():
         if nums[0] >= 1 << 64:
             raise BenchError("sample id %d does not fit in 64 bits" % nums[0])
-        if check and not session.poisoned:
-            _poison(tensors_in(session.last[0]), [t for _, t in session.inputs.tensors])
-            session.device.synchronize()
-        session.poisoned = False
-        ns = timer.sample(nums[0], session.protocol < 2)
-        if not check:
-            return "sample %d %d" % (nums[0], ns)
-        outputs = session.hold_outputs()
-        return "sample %d %d %s" % (nums[0], ns, json.dumps({"outputs": outputs},
-                                                           separators=(",", ":")))
+        ns = timer.sample(nums[0], False)
+        session.to_exchange()  # inside the supervisor's clock: it reads them after the reply
+        return "sample %d %d" % (nums[0], ns)
     raise BenchError("bad command %r (expected: ping | flush | warmup <n> | inputs <seed> | "
-                     "sample <id> [check] | probe <seed> <count> | stop)" % " ".join(cmd))
+                     "sample <id> | stop)" % " ".join(cmd))
 
 
 def _serve(channel, timer, device, session):

@@ -273,6 +273,7 @@ json timing_result_schema() {
                          {"ping_rtt_median_ns", typed("number", "ns")},
                          {"bracket_minus_rtt_median_ns", typed("number", "ns")},
                          {"observed_median_ns", typed("number", "ns")},
+                         {"unclaimed_median_ns", typed("number", "ns: bracket − time of record, per launch")},
                          {"harness_over_bracket", typed("number", "ratio")},
                          {"channel", closed({{"samples_without_gpu_work", typed("integer", "count")},
                                              {"marks_outside_bracket", typed("integer", "count")},
@@ -281,7 +282,7 @@ json timing_result_schema() {
   json check = closed({{"sample", typed("integer", "sample id")}, {"process", typed("integer", "process")},
                        {"passed", typed("boolean", "outputs matched")},
                        {"compared_with_reference", typed("boolean", "compared with the reference's outputs")},
-                       {"elements_probed", typed("integer", "elements")}, {"failure", typed_or_null("string", "why")}});
+                       {"elements_compared", typed("integer", "elements compared completely")}, {"failure", typed_or_null("string", "why")}});
   json ready = scalar_map("the harness's ready line (docs/harness-protocol.md: protocol, harness, device, timer, ...; "
                           "harnesses may add scalar keys)");
   json s = closed({{"success", typed("boolean", "timed")},

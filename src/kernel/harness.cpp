@@ -85,7 +85,7 @@ status_or<correctness_run> run_correctness(const prepared_kernel& k, const std::
     s.argv = k.testcase[i];
     s.cwd = k.cwd;
     s.env = k.env;
-    s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "2");
+    s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "3");
     s.env.emplace_back("MAGPIE_BENCH_MODE", "correctness");
     s.env.emplace_back("MAGPIE_BENCH_OUT_DIR", out_dir.string());
     s.env.emplace_back("MAGPIE_BENCH_SEEDS", join(seed_s, ","));

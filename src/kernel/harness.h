@@ -9,6 +9,7 @@
 #include "core/npy.h"
 #include "core/subprocess.h"
 #include "kernel/cupti_records.h"
+#include "kernel/exchange.h"
 #include "kernel/spec.h"
 
 namespace magpie::kernel {
@@ -77,9 +78,10 @@ struct sample_record {
   double harness_ns = 0;          ///< the harness's own time per launch
   double bracket_ns = 0;          ///< supervisor's clock around the `sample` command (whole batch)
   uint64_t sent_mono = 0, recv_mono = 0;  ///< CLOCK_MONOTONIC ns
-  double cpu_ns = std::nan("");  ///< CPU time the harness process used during the command (all threads)
+  double cpu_ns = std::nan("");  ///< CPU time of the harness's process tree during the command (all threads)
+  double gap_cpu_ns = 0;          ///< its CPU time outside every command since the previous sample's reply
   bool fresh = false;             ///< inputs regenerated (from a secret seed) right before it
-  bool checked = false;           ///< outputs re-poisoned before, probed after
+  bool checked = false;           ///< outputs read from the exchange memory and compared (decided after the reply)
   bool has_gpu = false;           ///< CUPTI attributed GPU work to it
   sample_gpu gpu;                 ///< whole batch
   double gpu_ns = std::nan("");   ///< CUPTI span per launch (the statistic of record on CUDA)
@@ -111,14 +113,17 @@ class timing_session {
   /// `n` ping round trips: the supervisor's clock for the channel alone.
   status ping(int n);
   status warmup(int launches);
-  /// Regenerates the inputs in place from `seed`; `bracket_ns`: our clock around it.
-  status inputs(uint64_t seed, double* bracket_ns);
+  /// Regenerates the inputs in place from `seed` (and re-poisons the outputs); `bracket_ns`:
+  /// our clock around it, `cpu_ns`: the process tree's CPU time during it.
+  status inputs(uint64_t seed, double* bracket_ns, double* cpu_ns);
   status flush();
-  /// One sample; `check`: outputs re-poisoned before and held after (their descriptions in
-  /// `outputs`). CUPTI records are read and attributed when the injection library is active.
-  status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh, json* outputs);
-  /// The held outputs' elements at the probe indices (`values` reply).
-  status_or<json> probe(uint64_t seed, size_t count);
+  /// One sample (always the same command: which samples are compared is decided after the
+  /// reply). CUPTI records are read and attributed when the injection library is active.
+  status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh);
+  /// The last sample's outputs, read from the exchange memory while every process of the
+  /// harness's tree is stopped.
+  status_or<std::vector<tensor>> read_outputs();
+  const exchange_memory& exchange() const { return *m_exchange; }
   /// Sends "stop", waits for exit; reads late CUPTI records.
   run_result finish();
 
@@ -138,6 +143,8 @@ class timing_session {
   uint64_t harness_tid() const { return m_harness_tid; }
 
  private:
+  /// Sends `cmd`, reads the reply; accounts the tree's CPU time (m_cmd_cpu, m_gap_cpu) and
+  /// takes our clock right around the write and the read (m_sent, m_recv).
   status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout);
   void read_cupti(sample_record* r);
 
@@ -146,6 +153,12 @@ class timing_session {
   int m_process = 0;
   std::unique_ptr<child_process> m_child;
   std::unique_ptr<cupti_channel> m_channel;
+  std::unique_ptr<exchange_memory> m_exchange;
+  bool m_accounting = false;     ///< CPU accounting on (from the first inputs / sample)
+  uint64_t m_cpu_mark = 0;       ///< tree CPU at the last reply
+  double m_gap_cpu = 0;          ///< tree CPU outside commands since the last sample
+  double m_cmd_cpu = 0;          ///< tree CPU during the last command
+  uint64_t m_sent = 0, m_recv = 0;
   json m_ready;
   std::vector<sample_record> m_samples;
   std::vector<double> m_rtt;

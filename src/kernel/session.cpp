@@ -1,6 +1,5 @@
 // One harness process in timing mode: the supervisor's side of the protocol-2 conversation
 // (docs/harness-protocol.md, "Timing mode") and of its CUPTI record channel.
-#include <dirent.h>
 #include <time.h>
 
 #include <algorithm>
@@ -18,27 +17,6 @@ uint64_t mono_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// CPU time (ns) of every thread of process `pid` so far, from /proc/<pid>/task/*/schedstat
-// (on-CPU time only: waiting for a CPU does not count). UINT64_MAX when unreadable.
-uint64_t process_cpu_ns(pid_t pid) {
-  std::string dir = "/proc/" + std::to_string(pid) + "/task";
-  DIR* d = ::opendir(dir.c_str());
-  if (!d) return UINT64_MAX;
-  uint64_t total = 0;
-  bool any = false;
-  while (dirent* e = ::readdir(d)) {
-    if (e->d_name[0] == '.') continue;
-    std::ifstream f(dir + "/" + e->d_name + "/schedstat");
-    unsigned long long ns = 0;
-    if (f >> ns) {
-      total += ns;
-      any = true;
-    }
-  }
-  ::closedir(d);
-  return any ? total : UINT64_MAX;
 }
 
 // Slack for comparing CUPTI's GPU timestamps with its CPU-side marks (ns).
@@ -65,7 +43,7 @@ status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_
   s.env = k.env;
   s.control_channel = true;
   s.capture_limit = 1u << 20;
-  s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "2");
+  s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "3");
   s.env.emplace_back("MAGPIE_BENCH_MODE", "timing");
   s.env.emplace_back("MAGPIE_BENCH_SEED", std::to_string(seed));  // warm-up inputs only: not secret
   s.env.emplace_back("MAGPIE_BENCH_INIT_SEED", std::to_string(init_seed));
@@ -85,6 +63,11 @@ status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_
     s.env.emplace_back("MAGPIE_CUPTI_BOOT", "5");
     if (!cupti.library_path.empty()) s.env.emplace_back("LD_LIBRARY_PATH", cupti.library_path);
   }
+  // The exchange memory: after the CUPTI fds (child fd 7), else child fd 5.
+  ts->m_exchange = std::make_unique<exchange_memory>();
+  MAGPIE_RETURN_IF_ERROR(ts->m_exchange->create());
+  s.env.emplace_back("MAGPIE_BENCH_EXCHANGE", std::to_string(5 + s.extra_fds.size()));
+  s.extra_fds.push_back(ts->m_exchange->fd());
   s.unset_env = {"MAGPIE_CUPTI_OUT"};
   MAGPIE_LOG_DEBUG("[%s] timing process %d: %s", k.spec.id.c_str(), process, argv_to_display(s.argv).c_str());
   MAGPIE_ASSIGN_OR_RETURN(ts->m_child, child_process::spawn(s));
@@ -108,17 +91,28 @@ status timing_session::await_ready() {
   auto j = parse_json(rest, "ready line");
   m_ready = j.ok() && j->is_object() ? *j : json::object();
   m_gpu_timer = json_string(m_ready, "timer") != "host_clock";
-  if (json_number(m_ready, "protocol", 1) < 2)
+  if (json_number(m_ready, "protocol", 1) < 3)
     return error(status_code::failed_precondition,
-                 "%s: the harness speaks timing protocol %d; magpie needs 2 (rebuild it against this magpie's "
+                 "%s: the harness speaks timing protocol %d; magpie needs 3 (rebuild it against this magpie's "
                  "include/magpie/bench.hpp or use its python/magpie_bench)",
                  m_spec.id.c_str(), static_cast<int>(json_number(m_ready, "protocol", 1)));
-  return ok_status();
+  return m_exchange->adopt(json_value(m_ready, "exchange")).with_context(m_spec.id);
 }
 
 status_or<std::string> timing_session::command(const std::string& cmd, const std::string& want, double timeout) {
+  uint64_t cpu0 = 0;
+  if (m_accounting) {
+    cpu0 = tree_cpu_ns(m_child->pid());
+    if (m_cpu_mark && cpu0 > m_cpu_mark) m_gap_cpu += static_cast<double>(cpu0 - m_cpu_mark);
+  }
+  m_sent = mono_ns();
   MAGPIE_RETURN_IF_ERROR(m_child->write_control(cmd));
   auto line = m_child->read_control_line(timeout);
+  m_recv = mono_ns();
+  if (m_accounting) {
+    m_cpu_mark = tree_cpu_ns(m_child->pid());
+    m_cmd_cpu = m_cpu_mark > cpu0 ? static_cast<double>(m_cpu_mark - cpu0) : 0;
+  }
   if (!line.ok()) return line.get_status().with_context(m_spec.id + ": '" + cmd + "'");
   if (starts_with(*line, "error"))
     return error(status_code::failed_precondition, "%s: harness error: %s", m_spec.id.c_str(),
@@ -142,29 +136,39 @@ status timing_session::warmup(int launches) {
   return command(strprintf("warmup %d", launches), "ok", m_policy.sample_timeout_s + m_policy.setup_timeout_s).get_status();
 }
 
-status timing_session::inputs(uint64_t seed, double* bracket_ns) {
-  uint64_t t0 = mono_ns();
+status timing_session::inputs(uint64_t seed, double* bracket_ns, double* cpu_ns) {
+  m_accounting = true;
   MAGPIE_RETURN_IF_ERROR(
       command(strprintf("inputs %llu", static_cast<unsigned long long>(seed)), "ok", m_policy.setup_timeout_s).get_status());
-  *bracket_ns = static_cast<double>(mono_ns() - t0);
+  *bracket_ns = static_cast<double>(m_recv - m_sent);
+  *cpu_ns = m_cmd_cpu;
   return ok_status();
 }
 
-status timing_session::flush() { return command("flush", "ok", m_policy.sample_timeout_s).get_status(); }
+// The flush is one thread's work: CPU time beyond its wall time is another thread (or
+// process) working while the cache is flushed, counted as work between samples.
+status timing_session::flush() {
+  MAGPIE_RETURN_IF_ERROR(command("flush", "ok", m_policy.sample_timeout_s).get_status());
+  const double wall = static_cast<double>(m_recv - m_sent);
+  if (m_accounting && m_cmd_cpu > wall) m_gap_cpu += m_cmd_cpu - wall;
+  return ok_status();
+}
 
-status_or<sample_record> timing_session::sample(uint64_t id, int round, bool check, bool fresh, json* outputs) {
+status_or<sample_record> timing_session::sample(uint64_t id, int round, bool check, bool fresh) {
   sample_record r;
   r.id = id;
   r.round = round;
   r.checked = check;
   r.fresh = fresh;
-  std::string cmd = strprintf("sample %llu%s", static_cast<unsigned long long>(id), check ? " check" : "");
-  const uint64_t cpu0 = process_cpu_ns(m_child->pid());
-  r.sent_mono = mono_ns();
-  MAGPIE_ASSIGN_OR_RETURN(std::string rest, command(cmd, "sample", m_policy.sample_timeout_s));
-  r.recv_mono = mono_ns();
-  const uint64_t cpu1 = process_cpu_ns(m_child->pid());
-  if (cpu0 != UINT64_MAX && cpu1 != UINT64_MAX && cpu1 >= cpu0) r.cpu_ns = static_cast<double>(cpu1 - cpu0);
+  if (!m_accounting) m_gap_cpu = 0;
+  m_accounting = true;
+  MAGPIE_ASSIGN_OR_RETURN(std::string rest, command(strprintf("sample %llu", static_cast<unsigned long long>(id)), "sample",
+                                                    m_policy.sample_timeout_s));
+  r.sent_mono = m_sent;
+  r.recv_mono = m_recv;
+  r.cpu_ns = m_cmd_cpu;
+  r.gap_cpu_ns = m_gap_cpu;
+  m_gap_cpu = 0;
   r.bracket_ns = static_cast<double>(r.recv_mono - r.sent_mono);
   auto parts = split_whitespace(rest);
   if (parts.size() < 2 || parse_int(parts[0]).value_or(-1) != static_cast<int64_t>(id) || !parse_double(parts[1]))
@@ -175,12 +179,6 @@ status_or<sample_record> timing_session::sample(uint64_t id, int round, bool che
   if (extra.is_object() && extra.contains("warning") && extra["warning"].is_string()) {
     std::string w = json_string(extra, "warning");
     if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end()) m_warnings.push_back(w);
-  }
-  if (check) {
-    if (!extra.is_object() || !extra.contains("outputs") || !extra["outputs"].is_array())
-      return parse_error("%s: the checked sample %llu named no outputs", m_spec.id.c_str(),
-                         static_cast<unsigned long long>(id));
-    *outputs = extra["outputs"];
   }
   if (cupti_active()) read_cupti(&r);
   m_samples.push_back(r);
@@ -209,13 +207,13 @@ void timing_session::read_cupti(sample_record* r) {
   else ++m_findings.samples_without_gpu;
 }
 
-status_or<json> timing_session::probe(uint64_t seed, size_t count) {
-  MAGPIE_ASSIGN_OR_RETURN(std::string rest, command(strprintf("probe %llu %zu", static_cast<unsigned long long>(seed), count),
-                                                    "values", m_policy.sample_timeout_s));
-  json j = json::parse(rest, nullptr, false);
-  if (!j.is_object() || !j.contains("outputs") || !j["outputs"].is_array())
-    return parse_error("%s: malformed probe reply", m_spec.id.c_str());
-  return j;
+status_or<std::vector<tensor>> timing_session::read_outputs() {
+  std::vector<pid_t> stopped;
+  status st = stop_tree(m_child->pid(), 5.0, &stopped);
+  status_or<std::vector<tensor>> out = st.ok() ? m_exchange->read() : status_or<std::vector<tensor>>(st);
+  resume_tree(stopped);
+  // The CPU time of reading is ours: the stopped tree used none, so the mark stays valid.
+  return out;
 }
 
 run_result timing_session::finish() {

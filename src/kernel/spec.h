@@ -83,7 +83,7 @@ struct timing_policy {
   double setup_timeout_s = 300;  ///< harness start-up until "ready" (includes JIT)
   uint64_t flush_bytes = 0;      ///< 0 = auto (≥ 2× L2)
   int processes = 2;             ///< harness processes per implementation (between-process variance)
-  int checked_samples = 3;       ///< timed samples per process whose outputs are checked (first, last, random)
+  int checked_samples = 6;       ///< timed samples per process whose outputs are read and compared (first, last, random)
   json to_json() const;
 };
 

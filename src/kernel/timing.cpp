@@ -51,7 +51,6 @@ bool stopping_criterion::finished(std::string* reason) const {
 
 namespace {
 
-constexpr size_t k_probe_count = 2048;  // elements probed per output of a checked sample
 constexpr int k_pings = 16;
 
 struct live_session {
@@ -59,6 +58,7 @@ struct live_session {
   std::unique_ptr<timing_session> s;
   stopping_criterion crit;
   bool active = false;
+  int fresh_unchecked = 0;  ///< samples given fresh inputs that are not compared
   explicit live_session(const timing_policy& p) : crit(p) {}
 };
 
@@ -102,42 +102,53 @@ std::vector<std::unique_ptr<live_session>> start_all(const measure_request& req,
   return live;
 }
 
-// One sample of one process; a checked one regenerates the inputs from `check_seed` first and
-// probes the outputs after. A checked sample's whole time (inputs, re-poisoning, holding the
-// outputs, the probe) goes to `overhead_s`, not the budget: on an H200 a checked 16M-element
-// sample took ~25 ms against ~1 ms unchecked, so with 34 processes the first round of checks
-// alone used a 2 s budget and each process got 2 samples. Returns false when the process failed.
+// One sample of one process. Every sample is the same `sample <id>` command, after which the
+// harness copies its outputs into the exchange memory; some samples get fresh inputs first
+// (`inputs <seed>`): every checked one (a secret seed the reference ran) and, at random, about
+// as many others (a secret seed nobody ran), so the harness cannot tell which are checked. Only
+// after the reply does the supervisor decide to read a checked sample's outputs itself (the
+// harness's processes stopped) and compare them completely. A fresh sample's whole time
+// (inputs, re-poisoning, the read) goes to `overhead_s`, not the budget: on an H200 a checked
+// 16M-element sample took ~25 ms against ~1 ms unchecked. Returns false when the process failed.
 bool one_sample(live_session& ls, impl_state& st, const measure_request& req, uint64_t id, int round,
                 const uint64_t* check_seed, splitmix64& rng, double* overhead_s) {
   timing_session& s = *ls.s;
   status r = ok_status();
   const double t_in = monotonic_seconds();
-  if (check_seed) {
-    double bracket = 0;
-    r = s.inputs(*check_seed, &bracket);
-    if (r.ok()) st.result.inputs_bracket_ns.push_back(bracket);
+  // Unchecked fresh samples cost an input generation each (100+ ms for large inputs): at most
+  // checked_samples of them per process, at random rounds, as many as the checked ones.
+  bool fresh = check_seed != nullptr;
+  if (!fresh && ls.fresh_unchecked < req.policy.checked_samples && rng.below(8) == 0) {
+    fresh = true;
+    ++ls.fresh_unchecked;
+  }
+  const uint64_t seed = check_seed ? *check_seed : rng.next();
+  if (fresh) {
+    double bracket = 0, cpu = 0;
+    r = s.inputs(seed, &bracket, &cpu);
+    if (r.ok()) {
+      st.result.inputs_bracket_ns.push_back(bracket);
+      st.result.inputs_cpu_ns.push_back(cpu);
+    }
   }
   if (r.ok() && req.policy.cold) r = s.flush();
-  json outputs;
-  status_or<sample_record> smp = r.ok() ? s.sample(id, round, check_seed != nullptr, check_seed != nullptr, &outputs)
-                                        : status_or<sample_record>(r);
+  status_or<sample_record> smp = r.ok() ? s.sample(id, round, check_seed != nullptr, fresh) : status_or<sample_record>(r);
   if (!smp.ok()) {
     fail_impl(st, smp.get_status().message());
     return false;
   }
   if (check_seed) {
-    uint64_t probe_seed = rng.next();
-    auto values = s.probe(probe_seed, k_probe_count);
-    if (!values.ok()) {
-      fail_impl(st, values.get_status().message());
+    auto got = s.read_outputs();
+    if (!got.ok()) {
+      fail_impl(st, got.get_status().with_context(s.spec().id + ": reading the outputs of a checked sample").message());
       return false;
     }
-    check_outcome c = judge_probe(req.reference, *check_seed, outputs, *values, probe_seed, k_probe_count, req.tolerances);
+    check_outcome c = judge_outputs(req.reference, *check_seed, s.exchange().outputs(), *got, req.tolerances);
     c.sample_id = id;
     c.process = s.process();
     st.result.checks.push_back(c);
-    *overhead_s += monotonic_seconds() - t_in;
   }
+  if (fresh) *overhead_s += monotonic_seconds() - t_in;
   double v = s.cupti_active() ? (smp->has_gpu ? smp->gpu_ns : smp->harness_ns) : smp->harness_ns;
   ls.crit.add(v);
   return true;
@@ -161,31 +172,35 @@ std::string stop_or(const stopping_criterion& c) {
 }
 
 
-// GPU kernels launched between the previous sample's window and a checked sample's window:
-// the harness's own (flush, hold, input copies) plus whatever a kernel launched while its
-// inputs were generated. Mean per checked sample.
-double kernels_before_checks(const timing_session& s) {
+// GPU work launched between the previous sample's window and a fresh sample's window: the
+// harness's own (flush, output copies, input uploads) plus whatever a kernel launched while its
+// inputs were generated. Kernels and GPU time (every operation), mean per fresh sample.
+void work_before_fresh(const timing_session& s, double* kernels, double* gpu_ns) {
   const auto& w = s.cupti().windows();
-  double total = 0;
+  double count = 0, ns = 0;
   int n = 0;
   uint64_t prev_end = 0;
   for (const auto& r : s.samples()) {
     auto it = w.find(r.id);
     if (it == w.end()) continue;
-    if (r.checked && prev_end) {
+    if (r.fresh && prev_end) {
       for (const auto& o : s.cupti().ops())
-        if (o.op == "kernel" && o.sample == -1 && o.launch_ts > prev_end && o.launch_ts < it->second.begin_ts) total += 1;
+        if (o.sample == -1 && o.launch_ts > prev_end && o.launch_ts < it->second.begin_ts) {
+          count += o.op == "kernel";
+          ns += static_cast<double>(o.end > o.start ? o.end - o.start : 0);
+        }
       ++n;
     }
     prev_end = it->second.end_ts;
   }
-  return n ? total / n : 0;
+  *kernels = n ? count / n : 0;
+  *gpu_ns = n ? ns / n : 0;
 }
 
 process_result finalize_process(timing_session& s, timing_result& r, const timing_policy& p) {
   process_result pr;
   pr.index = s.process();
-  std::vector<double> harness, excess, observed;
+  std::vector<double> harness, excess, observed, unclaimed;
   for (const auto& smp : s.samples()) {
     double v = s.cupti_active() ? smp.gpu_ns : smp.harness_ns;
     harness.push_back(smp.harness_ns);
@@ -196,7 +211,13 @@ process_result finalize_process(timing_session& s, timing_result& r, const timin
     observed.push_back((std::isnan(smp.cpu_ns) ? ex : std::min(ex, smp.cpu_ns)) / p.batch);
     // The harness cannot have spent longer than passed between our send and its reply.
     if (smp.harness_ns * p.batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
+    r.gap_cpu_ns += smp.gap_cpu_ns;
+    ++r.gap_samples;
     if (std::isnan(v)) continue;
+    // Not minus the ping round trip: measured once, at start-up, it can be inflated by the
+    // other processes' start (under load, a 1 ms round trip made one process's overhead
+    // negative); the round trip is part of every implementation's overhead anyway.
+    unclaimed.push_back(smp.bracket_ns / p.batch - v);
     pr.samples_ns.push_back(v);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
   }
@@ -204,6 +225,7 @@ process_result finalize_process(timing_session& s, timing_result& r, const timin
   pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());
   pr.bracket_excess_ns = excess.empty() ? 0 : median(excess);
   pr.observed_ns = observed.empty() ? 0 : median(observed);
+  pr.unclaimed_ns = unclaimed.empty() ? 0 : median(unclaimed);
   pr.harness_median_ns = harness.empty() ? 0 : median(harness);
   pr.findings = s.findings();
   r.gpu_ops_under_host_timer += s.gpu_ops_under_host_timer();
@@ -217,7 +239,10 @@ process_result finalize_process(timing_session& s, timing_result& r, const timin
     r.cupti_sequence_errors += log.sequence_errors();
     r.cupti_records += log.records();
     r.cupti_hello = r.cupti_hello && log.hello();
-    r.kernels_per_checked_gap = std::max(r.kernels_per_checked_gap, kernels_before_checks(s));
+    double kernels = 0, gpu_ns = 0;
+    work_before_fresh(s, &kernels, &gpu_ns);
+    r.kernels_per_checked_gap = std::max(r.kernels_per_checked_gap, kernels);
+    r.gpu_ns_per_fresh_gap = std::max(r.gpu_ns_per_fresh_gap, gpu_ns);
     if (log.dropped()) r.warnings.push_back(strprintf("CUPTI dropped %llu records", static_cast<unsigned long long>(log.dropped())));
   }
   return pr;

@@ -1,6 +1,6 @@
 // Timing: nvbench's stopping policy applied by the supervisor to samples it requests from
 // harness processes — several processes per implementation, interleaved in a seeded shuffled
-// order each round — with checked samples (fresh secret inputs, re-poisoned outputs, probed
+// order each round — with checked samples (fresh secret inputs, re-poisoned outputs, read by the supervisor and compared
 // against the reference) and the integrity checks of docs/harness-protocol.md.
 #pragma once
 
@@ -35,13 +35,14 @@ class stopping_criterion {
   std::deque<double> m_noise;  ///< recent rel. stdev values (≤ 64 kept)
 };
 
-/// A checked sample: its outputs probed and compared with the reference's for the same seed.
+/// A checked sample: its outputs, read by the supervisor from the exchange memory while the
+/// harness's processes were stopped, compared completely with the reference's for the same seed.
 struct check_outcome {
   uint64_t sample_id = 0;
   int process = 0;
   bool passed = true;
   bool compared = false;  ///< against the reference's outputs (else: only "was it written")
-  size_t probed = 0;      ///< elements compared over all outputs
+  size_t elements = 0;    ///< elements compared over all outputs
   std::string failure;
   json to_json() const;
 };
@@ -54,6 +55,7 @@ struct process_result {
   double rtt_median_ns = 0;        ///< supervisor's ping round trip
   double bracket_excess_ns = 0;    ///< median(sample bracket − rtt) per launch
   double observed_ns = 0;          ///< median per launch of min(CPU time, bracket − rtt): what the supervisor saw
+  double unclaimed_ns = 0;         ///< median per launch of bracket − time of record: overhead the claim leaves out
   double harness_median_ns = 0;
   size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
   channel_findings findings;
@@ -77,7 +79,11 @@ struct timing_result {
   std::vector<check_outcome> checks;
   std::vector<double> fresh_ns, reused_ns;  ///< time of record of samples after / without fresh inputs
   std::vector<double> inputs_bracket_ns;    ///< supervisor's clock around each `inputs`
-  double kernels_per_checked_gap = 0;  ///< GPU kernels launched between samples, before a checked one
+  std::vector<double> inputs_cpu_ns;        ///< the harness tree's CPU time during each `inputs`
+  double gap_cpu_ns = 0;                    ///< the tree's CPU time outside every command (sampling phase)
+  size_t gap_samples = 0;                   ///< samples over which gap_cpu_ns was measured
+  double kernels_per_checked_gap = 0;  ///< GPU kernels launched between samples, before a fresh one
+  double gpu_ns_per_fresh_gap = 0;     ///< GPU time of the work launched there (CUPTI), mean per fresh sample
   size_t stray_ops = 0;                ///< launched outside windows by threads other than the harness's
   double stray_gpu_ns = 0;
   size_t unmatched_ops = 0;            ///< GPU work whose launch was not recorded
@@ -114,9 +120,10 @@ struct measure_outcome {
 /// closing round. A kernel whose process fails is reported in its own result.
 measure_outcome measure_interleaved(const measure_request& req);
 
-/// Elements of a checked sample's outputs compared with the reference's for `seed`.
-check_outcome judge_probe(const held_reference* ref, uint64_t seed, const json& outputs, const json& values,
-                          uint64_t probe_seed, size_t count, const correctness_policy& p);
+/// A checked sample's outputs (`got`, laid out as `layout`) compared completely with the
+/// reference's for `seed`; without reference outputs, at least written (not the poison).
+check_outcome judge_outputs(const held_reference* ref, uint64_t seed, const std::vector<exchange_output>& layout,
+                            const std::vector<tensor>& got, const correctness_policy& p);
 
 /// The timing stage's integrity checks of every result (`baseline`: index of the result the
 /// others are compared with for input-generation work, -1 none); sets result.integrity.

@@ -8,7 +8,8 @@ source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 HERE="$MAGPIE_SOURCE_DIR/tests/golden/adversarial_host"
 bin="$GOLDEN_TMP/bin"
 mkdir -p "$bin"
-g++ -O2 -std=c++17 -I"$MAGPIE_SOURCE_DIR/include" "$HERE/suite.cpp" -o "$bin/suite" || fail "cannot build suite.cpp"
+g++ -O2 -std=c++17 -I"$MAGPIE_SOURCE_DIR/include" "$HERE/suite.cpp" -o "$bin/suite" -pthread || fail "cannot build suite.cpp"
+g++ -O2 -std=c++17 -I"$MAGPIE_SOURCE_DIR/include" "$HERE/relay.cpp" -o "$bin/relay" -pthread || fail "cannot build relay.cpp"
 g++ -O2 -std=c++17 -I"$MAGPIE_SOURCE_DIR/include" "$HERE/clock_interpose.cpp" -o "$bin/clock_interpose" || fail "cannot build clock_interpose.cpp"
 sed "s#@BIN@#$bin#g" "$HERE/suite.yaml" > "$bin/suite.yaml"
 out="$GOLDEN_TMP/res"
@@ -28,7 +29,7 @@ v = {x["kernel_id"]: x for x in res["verdicts"]}
 def why(name):
     x = k[name]
     return " | ".join(x["errors"]) + " || " + str(x["integrity"]["reason"])
-honest = ["baseline", "honest_fma", "honest_threads", "aa_copy"]
+honest = ["baseline", "honest_fma", "honest_threads", "honest_atomic", "honest_multistep", "aa_copy"]
 for name in honest:
     assert k[name]["correctness_state"] == "SUCCESS", (name, why(name))
     assert not k[name]["integrity"]["rejected"], (name, why(name))
@@ -49,18 +50,28 @@ attacks = {
     "size_sniff": ("error", "NaN/inf pattern"),
     "stale_output": ("check", "timed_outputs"),       # re-poisoned before checked launches
     "clock_interpose": ("check", "clock_bracket"),    # harness clock vs the supervisor's
+    # issue 35: the candidate owns the harness (relay.cpp sits in front of the control channel)
+    "shave": ("check", "clock_gain"),                 # times scaled by 0.6: the supervisor's clock sees no gain
+    "check_sniff": ("check", "input_reuse"),          # full work only after fresh inputs (55% otherwise)
+    "lazy_probe": ("check", "timed_outputs"),         # nothing computed; outputs read by the supervisor, complete
+    # computed after replying to `inputs`: CPU time seen in /proc (between commands, or inside the
+    # next sample's bracket when that command comes at once)
+    "between": ("check", ("cpu_between_samples", "clock_bracket")),
+    "helper": ("check", "input_generation"),          # a helper process computes during `inputs`: its CPU time counts
 }
 for name, (kind, needle) in attacks.items():
     x = k[name]
     assert v[name]["verdict"] == "not_ranked", (name, v[name])
     if kind == "check":
         failed = [c["name"] for c in x["integrity"]["checks"] if c["status"] == "fail"]
-        assert needle in failed, (name, failed, why(name))
+        assert set(needle if isinstance(needle, tuple) else (needle,)) & set(failed), (name, failed, why(name))
+        if kind == "check":
+            print("%-16s rejected by %s" % (name, ", ".join(failed)))
     else:
         assert x["correctness_state"] == "FAILED" and needle in " ".join(x["errors"]), (name, why(name))
     assert "rejected: " in console.split("Kernel %d: %s" % (list(k).index(name), name))[1].split("Kernel ")[0], name
 ranked = [i for i, _ in res["rankings"]]
-assert sorted(ranked) == [0, 1, 2, 3], ranked
+assert sorted(ranked) == list(range(len(honest))), ranked
 order = res["timing_order"]
 assert order["processes_per_kernel"] == 2 and len(order["first_rounds"]) == 3
 assert order["first_rounds"][0] != order["first_rounds"][1] or order["first_rounds"][1] != order["first_rounds"][2]

@@ -5,6 +5,8 @@
 // whole binary).
 #include <magpie/bench.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -57,6 +59,29 @@ launch_fn honest_threads(trial& t) {  // two threads, joined inside the launch
     std::thread w([=] { mul_add(x.a + h, x.b + h, x.c + h, x.n - h); });
     mul_add(x.a, x.b, x.c, h);
     w.join();
+  };
+}
+
+launch_fn honest_atomic(trial& t) {  // threads take chunks from an atomic counter, joined in the launch
+  io x = declare(t);
+  return [=] {
+    std::atomic<int64_t> next{0};
+    const int64_t chunk = 4096;
+    auto work = [&] {
+      for (int64_t lo = next.fetch_add(chunk); lo < x.n; lo = next.fetch_add(chunk))
+        mul_add(x.a + lo, x.b + lo, x.c + lo, std::min(chunk, x.n - lo));
+    };
+    std::thread w(work);
+    work();
+    w.join();
+  };
+}
+launch_fn honest_multistep(trial& t) {  // two passes through a scratch buffer
+  io x = declare(t);
+  float* tmp = t.scratch<float>("tmp", {x.n});
+  return [=] {
+    for (int64_t i = 0; i < x.n; ++i) tmp[i] = x.a[i] * x.b[i];
+    for (int64_t i = 0; i < x.n; ++i) x.c[i] = tmp[i] + 1.0f;
   };
 }
 
@@ -145,7 +170,8 @@ launch_fn stale_output(trial& t) {  // writes the output on the first three call
 int main(int argc, char** argv) {
   static const std::map<std::string, launch_fn (*)(trial&)> variants = {
       {"reference", reference}, {"aa_copy", reference}, {"honest_fma", honest_fma},
-      {"honest_threads", honest_threads}, {"setup_work", setup_work}, {"setup_copy", setup_copy},
+      {"honest_threads", honest_threads}, {"honest_atomic", honest_atomic}, {"honest_multistep", honest_multistep},
+      {"setup_work", setup_work}, {"setup_copy", setup_copy},
       {"read_reference", read_reference}, {"memo_pointer", memo_pointer}, {"memo_content", memo_content},
       {"mode_sniff", mode_sniff}, {"half_precision", half_precision}, {"size_sniff", size_sniff},
       {"stale_output", stale_output}};

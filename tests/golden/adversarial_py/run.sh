@@ -45,13 +45,17 @@ attacks = {
     "low_precision": ("error", "outside atol"),
     "echo_input": ("error", "equals input"),
     "partial_rows": ("error", "outside atol"),
+    # issue 35: the kernel patches the harness in its own interpreter
+    "patch_send": ("check", ("clock_gain",)),                   # reported times halved: the supervisor's clock disagrees
+    "lazy_copy": ("check", ("clock_gain", "clock_bracket")),    # computed in the patched output copy, after the timer
 }
 for name, (kind, needle) in attacks.items():
     x = k[name]
     assert v[name]["verdict"] == "not_ranked", (name, v[name])
     if kind == "check":
         failed = [c["name"] for c in x["integrity"]["checks"] if c["status"] == "fail"]
-        assert needle in failed, (name, failed, why(name))
+        assert set(needle if isinstance(needle, tuple) else (needle,)) & set(failed), (name, failed, why(name))
+        print("%-14s rejected by %s" % (name, ", ".join(failed)))
     else:
         assert x["correctness_state"] == "FAILED" and needle in " ".join(x["errors"]), (name, why(name))
 assert sorted(i for i, _ in res["rankings"]) == [0, 1, 2, 3, 4], res["rankings"]

@@ -101,7 +101,7 @@ def test_correctness_vector_add():
     seeds = [17, 18, 19, 20, 21]
     p, out, m = correctness("vector_add", seeds, "va")
     check(p.returncode == 0, "correctness exits 0: " + p.stderr)
-    for key, want in (("protocol", 2), ("kernel", "vector_add"), ("n_sizes", 4), ("timed_size", 3), ("backend", "host")):
+    for key, want in (("protocol", 3), ("kernel", "vector_add"), ("n_sizes", 4), ("timed_size", 3), ("backend", "host")):
         check(m.get(key) == want, "manifest %s == %r (got %r)" % (key, want, m.get(key)))
     check(m["harness"].startswith("magpie-bench-cpp/"), "manifest harness name")
     check(m["device"].startswith("host "), "manifest device")
@@ -191,14 +191,23 @@ def test_correctness_edge():
     check(all(abs(bfs[j] - xs_b[j]) <= 2 ** -8 for j in range(37)), "bfloat16 inputs are rounded generator values")
 
 
-def timing(exe, commands, **kw):
-    """Runs exe in timing mode; returns (replies, returncode, stderr)."""
+EXCHANGE = {}  # the last timing run's exchange memory: {"fd": memfd}
+
+
+def timing(exe, commands, exchange=True, **kw):
+    """Runs exe in timing mode; returns (replies, returncode, stderr). The exchange memory (a
+    memfd, as the supervisor makes it) stays open in EXCHANGE["fd"] for reading afterwards."""
     r_in, w_in = os.pipe()   # supervisor -> harness (fd 3)
     r_out, w_out = os.pipe()  # harness -> supervisor (fd 4)
+    if EXCHANGE.get("fd") is not None:
+        os.close(EXCHANGE.pop("fd"))
+    xfd = os.memfd_create("magpie-exchange", 0)
+    EXCHANGE["fd"] = xfd
     # The supervisor uses fds 3/4; here the pipes keep their own numbers (MAGPIE_BENCH_CTRL_IN/OUT).
-    e = env(MAGPIE_BENCH_PROTOCOL=1, MAGPIE_BENCH_MODE="timing", MAGPIE_BENCH_CTRL_IN=r_in, MAGPIE_BENCH_CTRL_OUT=w_out,
-            **kw)
-    p = subprocess.Popen([os.path.join(BIN, exe)], env=e, pass_fds=(r_in, w_out), stdin=subprocess.DEVNULL,
+    extra = {"MAGPIE_BENCH_EXCHANGE": xfd} if exchange else {}
+    e = env(MAGPIE_BENCH_PROTOCOL=3, MAGPIE_BENCH_MODE="timing", MAGPIE_BENCH_CTRL_IN=r_in, MAGPIE_BENCH_CTRL_OUT=w_out,
+            **extra, **kw)
+    p = subprocess.Popen([os.path.join(BIN, exe)], env=e, pass_fds=(r_in, w_out, xfd), stdin=subprocess.DEVNULL,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     os.close(r_in)
     os.close(w_out)
@@ -236,6 +245,24 @@ def test_timing():
     for i in range(1, 6):
         parts = replies[1 + i].split()
         check(parts[:2] == ["sample", str(i)] and int(parts[2]) > 0, "sample reply %r" % replies[1 + i])
+    # Protocol 3: every sample's outputs are in the supervisor's exchange memory, as announced.
+    ex = ready["exchange"]
+    data = os.pread(EXCHANGE["fd"], ex["bytes"], 0)
+    check(len(data) == ex["bytes"] and os.fstat(EXCHANGE["fd"]).st_size == ex["bytes"], "exchange memory sized by the harness")
+    (c,) = ex["outputs"]
+    n = c["shape"][0]
+    check(c["name"] == "c" and c["dtype"] == "float32" and n == (1 << 20) + 3, "exchange layout %r" % c)
+    got = struct.unpack_from("<%df" % n, data, c["offset"])
+    a = [f32(-1.0 + 2.0 * unit(ready["seed"], "a", k)) for k in range(64)]
+    b = [f32(-1.0 + 2.0 * unit(ready["seed"], "b", k)) for k in range(64)]
+    check(all(got[k] == f32(a[k] + b[k]) for k in range(64)), "exchange holds c = a + b after the samples")
+    replies, rc, _ = timing("vector_add", ["warmup 1", "inputs 77", "sample 9", "stop"], MAGPIE_BENCH_SIZE=0)
+    ready0 = json.loads(replies[0][6:])
+    got = struct.unpack_from("<4f", os.pread(EXCHANGE["fd"], 16, ready0["exchange"]["outputs"][0]["offset"]), 0)
+    want = [f32(f32(-1.0 + 2.0 * unit(77, "a", k)) + f32(-1.0 + 2.0 * unit(77, "b", k))) for k in range(4)]
+    check(rc == 0 and list(got) == want, "after inputs <seed>, the exchange holds the outputs for that seed: %r %r" % (got, want))
+    replies, rc, _ = timing("vector_add", [], exchange=False)
+    check(replies[0].startswith("error ") and "EXCHANGE" in replies[0] and rc == 1, "timing without exchange memory -> error line")
     replies, rc, err = timing("edge", ["warmup 4", "sample 1", "sample 2", "stop"], MAGPIE_BENCH_BATCH=3,
                               MAGPIE_BENCH_FLUSH_BYTES=1048576, MAGPIE_BENCH_COLD=1)
     ready = json.loads(replies[0][6:])
@@ -255,7 +282,7 @@ def test_timing():
 def test_profile_and_errors():
     p = run("edge", MAGPIE_BENCH_MODE="profile", MAGPIE_BENCH_PROFILE_LAUNCHES=4, MAGPIE_BENCH_COLD=1)
     check(p.returncode == 0 and "edge: launches=7" in p.stderr, "profile: 3 warm-up + 4 launches: %r" % p.stderr)
-    p = run("vector_add", MAGPIE_BENCH_PROTOCOL=3, MAGPIE_BENCH_MODE="correctness")
+    p = run("vector_add", MAGPIE_BENCH_PROTOCOL=4, MAGPIE_BENCH_MODE="correctness")
     check(p.returncode == 2 and "PROTOCOL" in p.stderr, "protocol mismatch -> exit 2")
     p = run("vector_add", MAGPIE_BENCH_MODE="nonsense")
     check(p.returncode == 2, "unknown mode -> exit 2")

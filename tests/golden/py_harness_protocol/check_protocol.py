@@ -53,7 +53,10 @@ class Conversation:
         cmd_r, self.cmd_w = os.pipe()
         self.rep_r, rep_w = os.pipe()
         full = {k: v for k, v in os.environ.items() if not k.startswith("MAGPIE_")}
-        full.update({"MAGPIE_BENCH_PROTOCOL": "1", "MAGPIE_BENCH_MODE": "timing"})
+        # The supervisor's exchange memory (protocol 3): sized and filled by the harness.
+        self.exchange = os.memfd_create("magpie-exchange", 0)
+        full.update({"MAGPIE_BENCH_PROTOCOL": "3", "MAGPIE_BENCH_MODE": "timing",
+                     "MAGPIE_BENCH_EXCHANGE": str(self.exchange)})
         full.update(env or {})
         cmd = [PY, "-m", "magpie_bench"] + args
         if literal_34:
@@ -64,7 +67,7 @@ class Conversation:
             cmd = ["/bin/bash", "-c", 'exec 3<&20 4>&21 20<&- 21>&-; exec "$@"', "bash"] + cmd
         else:
             full.update({"MAGPIE_BENCH_CTRL_IN": str(cmd_r), "MAGPIE_BENCH_CTRL_OUT": str(rep_w)})
-        self.proc = subprocess.Popen(cmd, env=full, pass_fds=(cmd_r, rep_w),
+        self.proc = subprocess.Popen(cmd, env=full, pass_fds=(cmd_r, rep_w, self.exchange),
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         os.close(cmd_r)
         os.close(rep_w)
@@ -113,7 +116,7 @@ class CorrectnessMode(unittest.TestCase):
         p, m = correctness(["--module", fixture("vec_ref.py"), "--callable", "saxpy"],
                            [11, 12, 13], self.sub("a"))
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual((m["protocol"], m["n_sizes"], m["timed_size"]), (2, 2, 1))
+        self.assertEqual((m["protocol"], m["n_sizes"], m["timed_size"]), (3, 2, 1))
         self.assertEqual(m["harness"], "magpie-bench-py/0.2")
         self.assertEqual((m["kernel"], m["entry"], m["device"]), ("vec_ref", "saxpy", "cpu"))
         self.assertFalse(m["poisoned"])
@@ -304,6 +307,32 @@ class OtherModes(unittest.TestCase):
         self.assertRegex(c.read(), r"^sample 1 \d+$")
         c.send("stop")
         self.assertEqual(c.finish(close=False)[0], 0)
+
+    def test_timing_outputs_in_exchange_memory(self):
+        """Protocol 3: after a sample the outputs are in the exchange memory, as announced."""
+        c = Conversation(["--module", fixture("vec_ref.py"), "--callable", "saxpy"])
+        head, _, body = c.read().partition(" ")
+        self.assertEqual(head, "ready", body)
+        ex = json.loads(body)["exchange"]
+        self.assertEqual(os.fstat(c.exchange).st_size, ex["bytes"])
+        c.send("warmup 1")
+        c.read()
+        c.send("inputs 5")
+        self.assertTrue(c.read().startswith("ok "))
+        poisoned = os.pread(c.exchange, ex["bytes"], 0)
+        c.send("sample 1")
+        self.assertRegex(c.read(), r"^sample 1 \d+$")
+        after = os.pread(c.exchange, ex["bytes"], 0)
+        c.send("stop")
+        self.assertEqual(c.finish(close=False)[0], 0)
+        (o,) = ex["outputs"]
+        self.assertEqual(o["dtype"], "float32")
+        n = 1
+        for d in o["shape"]:
+            n *= d
+        got = after[o["offset"]:o["offset"] + 4 * n]
+        self.assertNotEqual(got, poisoned[o["offset"]:o["offset"] + 4 * n], "the sample wrote the exchange")
+        self.assertNotIn(b"\xff\xff\xff\xff", got[:64], "not the poison pattern")
 
     def test_timing_errors(self):
         c = Conversation(["--module", fixture("raising.py"), "--callable", "flaky"],

@@ -1,0 +1,164 @@
+// Exchange memory, process-tree CPU time and stop-and-read (kernel/exchange.h).
+#include "kernel/exchange.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/strings.h"
+#include "core/subprocess.h"
+
+namespace magpie::kernel {
+
+exchange_memory::~exchange_memory() {
+  if (m_fd >= 0) ::close(m_fd);
+}
+
+status exchange_memory::create() {
+  m_fd = ::memfd_create("magpie-exchange", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (m_fd < 0) return error(status_code::internal, "memfd_create (exchange memory): %s", std::strerror(errno));
+  return ok_status();
+}
+
+status exchange_memory::adopt(const json& ex) {
+  if (!ex.is_object() || !ex.contains("outputs") || !ex["outputs"].is_array())
+    return parse_error("the harness announced no exchange memory (protocol 3 needs \"exchange\" in its ready line)");
+  struct stat st{};
+  if (::fstat(m_fd, &st) != 0) return error(status_code::internal, "fstat (exchange memory): %s", std::strerror(errno));
+  m_bytes = static_cast<size_t>(st.st_size);
+  size_t end = 0;
+  for (const auto& o : ex["outputs"]) {
+    exchange_output e;
+    e.name = json_string(o, "name");
+    if (!parse_dtype(json_string(o, "dtype"), &e.type)) return parse_error("exchange output '%s': unknown dtype", e.name.c_str());
+    size_t numel = 1;
+    for (const auto& d : json_value(o, "shape")) {
+      int64_t v = json_as_int(d).value_or(-1);
+      if (v < 0) return parse_error("exchange output '%s': bad shape", e.name.c_str());
+      e.shape.push_back(v);
+      numel *= static_cast<size_t>(v);
+    }
+    e.offset = static_cast<size_t>(json_number(o, "offset", -1));
+    e.bytes = numel * dtype_size(e.type);
+    if (e.offset < end || e.offset + e.bytes > m_bytes)
+      return parse_error("exchange output '%s': offset %zu, %zu bytes, outside the %zu-byte exchange memory or overlapping",
+                         e.name.c_str(), e.offset, e.bytes, m_bytes);
+    end = e.offset + e.bytes;
+    m_outputs.push_back(std::move(e));
+  }
+  if (::fcntl(m_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
+    return error(status_code::failed_precondition, "cannot seal the exchange memory (the harness sealed it first?): %s",
+                 std::strerror(errno));
+  return ok_status();
+}
+
+status_or<std::vector<tensor>> exchange_memory::read() const {
+  std::vector<tensor> out;
+  for (const auto& o : m_outputs) {
+    tensor t;
+    t.type = o.type;
+    t.shape = o.shape;
+    t.data.resize(o.bytes);
+    size_t done = 0;
+    while (done < o.bytes) {
+      ssize_t r = ::pread(m_fd, t.data.data() + done, o.bytes - done, static_cast<off_t>(o.offset + done));
+      if (r <= 0) return error(status_code::io_error, "reading the exchange memory: %s", r < 0 ? std::strerror(errno) : "short read");
+      done += static_cast<size_t>(r);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<pid_t> live_descendants(pid_t root) {
+  std::vector<pid_t> out{root};
+  for (size_t i = 0; i < out.size() && out.size() < 4096; ++i) {
+    const std::string task = "/proc/" + std::to_string(out[i]) + "/task";
+    std::vector<std::string> tids;
+    if (auto* d = ::opendir(task.c_str())) {
+      while (dirent* e = ::readdir(d))
+        if (e->d_name[0] != '.') tids.emplace_back(e->d_name);
+      ::closedir(d);
+    }
+    for (const auto& tid : tids) {
+      std::ifstream f(task + "/" + tid + "/children");
+      long c = 0;
+      while (f >> c)
+        if (std::find(out.begin(), out.end(), static_cast<pid_t>(c)) == out.end()) out.push_back(static_cast<pid_t>(c));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// utime+stime (fields 14, 15) and cutime+cstime (16, 17) of /proc/<pid>/stat, in ns.
+uint64_t reaped_children_ns(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s((std::istreambuf_iterator<char>(f)), {});
+  size_t rp = s.rfind(')');
+  if (rp == std::string::npos) return 0;
+  std::istringstream in(s.substr(rp + 2));
+  std::string field;
+  unsigned long long v[17] = {};
+  for (int i = 3; i <= 17 && in >> field; ++i) v[i - 1] = std::strtoull(field.c_str(), nullptr, 10);
+  static const long hz = ::sysconf(_SC_CLK_TCK);
+  return (v[15] + v[16]) * (1000000000ull / static_cast<unsigned long long>(hz > 0 ? hz : 100));
+}
+
+char proc_state(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string s((std::istreambuf_iterator<char>(f)), {});
+  size_t rp = s.rfind(')');
+  return rp == std::string::npos || rp + 2 >= s.size() ? 'X' : s[rp + 2];
+}
+
+}  // namespace
+
+uint64_t tree_cpu_ns(pid_t root) {
+  uint64_t total = 0;
+  for (pid_t p : live_descendants(root)) {
+    clockid_t c;
+    timespec ts{};
+    if (::clock_getcpuclockid(p, &c) == 0 && ::clock_gettime(c, &ts) == 0)
+      total += static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+    total += reaped_children_ns(p);
+  }
+  return total;
+}
+
+status stop_tree(pid_t root, double timeout_s, std::vector<pid_t>* stopped) {
+  stopped->clear();
+  // Twice: a process forked while the first pass ran is stopped by the second.
+  for (int pass = 0; pass < 2; ++pass)
+    for (pid_t p : live_descendants(root))
+      if (std::find(stopped->begin(), stopped->end(), p) == stopped->end() && ::kill(p, SIGSTOP) == 0) stopped->push_back(p);
+  const double t0 = monotonic_seconds();
+  for (pid_t p : *stopped) {
+    for (;;) {
+      char st = proc_state(p);
+      if (st == 'T' || st == 't' || st == 'Z' || st == 'X') break;
+      if (monotonic_seconds() - t0 > timeout_s)
+        return error(status_code::timeout, "process %d did not stop within %.1f s", static_cast<int>(p), timeout_s);
+      ::usleep(50);
+    }
+  }
+  return ok_status();
+}
+
+void resume_tree(const std::vector<pid_t>& stopped) {
+  for (pid_t p : stopped) ::kill(p, SIGCONT);
+}
+
+}  // namespace magpie::kernel

@@ -1,0 +1,66 @@
+// Observations of a harness process that the candidate's code cannot touch (issue 35,
+// docs/harness-protocol.md "Threat model"): the exchange memory the supervisor creates and
+// reads itself, the CPU time of the whole process tree from the kernel's accounting, and
+// stopping that tree while its outputs are read.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "core/json.h"
+#include "core/npy.h"
+#include "core/status.h"
+
+namespace magpie::kernel {
+
+/// One output's place in the exchange memory (announced by the harness's ready line).
+struct exchange_output {
+  std::string name;
+  dtype type = dtype::f32;
+  std::vector<int64_t> shape;
+  size_t offset = 0, bytes = 0;
+};
+
+/// Supervisor-owned shared memory (memfd, no path) handed to a timing harness: after every
+/// sample, inside the supervisor's clock, the harness copies its outputs there. The harness
+/// sizes it once (before `ready`); the supervisor then seals it against resizing and reads it
+/// through its own descriptor while the candidate's processes are stopped.
+class exchange_memory {
+ public:
+  exchange_memory() = default;
+  exchange_memory(const exchange_memory&) = delete;
+  exchange_memory& operator=(const exchange_memory&) = delete;
+  ~exchange_memory();
+
+  status create();
+  int fd() const { return m_fd; }
+  /// Parses the ready line's "exchange" object, checks it against the file's size, seals it
+  /// (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL).
+  status adopt(const json& ready_exchange);
+  const std::vector<exchange_output>& outputs() const { return m_outputs; }
+  size_t bytes() const { return m_bytes; }
+  /// The outputs as tensors, read with pread from our descriptor.
+  status_or<std::vector<tensor>> read() const;
+
+ private:
+  int m_fd = -1;
+  size_t m_bytes = 0;
+  std::vector<exchange_output> m_outputs;
+};
+
+/// `root` and its live descendants, from /proc/<pid>/task/<tid>/children (parents first).
+std::vector<pid_t> live_descendants(pid_t root);
+
+/// CPU time (ns) of every process of the tree rooted at `root`, all threads including exited
+/// ones (clock_getcpuclockid), plus the children they have reaped (cutime + cstime).
+uint64_t tree_cpu_ns(pid_t root);
+
+/// SIGSTOP to every process of the tree, then waits (up to `timeout_s`) until each is stopped;
+/// `stopped` gets the pids to resume. Error when a process would not stop.
+status stop_tree(pid_t root, double timeout_s, std::vector<pid_t>* stopped);
+/// SIGCONT to each.
+void resume_tree(const std::vector<pid_t>& stopped);
+
+}  // namespace magpie::kernel

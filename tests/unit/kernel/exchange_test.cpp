@@ -1,0 +1,173 @@
+// Supervisor-side observations of a harness process (kernel/exchange.h, issue 35): the exchange
+// memory it owns and seals, the CPU time of a whole process tree (threads that exited and child
+// processes included), stopping the tree while outputs are read; and the checks built on them.
+#include "kernel/exchange.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+
+#include <atomic>
+#include <cstring>
+#include <thread>
+
+#include "kernel/timing.h"
+
+using namespace magpie;
+using namespace magpie::kernel;
+
+namespace {
+
+// Uses `ms` of this thread's CPU time (not wall time: the machine may be loaded).
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+void burn_ms(int ms) {
+  const double t0 = thread_cpu_s();
+  volatile uint64_t x = 0;
+  while (thread_cpu_s() - t0 < ms * 1e-3) x = x + 1;
+}
+
+json layout(size_t offset, int64_t n) {
+  return {{"bytes", 0}, {"outputs", json::array({{{"name", "c"}, {"dtype", "float32"}, {"shape", {n}}, {"offset", offset}}})}};
+}
+
+}  // namespace
+
+TEST(exchange, reads_what_the_harness_wrote_and_seals_the_size) {
+  exchange_memory ex;
+  ASSERT_TRUE(ex.create().ok());
+  ASSERT_EQ(::ftruncate(ex.fd(), 4096), 0);  // the harness sizes it
+  auto* p = static_cast<float*>(::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ex.fd(), 0));
+  ASSERT_NE(p, MAP_FAILED);
+  ASSERT_TRUE(ex.adopt(layout(64, 16)).ok());
+  for (int i = 0; i < 16; ++i) p[16 + i] = static_cast<float>(i) * 0.5f;
+  auto got = ex.read();
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].shape, std::vector<int64_t>{16});
+  EXPECT_DOUBLE_EQ((*got)[0].at(3), 1.5);
+  // Sealed: the candidate can neither shrink it (SIGBUS in our read) nor grow it.
+  EXPECT_NE(::ftruncate(ex.fd(), 64), 0);
+  EXPECT_NE(::ftruncate(ex.fd(), 1 << 20), 0);
+  ::munmap(p, 4096);
+}
+
+TEST(exchange, refuses_layouts_outside_the_file_and_pre_sealed_files) {
+  exchange_memory a;
+  ASSERT_TRUE(a.create().ok());
+  ASSERT_EQ(::ftruncate(a.fd(), 128), 0);
+  EXPECT_FALSE(a.adopt(layout(64, 32)).ok());  // 64 + 128 bytes > 128
+  EXPECT_FALSE(a.adopt(json::object()).ok());  // no exchange announced
+  exchange_memory b;
+  ASSERT_TRUE(b.create().ok());
+  ASSERT_EQ(::ftruncate(b.fd(), 128), 0);
+  ASSERT_EQ(::fcntl(b.fd(), F_ADD_SEALS, F_SEAL_SEAL), 0);  // the harness sealed it first
+  EXPECT_FALSE(b.adopt(layout(0, 4)).ok());
+}
+
+TEST(tree_cpu, counts_exited_threads_and_child_processes) {
+  int go[2], done[2];
+  ASSERT_EQ(::pipe(go), 0);
+  ASSERT_EQ(::pipe(done), 0);
+  pid_t root = ::fork();
+  ASSERT_GE(root, 0);
+  if (root == 0) {
+    char c;
+    if (::read(go[0], &c, 1) != 1) _exit(1);
+    std::thread([] { burn_ms(60); }).join();  // a thread that is gone when we look
+    pid_t child = ::fork();
+    if (child == 0) {
+      burn_ms(60);  // a child process that is still alive when we look
+      if (::write(done[1], "c", 1) != 1) _exit(1);
+      ::pause();
+      _exit(0);
+    }
+    burn_ms(70);
+    if (::write(done[1], "x", 1) != 1) _exit(1);
+    ::pause();
+    _exit(0);
+  }
+  const uint64_t before = tree_cpu_ns(root);
+  ASSERT_EQ(::write(go[1], "x", 1), 1);
+  char c[2];
+  for (int got = 0; got < 2;) {
+    ssize_t n = ::read(done[0], c, 2 - static_cast<size_t>(got));
+    ASSERT_GT(n, 0);
+    got += static_cast<int>(n);
+  }
+  const uint64_t after = tree_cpu_ns(root);
+  EXPECT_EQ(live_descendants(root).size(), 2u);
+  EXPECT_GT(after - before, 150'000'000u);  // 60 (thread) + 60 (child) + 70 (main) ms, minus slack
+  std::vector<pid_t> stopped;
+  ASSERT_TRUE(stop_tree(root, 5.0, &stopped).ok());
+  EXPECT_EQ(stopped.size(), 2u);
+  const uint64_t frozen = tree_cpu_ns(root);
+  ::usleep(30000);
+  EXPECT_LT(tree_cpu_ns(root) - frozen, 2'000'000u);  // stopped: no CPU time
+  resume_tree(stopped);
+  for (pid_t p : live_descendants(root)) ::kill(p, SIGKILL);
+  ::waitpid(root, nullptr, 0);
+}
+
+namespace {
+
+timing_result fake(double record_ns, double unclaimed_ns, double gap_cpu_per_sample) {
+  timing_result r;
+  r.ok = true;
+  r.source = "host_clock";
+  for (int p = 0; p < 2; ++p) {
+    process_result pr;
+    pr.index = p;
+    pr.median_ns = record_ns;
+    pr.harness_median_ns = record_ns;
+    pr.observed_ns = record_ns + unclaimed_ns;
+    pr.unclaimed_ns = unclaimed_ns;
+    pr.samples_ns.assign(20, record_ns);
+    r.processes.push_back(pr);
+  }
+  r.samples_ns.assign(40, record_ns);
+  r.stats = summarize(r.samples_ns);
+  r.gap_cpu_ns = gap_cpu_per_sample * 40;
+  r.gap_samples = 40;
+  return r;
+}
+
+check_status status_of(const timing_result& r, const std::string& name) {
+  for (const auto& c : r.integrity.checks)
+    if (c.name == name) return c.status;
+  return check_status::skipped;
+}
+
+}  // namespace
+
+TEST(integrity35, clock_gain_rejects_a_gain_the_supervisor_clock_does_not_see) {
+  timing_policy p;
+  // Baseline 1 ms with 50 us of overhead; an honest 0.5 ms candidate has the same overhead.
+  std::vector<timing_result> honest = {fake(1e6, 50e3, 0), fake(0.5e6, 55e3, 0)};
+  check_timing_integrity(honest, 0, p);
+  EXPECT_EQ(status_of(honest[1], "clock_gain"), check_status::pass);
+  // A relay reports 0.6 of the truth: the 400 us it hides show as overhead on our clock.
+  std::vector<timing_result> shaved = {fake(1e6, 50e3, 0), fake(0.6e6, 450e3, 0)};
+  check_timing_integrity(shaved, 0, p);
+  EXPECT_EQ(status_of(shaved[1], "clock_gain"), check_status::fail);
+  // Tiny kernels: a gain the clock cannot resolve is not held against the candidate.
+  std::vector<timing_result> tiny = {fake(10e3, 50e3, 0), fake(5e3, 58e3, 0)};
+  check_timing_integrity(tiny, 0, p);
+  EXPECT_EQ(status_of(tiny[1], "clock_gain"), check_status::pass);
+}
+
+TEST(integrity35, cpu_between_samples_rejects_work_done_while_no_command_runs) {
+  timing_policy p;
+  std::vector<timing_result> r = {fake(1e6, 50e3, 2e3), fake(1e3, 50e3, 3e3), fake(1e3, 50e3, 400e3)};
+  check_timing_integrity(r, 0, p);
+  EXPECT_EQ(status_of(r[1], "cpu_between_samples"), check_status::pass);
+  EXPECT_EQ(status_of(r[2], "cpu_between_samples"), check_status::fail);
+}
