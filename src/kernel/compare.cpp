@@ -87,6 +87,15 @@ std::string compare_result::summary() const {
   return s;
 }
 
+namespace {
+
+json object_or_null(json s) {
+  s["type"] = {"object", "null"};
+  return s;
+}
+
+}  // namespace
+
 json compare_result_schema() {
   using namespace schema;
   json verdict_word = words("baseline | faster | slower | same | ambiguous (by the interval) | not_ranked | implausible",
@@ -100,7 +109,17 @@ json compare_result_schema() {
                              {"confidence", typed("number", "confidence of the interval, e.g. 0.95")},
                              {"interval_df", typed("integer", "degrees of freedom of the interval")},
                              {"median_ns", typed_or_null("number", "median time per launch, ns (null: not timed)")},
-                             {"reason", typed("string", "why this verdict")}});
+                             {"reason", typed("string", "why this verdict")},
+                             {"same_band", object_or_null(closed({{"band", typed("number", "half-width: speedups in 1 +- band are 'same'")},
+                                                            {"floor", typed("number", "compare_policy.same_tolerance")},
+                                                            {"ceiling", typed("number", "the most the band widens to")},
+                                                            {"aa_sd", typed("number", "sd of the baseline's log process medians")},
+                                                            {"aa_processes", typed("integer", "baseline processes")},
+                                                            {"basis", typed("string", "how the band was chosen")}}))},
+                             {"power", object_or_null(closed({{"difference", typed("number", "relative difference, e.g. 0.03")},
+                                                        {"probability", typed("number", "chance it would have been called")},
+                                                        {"statement", typed("string", "the power in words")}}))},
+                             {"decide", typed_or_null("string", "ambiguous: what would decide it")}});
   json metrics = closed({{"correctness", list_of(typed("boolean", "correct"), "per kernel: correctness SUCCESS")},
                          {"all_correct", typed("boolean", "every kernel is correct")},
                          {"perf_scores", list_of(typed_or_null("number", "speedup"), "per kernel: speedup, null when not ranked")},
@@ -131,6 +150,30 @@ status_or<verdict> verdict_from_json(const json_fields& f, double* median_ns) {
   MAGPIE_RETURN_IF_ERROR(f.read("reason", &v.reason));
   *median_ns = 0;
   MAGPIE_RETURN_IF_ERROR(f.read("median_ns", median_ns));
+  // Keys added with issue 36 (absent from older reports): carried through a merge unchanged.
+  MAGPIE_RETURN_IF_ERROR(f.read("decide", &v.decide));
+  json band, power;
+  MAGPIE_RETURN_IF_ERROR(f.read("same_band", &band));
+  MAGPIE_RETURN_IF_ERROR(f.read("power", &power));
+  if (band.is_object()) {
+    json_fields bf = f.child("same_band");
+    same_band b;
+    MAGPIE_RETURN_IF_ERROR(bf.read("band", &b.band));
+    MAGPIE_RETURN_IF_ERROR(bf.read("floor", &b.floor));
+    MAGPIE_RETURN_IF_ERROR(bf.read("ceiling", &b.ceiling));
+    MAGPIE_RETURN_IF_ERROR(bf.read("aa_sd", &b.aa_sd));
+    MAGPIE_RETURN_IF_ERROR(bf.read("aa_processes", &b.aa_processes));
+    MAGPIE_RETURN_IF_ERROR(bf.read("basis", &b.basis));
+    v.band = b;
+  }
+  if (power.is_object()) {
+    json_fields pf = f.child("power");
+    power_statement ps;
+    MAGPIE_RETURN_IF_ERROR(pf.read("difference", &ps.difference));
+    MAGPIE_RETURN_IF_ERROR(pf.read("probability", &ps.probability));
+    MAGPIE_RETURN_IF_ERROR(pf.read("statement", &ps.text));
+    v.power = ps;
+  }
   return v;
 }
 
