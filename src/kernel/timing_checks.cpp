@@ -44,6 +44,7 @@ json timing_result::to_json(const timing_policy& p) const {
   j["harness"] = ready;
   j["cupti_kernels"] = cupti_kernels.is_null() ? json::array() : cupti_kernels;
   j["warnings"] = warnings;
+  j["sampling"] = sampling.to_json();
   return j;
 }
 
