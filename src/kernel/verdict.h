@@ -40,7 +40,7 @@ using magpie::verdict_kind_names;
 
 /// Constants of the band, power and process planning (docs/statistics.md gives the reasons).
 inline constexpr double k_band_sd_factor = 2.0;       ///< band = this × the baseline's A/A sd ...
-inline constexpr double k_band_ceiling_factor = 2.0;  ///< ... at most this × same_tolerance
+inline constexpr double k_band_ceiling_factor = 5.0;  ///< ... at most this × same_tolerance
 inline constexpr double k_power_difference = 0.03;    ///< the difference the power statement is about
 inline constexpr double k_target_same = 0.98;         ///< planning: P(A/A 'same') wanted (0.95 is the acceptance; the band is itself estimated)
 inline constexpr double k_target_power = 0.80;        ///< planning: P(3% difference called) wanted

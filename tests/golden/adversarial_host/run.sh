@@ -34,7 +34,7 @@ for name in honest:
     assert not k[name]["integrity"]["rejected"], (name, why(name))
     assert v[name]["verdict"] in ("baseline", "faster", "slower", "same", "ambiguous"), (name, v[name])
     t = k[name]["timing"]
-    assert t["success"] and len(t["processes"]) == 2 and all(p["samples"] > 0 for p in t["processes"]), t["processes"]
+    assert t["success"] and len(t["processes"]) >= 2 and all(p["samples"] > 0 for p in t["processes"]), t["processes"]
     assert len(t["checked_samples"]) >= 4 and all(c["passed"] and c["compared_with_reference"] for c in t["checked_samples"])
 # attack -> (where the rejection must come from: a failed integrity check, or a correctness error text)
 attacks = {

@@ -152,9 +152,9 @@ TEST(verdict_stats, band_is_the_measured_aa_spread_within_floor_and_ceiling) {
   EXPECT_NEAR(b.band, 2 * b.aa_sd, 1e-12);
   EXPECT_GT(b.band, 0.02);
   EXPECT_LT(b.band, 0.04);
-  process_medians wild{{std::log(100.0), std::log(110.0), std::log(90.0)}, {0, 0, 0}};
+  process_medians wild{{std::log(100.0), std::log(130.0), std::log(75.0)}, {0, 0, 0}};
   b = choose_band(wild, p);
-  EXPECT_DOUBLE_EQ(b.band, 0.04);
+  EXPECT_DOUBLE_EQ(b.band, 0.10);
   EXPECT_NE(b.basis.find("capped"), std::string::npos) << b.basis;
 }
 
@@ -185,7 +185,7 @@ TEST(verdict_stats, interval_probabilities_match_simulation) {
 TEST(verdict_stats, planning_grows_processes_with_the_between_process_spread) {
   process_plan quiet = plan_processes(0.002, 2, 2, 32, 0.02, 0.02, 0.95);
   process_plan noisy = plan_processes(0.012, 2, 2, 32, 0.024, 0.02, 0.95);
-  process_plan wild = plan_processes(0.05, 2, 2, 16, 0.04, 0.02, 0.95);
+  process_plan wild = plan_processes(0.08, 2, 2, 16, 0.10, 0.02, 0.95);
   EXPECT_LE(quiet.processes, 4) << quiet.why;
   EXPECT_GE(quiet.aa_same, k_target_same);
   EXPECT_GT(noisy.processes, quiet.processes) << noisy.why;
