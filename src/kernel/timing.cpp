@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/strings.h"
+#include "kernel/verdict.h"
 
 namespace magpie::kernel {
 
@@ -275,7 +276,6 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
 
 namespace {
 
-constexpr double k_pilot_share = 0.3;  // of the budget, before a compare plans its processes
 
 // The rounds of a timing run: every active process sampled once per round, in a seeded shuffle.
 struct sampler {
@@ -357,13 +357,17 @@ pilot_summary summarize_pilot(const std::vector<std::unique_ptr<live_session>>& 
   pilot_summary p;
   p.log_medians.resize(impls);
   std::vector<double> all;
+  impl_samples pooled;
   for (const auto& ls : live) {
     if (!ls->active) continue;
     std::vector<double> v = values_of(*ls);
     if (v.empty()) continue;
     p.log_medians[ls->impl].push_back(std::log(median(v)));
     all.insert(all.end(), v.begin(), v.end());
+    pooled.processes.push_back(std::move(v));
   }
+  process_medians pm = summarize_processes(pooled, 100, 0x9e3779b97f4a7c15ull);
+  p.within_var = pm.within_var.empty() ? 0 : mean(pm.within_var);
   p.median_ns = all.empty() ? 0 : median(all);
   p.startup_s = startup_s;
   p.round_s = round_s;

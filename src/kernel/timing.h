@@ -139,6 +139,7 @@ measure_outcome measure_interleaved(const measure_request& req);
 /// What the pilot measured, for decide_sampling.
 struct pilot_summary {
   std::vector<std::vector<double>> log_medians;  ///< per implementation, per process
+  double within_var = 0;  ///< mean bootstrap variance of a pilot process's log median
   double median_ns = 0;   ///< median per launch over every pilot sample
   double startup_s = 0;   ///< wall time to start and warm up the pilot's processes
   double round_s = 0;     ///< wall time of one round over the pilot's processes
@@ -146,9 +147,11 @@ struct pilot_summary {
 };
 
 /// The plan after the pilot: batch (raised only from 1, for warm runs, under 10 µs) and
-/// processes per implementation (plan_processes at an upper bound of the pilot's spread), cut
-/// to what the budget left can start and sample `min_samples` times.
+/// processes per implementation (plan_processes at an upper bound of the pilot's between-process
+/// variance plus the within-process part expected at the end), cut to what the budget left can
+/// start and sample `min_samples` times.
 sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy& p, double same_tolerance, double confidence);
+inline constexpr double k_pilot_share = 0.3;  ///< of the budget, before a compare plans its processes
 
 /// Elements of a checked sample's outputs compared with the reference's for `seed`.
 check_outcome judge_probe(const held_reference* ref, uint64_t seed, const json& outputs, const json& values,

@@ -67,15 +67,20 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
       df += static_cast<int>(m.size() - 1);
     }
   s.pilot_sd = df > 0 ? std::sqrt(acc / df) : 0;
-  const double sd_up = df > 0 ? s.pilot_sd * std::sqrt(df / chi2_quantile(k_sd_upper_quantile, df)) : 0;
+  // Processes average the between-process part; the within part (each pilot median's own noise)
+  // shrinks with the samples a process gets: about 1/k_pilot_share times the pilot's by the end.
+  const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - pilot.within_var);
+  const double between_up = df > 0 ? between * df / chi2_quantile(k_sd_upper_quantile, df) : 0;
+  const double sd_up = std::sqrt(between_up + pilot.within_var * k_pilot_share);
   const double band = std::clamp(k_band_sd_factor * s.pilot_sd, same_tolerance, k_band_ceiling_factor * same_tolerance);
   const int max_p = std::max(p.max_processes, s.pilot);
   process_plan plan = df > 0 ? plan_processes(sd_up, std::max(K, 2), s.pilot, max_p, band, same_tolerance, confidence)
                              : process_plan{s.pilot, 0, 0, "one process per implementation in the pilot: no spread measured"};
   s.planned = plan.processes;
-  s.why = strprintf("pilot: %d process(es) per implementation, sd of log process medians %.2f%% (%d df; planned at %.2f%%, its "
-                    "%.0f%% upper bound); ",
-                    s.pilot, s.pilot_sd * 100, df, sd_up * 100, (1 - k_sd_upper_quantile) * 100) + plan.why;
+  s.why = strprintf("pilot: %d process(es) per implementation, sd of log process medians %.2f%% (%d df), of which within-process "
+                    "%.2f%%; planned at %.2f%% (the between part's %.0f%% upper bound, the within part at the end's samples); ",
+                    s.pilot, s.pilot_sd * 100, df, std::sqrt(pilot.within_var) * 100, sd_up * 100,
+                    (1 - k_sd_upper_quantile) * 100) + plan.why;
   // What the budget left affords: starting the new processes and min_samples rounds over all.
   const auto cost = [&](int n, int batch) {
     const bool restart = batch != p.batch;

@@ -126,11 +126,15 @@ json verdict::to_json(const std::string& id, double confidence, double median_ns
 
 namespace {
 
-verdict_kind classify(const verdict& v, double band) {
+// faster / slower: the interval at `confidence` wholly outside the band. same: equivalence by
+// two one-sided tests at 1 − confidence each (Schuirmann's TOST), i.e. the interval at
+// 2·confidence − 1 (90% for 95%) wholly inside the band.
+verdict_kind classify(const verdict& v, double band, double confidence) {
   double lo = 1.0 - band, hi = 1.0 + band;
   if (v.ci_low > hi) return verdict_kind::faster;
   if (v.ci_high < lo) return verdict_kind::slower;
-  if (v.ci_low >= lo && v.ci_high <= hi) return verdict_kind::same;
+  const double d = std::log(v.speedup), h = t_quantile(2 * confidence - 1, v.df) * v.se;
+  if (std::exp(d - h) >= lo && std::exp(d + h) <= hi) return verdict_kind::same;
   return verdict_kind::ambiguous;
 }
 
@@ -173,7 +177,7 @@ std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int
       v.se = e.se;
       v.band = band;
       v.power = power_for(v.se, v.df, band.band, p.confidence);
-      v.verdict = classify(v, band.band);
+      v.verdict = classify(v, band.band, p.confidence);
       const process_medians& pb = pm[static_cast<size_t>(baseline)];
       v.reason = strprintf("speedup %.4fx, %.0f%% CI [%.4f, %.4f] (%zu+%zu processes, between-process variance "
                            "with %d df), 'same' band ±%.1f%%",

@@ -46,8 +46,9 @@ interval_odds interval_probabilities(double delta, double se, int df, double ban
   const double t = t_quantile(confidence, df), lo = std::log1p(-band), hi = std::log1p(band);
   o.slower = over_se_estimate(df, [&](double s) { return normal_cdf((lo - t * se * s - delta) / se); });
   o.faster = over_se_estimate(df, [&](double s) { return 1 - normal_cdf((hi + t * se * s - delta) / se); });
+  const double t_same = t_quantile(2 * confidence - 1, df);  // TOST (verdict.cpp classify)
   o.same = over_se_estimate(df, [&](double s) {
-    const double h = t * se * s;
+    const double h = t_same * se * s;
     if (lo + h >= hi - h) return 0.0;
     return std::max(0.0, normal_cdf((hi - h - delta) / se) - normal_cdf((lo + h - delta) / se));
   });

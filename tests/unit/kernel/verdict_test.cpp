@@ -167,14 +167,15 @@ TEST(verdict_stats, interval_probabilities_match_simulation) {
     interval_odds o = interval_probabilities(delta, se, df, band, conf);
     int same = 0, slower = 0, faster = 0;
     const int n = 40000;
-    const double t = t_quantile(conf, df);
+    const double t = t_quantile(conf, df), t_same = t_quantile(2 * conf - 1, df);
     for (int i = 0; i < n; ++i) {
       double d = delta + se * gauss(rng), x = 0;
       for (int k = 0; k < df; ++k) x += std::pow(gauss(rng), 2);
       double h = t * se * std::sqrt(x / df);
       slower += d + h < std::log1p(-band);
       faster += d - h > std::log1p(band);
-      same += d - h >= std::log1p(-band) && d + h <= std::log1p(band);
+      const double hs = t_same * se * std::sqrt(x / df);
+      same += d - hs >= std::log1p(-band) && d + hs <= std::log1p(band);
     }
     EXPECT_NEAR(o.same, same / static_cast<double>(n), 0.01) << delta;
     EXPECT_NEAR(o.slower, slower / static_cast<double>(n), 0.01) << delta;
