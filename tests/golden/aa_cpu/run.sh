@@ -5,6 +5,10 @@
 # process medians of identical code differ by several percent there, and the verdict must
 # measure that (a wider, reported 'same' band; more processes) rather than report a difference.
 # Each verdict also carries its band's basis, a power statement and the sampling plan.
+# Every pair must be `same`, with one exception: a numpy compare that started while the machine
+# was oversubscribed (1-minute load average > 2x the cores; measured 2026-12-07: at load 6.5 on 2
+# cores the numpy RMSNorm's samples had a rel. stdev of 130% and process medians of 4.9-13 ms)
+# must only never report a difference (faster / slower); its `decide` line is printed.
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
 source "$MAGPIE_SOURCE_DIR/tests/golden/py_harness_protocol/find_python.sh"
 RUNS=${AA_CPU_RUNS:-5}
@@ -33,8 +37,10 @@ Y
 else
   echo "note: no python3 with numpy: the numpy A/A pairs are skipped"
 fi
+mkdir -p "$GOLDEN_TMP/res"
 for run in $(seq 1 "$RUNS"); do
   for t in $types; do
+    echo "$t-$run $(cut -d' ' -f1 /proc/loadavg) $(nproc)" >> "$GOLDEN_TMP/res/load.txt"
     "$MAGPIE_BIN" compare -k "$GOLDEN_TMP/$t.yaml" -o "$GOLDEN_TMP/res/$t-$run" > "$GOLDEN_TMP/$t-$run.txt" 2> "$GOLDEN_TMP/$t-$run.err" \
       || { tail -20 "$GOLDEN_TMP/$t-$run.err"; fail "$t run $run: compare exited $?"; }
   done
@@ -42,6 +48,7 @@ done
 check_json "$GOLDEN_TMP/res" <<'PY'
 import glob, json, sys
 bad, n = [], 0
+load = {l.split()[0]: (float(l.split()[1]), int(l.split()[2])) for l in open(sys.argv[1] + "/load.txt")}
 for rep in sorted(glob.glob(sys.argv[1] + "/*/compare_*/compare_report.json")):
     name = rep.split("/")[-3]
     res = json.load(open(rep))["results"]
@@ -56,9 +63,16 @@ for rep in sorted(glob.glob(sys.argv[1] + "/*/compare_*/compare_report.json")):
     assert 0 <= v["power"]["probability"] <= 1 and "3% difference" in v["power"]["statement"], v["power"]
     assert s["pilot_processes"] == 2 and s["used_processes"] >= 2 and s["why"], s
     assert s["batch"] == 1 and "cold" in s["batch_why"], s  # cold runs keep one launch per sample
-    if v["verdict"] != "same":
+    if v["verdict"] in ("faster", "slower"):
         bad.append((name, v["verdict"], v["reason"], v["decide"]))
+    elif v["verdict"] != "same":
+        la, cores = load[name]
+        if name.startswith("numpy") and la > 2 * cores:
+            print("  note: %s started at load %.1f on %d cores (oversubscribed): %s, not required to be same; decide: %s"
+                  % (name, la, cores, v["verdict"], v["decide"]))
+        else:
+            bad.append((name, v["verdict"], v["reason"], v["decide"]))
 assert n >= int(__import__("os").environ.get("AA_CPU_RUNS", "5")), "too few compares: %d" % n
 assert not bad, "A/A pairs not 'same': %r" % bad
-print("A/A on the CPU: %d of %d pairs same" % (n, n))
+print("A/A on the CPU: %d pairs, none reported a difference; every one required to be same was" % n)
 PY
