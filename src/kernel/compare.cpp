@@ -158,10 +158,8 @@ status_or<verdict> verdict_from_json(const json_fields& f, double* median_ns) {
   if (band.is_object()) {
     json_fields bf = f.child("same_band");
     same_band b;
-    MAGPIE_RETURN_IF_ERROR(bf.read("band", &b.band));
-    MAGPIE_RETURN_IF_ERROR(bf.read("floor", &b.floor));
-    MAGPIE_RETURN_IF_ERROR(bf.read("ceiling", &b.ceiling));
-    MAGPIE_RETURN_IF_ERROR(bf.read("aa_sd", &b.aa_sd));
+    for (auto [key, to] : {std::pair{"band", &b.band}, {"floor", &b.floor}, {"ceiling", &b.ceiling}, {"aa_sd", &b.aa_sd}})
+      MAGPIE_RETURN_IF_ERROR(bf.read(key, to));
     MAGPIE_RETURN_IF_ERROR(bf.read("aa_processes", &b.aa_processes));
     MAGPIE_RETURN_IF_ERROR(bf.read("basis", &b.basis));
     v.band = b;
@@ -169,8 +167,8 @@ status_or<verdict> verdict_from_json(const json_fields& f, double* median_ns) {
   if (power.is_object()) {
     json_fields pf = f.child("power");
     power_statement ps;
-    MAGPIE_RETURN_IF_ERROR(pf.read("difference", &ps.difference));
-    MAGPIE_RETURN_IF_ERROR(pf.read("probability", &ps.probability));
+    for (auto [key, to] : {std::pair{"difference", &ps.difference}, {"probability", &ps.probability}})
+      MAGPIE_RETURN_IF_ERROR(pf.read(key, to));
     MAGPIE_RETURN_IF_ERROR(pf.read("statement", &ps.text));
     v.power = ps;
   }
