@@ -62,7 +62,7 @@ for name, (kind, needle) in attacks.items():
 ranked = [i for i, _ in res["rankings"]]
 assert sorted(ranked) == [0, 1, 2, 3], ranked
 order = res["timing_order"]
-assert order["processes_per_kernel"] == 2 and len(order["first_rounds"]) == 3
+assert order["processes_per_kernel"] >= 2 and len(order["first_rounds"]) == 3
 assert order["first_rounds"][0] != order["first_rounds"][1] or order["first_rounds"][1] != order["first_rounds"][2]
 ref = json.load(open(sys.argv[1]))["reference"]
 assert ref["correctness_method"] == "reference"
