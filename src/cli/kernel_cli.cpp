@@ -75,7 +75,8 @@ void add_kernel_flags(arg_parser& p, bool compare) {
   p.add_value("--max-time", "", "S", "sampling budget in wall-clock seconds (default 15)", {}, t);
   p.add_bool("--hot", "", "do not flush the L2 / last-level cache before each sample (default: cold)", t);
   p.add_value("--processes", "", "N", "harness processes per implementation; the speedup interval includes the "
-              "variance between them (default 2)", {}, t);
+              "variance between them (default 2). A compare treats them as a pilot and adds processes, up to "
+              "performance.timing.max_processes (default 16), when their spread asks for it (docs/statistics.md)", {}, t);
   p.add_value("--profiler", "", "BACKEND", "profiler backend (default auto: ncu for CUDA when present)",
               {"auto", "ncu", "cupti", "none", "rocprof_compute"}, t);
   p.add_bool("--json", "", "print the report JSON on stdout instead of the text summary");

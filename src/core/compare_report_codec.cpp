@@ -51,6 +51,24 @@ status_or<verdict_record> decode_verdict(const json_fields& f) {
   MAGPIE_RETURN_IF_ERROR(f.read("interval_df", &v.df));
   MAGPIE_RETURN_IF_ERROR(read_optional_number(f, "median_ns", &v.median_ns));
   MAGPIE_RETURN_IF_ERROR(f.read("reason", &v.reason));
+  MAGPIE_RETURN_IF_ERROR(f.read("decide", &v.decide));
+  if (const json* band = json_member(f.doc(), "same_band"); band && band->is_object()) {
+    json_fields bf = f.child("same_band");
+    same_band_record b;
+    for (auto [key, to] : {std::pair{"band", &b.band}, {"floor", &b.floor}, {"ceiling", &b.ceiling}, {"aa_sd", &b.aa_sd}})
+      MAGPIE_RETURN_IF_ERROR(bf.read(key, to));
+    MAGPIE_RETURN_IF_ERROR(bf.read("aa_processes", &b.aa_processes));
+    MAGPIE_RETURN_IF_ERROR(bf.read("basis", &b.basis));
+    v.same_band = b;
+  }
+  if (const json* power = json_member(f.doc(), "power"); power && power->is_object()) {
+    json_fields pf = f.child("power");
+    power_record ps;
+    for (auto [key, to] : {std::pair{"difference", &ps.difference}, {"probability", &ps.probability}})
+      MAGPIE_RETURN_IF_ERROR(pf.read(key, to));
+    MAGPIE_RETURN_IF_ERROR(pf.read("statement", &ps.statement));
+    v.power = ps;
+  }
   return v;
 }
 

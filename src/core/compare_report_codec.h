@@ -16,6 +16,17 @@ namespace magpie {
 
 /// One entry of results.verdicts (kernel::verdict::to_json's keys). Numbers the report
 /// omits or writes as null are nullopt.
+/// Optional verdict blocks added with issue 36 (absent from older reports).
+struct same_band_record {
+  double band = 0, floor = 0, ceiling = 0, aa_sd = 0;
+  int aa_processes = 0;
+  std::string basis;
+};
+struct power_record {
+  double difference = 0, probability = 0;
+  std::string statement;
+};
+
 struct verdict_record {
   int index = 0;
   std::string kernel_id;
@@ -25,6 +36,9 @@ struct verdict_record {
   int df = 0;                                      ///< interval_df
   std::optional<double> median_ns;
   std::string reason;
+  std::string decide;                      ///< `ambiguous`: what would decide it ("" when absent)
+  std::optional<same_band_record> same_band;
+  std::optional<power_record> power;
 };
 
 /// What a reader needs of one results.kernel_results row (a kernel_eval row).

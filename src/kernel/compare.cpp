@@ -119,6 +119,15 @@ std::string compare_result::summary() const {
   return s;
 }
 
+namespace {
+
+json object_or_null(json s) {
+  s["type"] = {"object", "null"};
+  return s;
+}
+
+}  // namespace
+
 json compare_result_schema() {
   using namespace schema;
   json verdict_word = words("baseline | faster | slower | same | ambiguous (by the interval) | not_ranked | implausible",
@@ -132,7 +141,17 @@ json compare_result_schema() {
                              {"confidence", typed("number", "confidence of the interval, e.g. 0.95")},
                              {"interval_df", typed("integer", "degrees of freedom of the interval")},
                              {"median_ns", typed_or_null("number", "median time per launch, ns (null: not timed)")},
-                             {"reason", typed("string", "why this verdict")}});
+                             {"reason", typed("string", "why this verdict")},
+                             {"same_band", object_or_null(closed({{"band", typed("number", "half-width: speedups in 1 +- band are 'same'")},
+                                                            {"floor", typed("number", "compare_policy.same_tolerance")},
+                                                            {"ceiling", typed("number", "the most the band widens to")},
+                                                            {"aa_sd", typed("number", "sd of the baseline's log process medians")},
+                                                            {"aa_processes", typed("integer", "baseline processes")},
+                                                            {"basis", typed("string", "how the band was chosen")}}))},
+                             {"power", object_or_null(closed({{"difference", typed("number", "relative difference, e.g. 0.03")},
+                                                        {"probability", typed("number", "chance it would have been called")},
+                                                        {"statement", typed("string", "the power in words")}}))},
+                             {"decide", typed_or_null("string", "ambiguous: what would decide it")}});
   json metrics = closed({{"correctness", list_of(typed("boolean", "correct"), "per kernel: correctness SUCCESS")},
                          {"all_correct", typed("boolean", "every kernel is correct")},
                          {"as_expected", typed("boolean", "every kernel is correct, except those whose YAML says "
@@ -158,6 +177,11 @@ verdict verdict_of(const verdict_record& r) {
   v.ci_high = r.ci_high.value_or(0);
   v.df = r.df;
   v.reason = r.reason;
+  v.decide = r.decide;
+  if (r.same_band)
+    v.band = same_band{r.same_band->band, r.same_band->floor, r.same_band->ceiling, r.same_band->aa_sd,
+                       r.same_band->aa_processes, r.same_band->basis};
+  if (r.power) v.power = power_statement{r.power->difference, r.power->probability, r.power->statement};
   return v;
 }
 

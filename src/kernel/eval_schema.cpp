@@ -253,10 +253,11 @@ json correctness_policy_schema() {
 
 json timing_policy_schema() {
   json p = json::object();
-  for (const char* k : {"warmup", "min_samples", "batch", "max_samples", "flush_bytes", "processes", "checked_samples"})
+  for (const char* k : {"warmup", "min_samples", "batch", "max_samples", "flush_bytes", "processes", "max_processes", "checked_samples"})
     p[k] = typed("integer", k);
   for (const char* k : {"max_noise", "min_time_s", "max_time_s", "sample_timeout_s", "setup_timeout_s"}) p[k] = typed("number", k);
   p["cold"] = typed("boolean", "L2 flushed before each sample");
+  p["auto_batch"] = typed("boolean", "warm runs of kernels under 10 us: launches per sample chosen from the pilot");
   return closed(p);
 }
 
@@ -298,6 +299,14 @@ json timing_result_schema() {
                                            {"cupti_median_ns", typed("number", "ns")},
                                            {"harness_over_cupti", typed("number", "ratio")}})},
                    {"processes", list_of(process, "per harness process")},
+                   {"sampling", closed({{"batch", typed("integer", "launches per sample of the counted processes")},
+                                        {"batch_why", typed("string", "why that batch, and its effect on caches")},
+                                        {"pilot_processes", typed("integer", "processes per implementation in the pilot")},
+                                        {"planned_processes", typed("integer", "processes per implementation planned")},
+                                        {"used_processes", typed("integer", "processes whose samples count")},
+                                        {"pilot_sd", typed("number", "sd of log process medians in the pilot")},
+                                        {"pilot_median_ns", typed("number", "median per launch in the pilot, ns")},
+                                        {"why", typed("string", "how the processes were planned")}})},
                    {"checked_samples", list_of(check, "timed outputs checked")},
                    {"harness", ready},
                    {"cupti_kernels", list_of(profiler_kernel_schema(), "kernels CUPTI recorded")},

@@ -92,7 +92,8 @@ json timing_policy::to_json() const {
   return {{"warmup", warmup}, {"min_samples", min_samples}, {"max_noise", max_noise}, {"min_time_s", min_time_s},
           {"max_time_s", max_time_s}, {"cold", cold}, {"batch", batch}, {"max_samples", max_samples},
           {"sample_timeout_s", sample_timeout_s}, {"setup_timeout_s", setup_timeout_s}, {"flush_bytes", flush_bytes},
-          {"processes", processes}, {"checked_samples", checked_samples}};
+          {"processes", processes}, {"max_processes", max_processes}, {"auto_batch", auto_batch},
+          {"checked_samples", checked_samples}};
 }
 
 json compare_policy::to_json() const {
@@ -279,6 +280,13 @@ status parse_timing(const config_node& n, timing_policy* t) {
   MAGPIE_RETURN_IF_ERROR(r.read_int("processes", &v));
   if (v < 1 || v > 16) return config_error(*n.get("processes"), "performance.timing.processes", "expected 1..16");
   t->processes = static_cast<int>(v);
+  v = t->max_processes;
+  MAGPIE_RETURN_IF_ERROR(r.read_int("max_processes", &v));
+  if (v < t->processes || v > 64)
+    return config_error(n.get("max_processes") ? *n.get("max_processes") : n, "performance.timing.max_processes",
+                        strprintf("expected %d..64 (at least timing.processes)", t->processes));
+  t->max_processes = static_cast<int>(v);
+  MAGPIE_RETURN_IF_ERROR(r.read_bool("auto_batch", &t->auto_batch));
   v = t->checked_samples;
   MAGPIE_RETURN_IF_ERROR(r.read_int("checked_samples", &v));
   if (v < 2 || v > 64)

@@ -82,7 +82,9 @@ struct timing_policy {
   double sample_timeout_s = 60;  ///< one sample's answer
   double setup_timeout_s = 300;  ///< harness start-up until "ready" (includes JIT)
   uint64_t flush_bytes = 0;      ///< 0 = auto (≥ 2× L2)
-  int processes = 2;             ///< harness processes per implementation (between-process variance)
+  int processes = 2;             ///< harness processes per implementation at first (the pilot)
+  int max_processes = 16;        ///< a compare adds processes up to this when the pilot's spread asks for it
+  bool auto_batch = true;        ///< warm runs of kernels under 10 µs: batch chosen from the pilot (batch 1 only)
   int checked_samples = 6;       ///< timed samples per process whose outputs are read and compared (first, last, random)
   json to_json() const;
 };

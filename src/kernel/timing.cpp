@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/strings.h"
+#include "kernel/verdict.h"
 
 namespace magpie::kernel {
 
@@ -57,9 +58,11 @@ struct live_session {
   size_t impl = 0;
   std::unique_ptr<timing_session> s;
   stopping_criterion crit;
+  int batch = 1;
   bool active = false;
   int fresh_unchecked = 0;  ///< samples given fresh inputs that are not compared
-  explicit live_session(const timing_policy& p) : crit(p) {}
+  bool retired = false;     ///< a pilot process stopped for a new batch: its samples do not count
+  explicit live_session(const timing_policy& p) : crit(p), batch(p.batch) {}
 };
 
 struct impl_state {
@@ -75,21 +78,25 @@ void fail_impl(impl_state& st, const std::string& why) {
   }
 }
 
-// Spawns every process first (they initialise in parallel), then waits for each to be ready
-// and warms it up.
-std::vector<std::unique_ptr<live_session>> start_all(const measure_request& req, std::vector<impl_state>& st) {
-  std::vector<std::unique_ptr<live_session>> live;
-  for (size_t k = 0; k < req.kernels.size(); ++k) {
-    for (int p = 0; p < req.policy.processes; ++p) {
-      auto ls = std::make_unique<live_session>(req.policy);
+// Spawns `count` processes per implementation, numbered from `first`, in interleaved order
+// (A#0 B#0 C#0 A#1 ...: no implementation gets all the early or all the late placements), all
+// before waiting for any (they initialise in parallel); then waits for each and warms it up.
+void start_processes(const measure_request& req, const timing_policy& policy, int first, int count,
+                     std::vector<impl_state>& st, std::vector<std::unique_ptr<live_session>>& live) {
+  const size_t from = live.size();
+  for (int p = 0; p < count; ++p) {
+    for (size_t k = 0; k < req.kernels.size(); ++k) {
+      if (st[k].failed) continue;
+      auto ls = std::make_unique<live_session>(policy);
       ls->impl = k;
-      auto s = timing_session::spawn(*req.kernels[k], req.policy, req.seed, req.init_seed, req.cupti, req.first_process + p);
+      auto s = timing_session::spawn(*req.kernels[k], policy, req.seed, req.init_seed, req.cupti, req.first_process + first + p);
       if (!s.ok()) fail_impl(st[k], s.get_status().message());
       else ls->s = std::move(s).value();
       live.push_back(std::move(ls));
     }
   }
-  for (auto& ls : live) {
+  for (size_t i = from; i < live.size(); ++i) {
+    auto& ls = live[i];
     if (!ls->s || st[ls->impl].failed) continue;
     status r = ls->s->await_ready();
     if (r.ok()) r = ls->s->ping(k_pings);
@@ -99,7 +106,6 @@ std::vector<std::unique_ptr<live_session>> start_all(const measure_request& req,
   }
   for (auto& ls : live)
     if (st[ls->impl].failed) ls->active = false;
-  return live;
 }
 
 // One sample of one process. Every sample is the same `sample <id>` command, after which the
@@ -197,7 +203,7 @@ void work_before_fresh(const timing_session& s, double* kernels, double* gpu_ns)
   *gpu_ns = n ? ns / n : 0;
 }
 
-process_result finalize_process(timing_session& s, timing_result& r, const timing_policy& p) {
+process_result finalize_process(timing_session& s, timing_result& r, int batch) {
   process_result pr;
   pr.index = s.process();
   std::vector<double> harness, excess, observed, unclaimed;
@@ -205,19 +211,19 @@ process_result finalize_process(timing_session& s, timing_result& r, const timin
     double v = s.cupti_active() ? smp.gpu_ns : smp.harness_ns;
     harness.push_back(smp.harness_ns);
     double ex = std::max(0.0, smp.bracket_ns - median(s.rtt_ns()));
-    excess.push_back(ex / p.batch);
+    excess.push_back(ex / batch);
     // Scheduling delays inflate the wall-clock bracket but not the CPU time; several threads
     // inflate the CPU time but not the bracket: the smaller one bounds the work from above.
-    observed.push_back((std::isnan(smp.cpu_ns) ? ex : std::min(ex, smp.cpu_ns)) / p.batch);
+    observed.push_back((std::isnan(smp.cpu_ns) ? ex : std::min(ex, smp.cpu_ns)) / batch);
     // The harness cannot have spent longer than passed between our send and its reply.
-    if (smp.harness_ns * p.batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
+    if (smp.harness_ns * batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
     r.gap_cpu_ns += smp.gap_cpu_ns;
     ++r.gap_samples;
     if (std::isnan(v)) continue;
     // Not minus the ping round trip: measured once, at start-up, it can be inflated by the
     // other processes' start (under load, a 1 ms round trip made one process's overhead
     // negative); the round trip is part of every implementation's overhead anyway.
-    unclaimed.push_back(smp.bracket_ns / p.batch - v);
+    unclaimed.push_back(smp.bracket_ns / batch - v);
     pr.samples_ns.push_back(v);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
   }
@@ -252,7 +258,7 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
                                         const measure_request& req, double wall) {
   std::vector<std::vector<double>> harness(st.size());
   for (auto& ls : live) {
-    if (!ls->s) continue;
+    if (!ls->s || ls->retired) continue;  // a retired one was finished then; its checks are in r.checks
     timing_result& r = st[ls->impl].result;
     run_result rr = ls->s->finish();
     if (!rr.success() && !st[ls->impl].failed)
@@ -264,7 +270,7 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
       if (ls->s->cupti_active()) r.cupti_kernels = ls->s->cupti().summary(true, true);
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
-    process_result pr = finalize_process(*ls->s, r, req.policy);
+    process_result pr = finalize_process(*ls->s, r, ls->batch);
     for (const auto& smp : ls->s->samples()) harness[ls->impl].push_back(smp.harness_ns);
     r.samples_ns.insert(r.samples_ns.end(), pr.samples_ns.begin(), pr.samples_ns.end());
     r.processes.push_back(std::move(pr));
@@ -293,66 +299,192 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
 
 }  // namespace
 
-measure_outcome measure_interleaved(const measure_request& req) {
-  std::vector<impl_state> st(req.kernels.size());
-  auto live = start_all(req, st);
-  splitmix64 rng(req.order_seed);
-  std::vector<int> middle = checked_rounds(req, rng);
-  const auto& seeds = req.check_seeds;
-  measure_outcome out;
-  out.order = {{"policy", "seeded shuffle of every process each round"}, {"processes_per_kernel", req.policy.processes},
-               {"seed", req.order_seed}, {"checked_rounds", middle}, {"first_rounds", json::array()}};
+namespace {
+
+
+// The rounds of a timing run: every active process sampled once per round, in a seeded shuffle.
+struct sampler {
+  const measure_request& req;
+  std::vector<impl_state>& st;
+  std::vector<std::unique_ptr<live_session>>& live;
+  measure_outcome& out;
+  splitmix64 rng;
+  std::vector<int> middle;
   std::optional<progress_bar> bar;
-  if (req.progress) bar.emplace("timing", static_cast<uint64_t>(req.policy.max_time_s * 10));
-  double t0 = monotonic_seconds(), overhead_s = 0;  // input generation and probes do not use the budget
-  uint64_t next_id = req.first_sample_id;
+  double t0 = 0, overhead_s = 0;  // input generation and probes do not use the budget
+  uint64_t next_id = 1;
   int round = 0;
-  bool closing = false;
-  for (;;) {
+
+  double wall() const { return monotonic_seconds() - t0 - overhead_s; }
+
+  // The seed of a process's checked sample this round, or null: every process's first sample,
+  // the closing round, and the random middle rounds.
+  const uint64_t* check_for(const live_session& ls, bool closing) const {
+    const auto& seeds = req.check_seeds;
+    if (seeds.empty()) return nullptr;
+    if (ls.crit.count() == 0) return &seeds.front();
+    if (closing) return &seeds.back();
+    auto it = std::find(middle.begin(), middle.end(), round);
+    if (it != middle.end() && static_cast<size_t>(it - middle.begin()) + 1 < seeds.size() - 1)
+      return &seeds[static_cast<size_t>(it - middle.begin()) + 1];
+    return nullptr;
+  }
+
+  // One round; false when no process is active. *all_done: every criterion is finished.
+  bool one_round(bool closing, bool* all_done) {
     std::vector<size_t> order;
     for (size_t i = 0; i < live.size(); ++i)
       if (live[i]->active) order.push_back(i);
-    if (order.empty()) break;
+    if (order.empty()) return false;
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
     if (round < 3) {
       json names = json::array();
       for (size_t i : order) names.push_back(strprintf("%s#%d", live[i]->s->spec().id.c_str(), live[i]->s->process()));
       out.order["first_rounds"].push_back(names);
     }
-    const uint64_t* check = nullptr;
-    if (!seeds.empty()) {
-      auto it = std::find(middle.begin(), middle.end(), round);
-      if (round == 0) check = &seeds.front();
-      else if (closing) check = &seeds.back();
-      else if (it != middle.end() && static_cast<size_t>(it - middle.begin()) + 1 < seeds.size() - 1)
-        check = &seeds[static_cast<size_t>(it - middle.begin()) + 1];
-    }
-    bool all_done = true;
+    *all_done = true;
     for (size_t i : order) {
       live_session& ls = *live[i];
       if (!ls.active) continue;
-      if (!one_sample(ls, st[ls.impl], req, next_id++, round, check, rng, &overhead_s)) {
+      if (!one_sample(ls, st[ls.impl], req, next_id++, round, check_for(ls, closing), rng, &overhead_s)) {
         for (auto& other : live)
           if (other->impl == ls.impl) other->active = false;
         continue;
       }
-      if (stop_or(ls.crit).empty()) all_done = false;
+      if (stop_or(ls.crit).empty()) *all_done = false;
     }
-    double wall = monotonic_seconds() - t0 - overhead_s;
-    if (bar) bar->set(static_cast<uint64_t>(wall * 10));
+    if (bar) bar->set(static_cast<uint64_t>(wall() * 10));
     ++round;
-    if (closing) break;
-    if (all_done || wall >= req.policy.max_time_s) {
-      for (auto& ls : live)
-        if (ls->active && st[ls->impl].result.stop_reason.empty())
-          st[ls->impl].result.stop_reason = all_done ? stop_or(ls->crit) : "time_budget";
-      closing = !seeds.empty();  // one closing round of checked samples
-      if (!closing) break;
-    }
+    return true;
   }
-  if (bar) bar->finish();
-  double wall = monotonic_seconds() - t0;
+
+  // Rounds until every criterion is finished or the wall reaches `until_s`; true: finished.
+  bool run_until(double until_s) {
+    bool all_done = false;
+    while (one_round(false, &all_done))
+      if (all_done || wall() >= until_s) break;
+    return all_done;
+  }
+};
+
+// Samples of record of one process (as one_sample counted them).
+std::vector<double> values_of(const live_session& ls) {
+  std::vector<double> v;
+  for (const auto& smp : ls.s->samples()) {
+    double x = ls.s->cupti_active() ? (smp.has_gpu ? smp.gpu_ns : smp.harness_ns) : smp.harness_ns;
+    if (std::isfinite(x) && x > 0) v.push_back(x);
+  }
+  return v;
+}
+
+pilot_summary summarize_pilot(const std::vector<std::unique_ptr<live_session>>& live, size_t impls, double startup_s,
+                              double round_s, double left_s) {
+  pilot_summary p;
+  p.log_medians.resize(impls);
+  std::vector<double> all;
+  impl_samples pooled;
+  for (const auto& ls : live) {
+    if (!ls->active) continue;
+    std::vector<double> v = values_of(*ls);
+    if (v.empty()) continue;
+    p.log_medians[ls->impl].push_back(std::log(median(v)));
+    all.insert(all.end(), v.begin(), v.end());
+    pooled.processes.push_back(std::move(v));
+  }
+  process_medians pm = summarize_processes(pooled, 100, 0x9e3779b97f4a7c15ull);
+  p.within_var = pm.within_var.empty() ? 0 : mean(pm.within_var);
+  p.median_ns = all.empty() ? 0 : median(all);
+  p.startup_s = startup_s;
+  p.round_s = round_s;
+  p.left_s = left_s;
+  return p;
+}
+
+// Stops the pilot's processes (a new batch): their samples no longer count, their checks do.
+void retire(std::vector<std::unique_ptr<live_session>>& live, std::vector<impl_state>& st) {
+  for (auto& ls : live) {
+    if (!ls->s || ls->retired) continue;
+    ls->active = false;
+    ls->retired = true;
+    run_result rr = ls->s->finish();
+    timing_result& r = st[ls->impl].result;
+    if (!rr.success() && !st[ls->impl].failed)
+      r.warnings.push_back(strprintf("pilot process %d did not exit cleanly after 'stop': %s", ls->s->process(),
+                                     rr.describe().c_str()));
+    for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
+  }
+}
+
+sampling_record unplanned(const timing_policy& p, const char* why) {
+  sampling_record s;
+  s.batch = p.batch;
+  s.batch_why = p.batch > 1 ? "set in the timing policy" : "no pilot: one launch per sample";
+  s.pilot = s.planned = s.used = p.processes;
+  s.why = why;
+  return s;
+}
+
+// After the pilot: decide, then start what the plan adds (or restart with a new batch).
+sampling_record apply_plan(sampler& sm, double startup_s, int pilot_rounds, double pilot_wall) {
+  const measure_request& req = sm.req;
+  pilot_summary ps = summarize_pilot(sm.live, req.kernels.size(), startup_s, pilot_wall / std::max(pilot_rounds, 1),
+                                     req.policy.max_time_s - sm.wall());
+  sampling_record rec = decide_sampling(ps, req.policy, req.same_tolerance, req.confidence);
+  const int P0 = req.policy.processes;
+  if (rec.batch != req.policy.batch) {
+    timing_policy np = req.policy;
+    np.batch = rec.batch;
+    retire(sm.live, sm.st);
+    start_processes(req, np, P0, rec.used, sm.st, sm.live);
+  } else if (rec.used > P0) {
+    start_processes(req, req.policy, P0, rec.used - P0, sm.st, sm.live);
+  }
+  MAGPIE_LOG_INFO("timing plan: batch %d, %d process(es) per implementation (pilot %d): %s", rec.batch, rec.used, P0,
+                  rec.why.c_str());
+  return rec;
+}
+
+}  // namespace
+
+measure_outcome measure_interleaved(const measure_request& req) {
+  std::vector<impl_state> st(req.kernels.size());
+  std::vector<std::unique_ptr<live_session>> live;
+  const double s0 = monotonic_seconds();
+  start_processes(req, req.policy, 0, req.policy.processes, st, live);
+  const double startup_s = monotonic_seconds() - s0;
+  measure_outcome out;
+  sampler sm{req, st, live, out, splitmix64(req.order_seed), {}, {}, 0, 0, req.first_sample_id, 0};
+  sm.middle = checked_rounds(req, sm.rng);
+  out.order = {{"policy", "seeded shuffle of every process each round; processes spawned interleaved across implementations"},
+               {"processes_per_kernel", req.policy.processes}, {"seed", req.order_seed}, {"checked_rounds", sm.middle},
+               {"first_rounds", json::array()}};
+  if (req.progress) sm.bar.emplace("timing", static_cast<uint64_t>(req.policy.max_time_s * 10));
+  sm.t0 = monotonic_seconds();
+  const bool plan = req.plan && req.kernels.size() >= 2;
+  sampling_record rec = unplanned(req.policy, plan ? "" : req.kernels.size() < 2 ? "one implementation: processes as configured"
+                                                                                   : "processes as configured (several GPU groups)");
+  bool all_done = sm.run_until(plan ? req.policy.max_time_s * k_pilot_share : req.policy.max_time_s);
+  if (plan) {
+    const int pilot_rounds = sm.round;
+    rec = apply_plan(sm, startup_s, pilot_rounds, sm.wall());
+    if (rec.used != req.policy.processes || rec.batch != req.policy.batch) all_done = false;
+    if (!all_done) all_done = sm.run_until(req.policy.max_time_s);
+  }
+  for (auto& ls : live)
+    if (ls->active && st[ls->impl].result.stop_reason.empty())
+      st[ls->impl].result.stop_reason = all_done ? stop_or(ls->crit) : "time_budget";
+  if (!req.check_seeds.empty()) {  // one closing round of checked samples
+    bool ignored = false;
+    sm.one_round(true, &ignored);
+  }
+  if (sm.bar) sm.bar->finish();
+  double wall = monotonic_seconds() - sm.t0;
   out.results = finalize_all(live, st, req, wall);
+  for (auto& r : out.results) {
+    r.sampling = rec;
+    r.sampling.used = static_cast<int>(r.processes.size());
+  }
+  out.order["processes_per_kernel"] = rec.used;
   return out;
 }
 

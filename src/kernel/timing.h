@@ -62,6 +62,21 @@ struct process_result {
   json to_json() const;
 };
 
+/// How a timing run chose launches per sample and processes per implementation (its report's
+/// `sampling`): a pilot with timing.processes processes, then — in a compare — the processes
+/// that the pilot's between-process spread asks for, as far as the budget allows.
+struct sampling_record {
+  int batch = 1;              ///< launches per sample of the processes whose samples count
+  std::string batch_why;
+  int pilot = 0;              ///< processes per implementation in the pilot
+  int planned = 0;            ///< processes per implementation the plan asked for
+  int used = 0;               ///< processes per implementation whose samples count
+  double pilot_sd = 0;        ///< sd of log process medians in the pilot, pooled over implementations
+  double pilot_median_ns = 0; ///< median per launch in the pilot
+  std::string why;
+  json to_json() const;
+};
+
 struct timing_result {
   bool ok = false;
   std::string error;
@@ -91,6 +106,7 @@ struct timing_result {
   size_t cupti_bad_macs = 0, cupti_sequence_errors = 0, cupti_records = 0;
   bool cupti_hello = true;
   integrity_report integrity;          ///< the timing stage's checks (see check_timing_integrity)
+  sampling_record sampling;
   json to_json(const timing_policy& p) const;
 };
 
@@ -107,6 +123,9 @@ struct measure_request {
   int first_process = 0;          ///< index of the first process (processes of other groups come before)
   uint64_t first_sample_id = 1;   ///< sample ids count up from here (unique over parallel groups)
   bool progress = true;           ///< draw the progress bar (off when groups run in parallel)
+  bool plan = false;              ///< a compare on one group: plan processes and batch after a pilot
+  double same_tolerance = 0.02;   ///< compare_policy's, for the plan's band
+  double confidence = 0.95;
 };
 
 struct measure_outcome {
@@ -117,8 +136,28 @@ struct measure_outcome {
 /// Starts `policy.processes` timing sessions per kernel (same seeds and policy for all), warms
 /// them up, then samples them in a shuffled order each round until every criterion is finished
 /// or the budget is spent, with checked samples at the first round, at random rounds and at a
-/// closing round. A kernel whose process fails is reported in its own result.
+/// closing round. A kernel whose process fails is reported in its own result. With `plan`, the
+/// first part of the budget is a pilot; decide_sampling then sets the batch and the processes
+/// (the processes of a pilot with another batch are stopped and their samples dropped; their
+/// checks stay).
 measure_outcome measure_interleaved(const measure_request& req);
+
+/// What the pilot measured, for decide_sampling.
+struct pilot_summary {
+  std::vector<std::vector<double>> log_medians;  ///< per implementation, per process
+  double within_var = 0;  ///< mean bootstrap variance of a pilot process's log median
+  double median_ns = 0;   ///< median per launch over every pilot sample
+  double startup_s = 0;   ///< wall time to start and warm up the pilot's processes
+  double round_s = 0;     ///< wall time of one round over the pilot's processes
+  double left_s = 0;      ///< sampling budget left
+};
+
+/// The plan after the pilot: batch (raised only from 1, for warm runs, under 10 µs) and
+/// processes per implementation (plan_processes at an upper bound of the pilot's between-process
+/// variance plus the within-process part expected at the end), cut to what the budget left can
+/// start and sample `min_samples` times.
+sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy& p, double same_tolerance, double confidence);
+inline constexpr double k_pilot_share = 0.3;  ///< of the budget, before a compare plans its processes
 
 /// A checked sample's outputs (`got`, laid out as `layout`) compared completely with the
 /// reference's for `seed`; without reference outputs, at least written (not the poison).

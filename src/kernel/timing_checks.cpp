@@ -46,6 +46,7 @@ json timing_result::to_json(const timing_policy& p) const {
   if (j["harness"].is_object()) j["harness"].erase("exchange");  // the layout: not a scalar, not the report's
   j["cupti_kernels"] = cupti_kernels.is_null() ? json::array() : cupti_kernels;
   j["warnings"] = warnings;
+  j["sampling"] = sampling.to_json();
   return j;
 }
 

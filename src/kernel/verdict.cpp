@@ -109,6 +109,7 @@ verdict estimate_speedup(const process_medians& base, const process_medians& can
   verdict v;
   v.df = pv.df;
   double d = tb - tc, h = t_quantile(p.confidence, pv.df) * std::sqrt(var);
+  v.se = std::sqrt(var);
   v.speedup = std::exp(d);
   v.ci_low = std::exp(d - h);
   v.ci_high = std::exp(d + h);
@@ -118,16 +119,22 @@ verdict estimate_speedup(const process_medians& base, const process_medians& can
 json verdict::to_json(const std::string& id, double confidence, double median_ns) const {
   return {{"index", index}, {"kernel_id", id}, {"verdict", verdict_kind_name(verdict)}, {"speedup_vs_baseline", speedup},
           {"ci_low", ci_low}, {"ci_high", ci_high}, {"confidence", confidence}, {"interval_df", df},
-          {"median_ns", median_ns > 0 ? json(median_ns) : json(nullptr)}, {"reason", reason}};
+          {"median_ns", median_ns > 0 ? json(median_ns) : json(nullptr)}, {"reason", reason},
+          {"same_band", band ? band->to_json() : json(nullptr)}, {"power", power ? power->to_json() : json(nullptr)},
+          {"decide", decide.empty() ? json(nullptr) : json(decide)}};
 }
 
 namespace {
 
-verdict_kind classify(const verdict& v, const compare_policy& p) {
-  double lo = 1.0 - p.same_tolerance, hi = 1.0 + p.same_tolerance;
+// faster / slower: the interval at `confidence` wholly outside the band. same: equivalence by
+// two one-sided tests at 1 − confidence each (Schuirmann's TOST), i.e. the interval at
+// 2·confidence − 1 (90% for 95%) wholly inside the band.
+verdict_kind classify(const verdict& v, double band, double confidence) {
+  double lo = 1.0 - band, hi = 1.0 + band;
   if (v.ci_low > hi) return verdict_kind::faster;
   if (v.ci_high < lo) return verdict_kind::slower;
-  if (v.ci_low >= lo && v.ci_high <= hi) return verdict_kind::same;
+  const double d = std::log(v.speedup), h = t_quantile(2 * confidence - 1, v.df) * v.se;
+  if (std::exp(d - h) >= lo && std::exp(d + h) <= hi) return verdict_kind::same;
   return verdict_kind::ambiguous;
 }
 
@@ -144,6 +151,7 @@ std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int
   }
   process_variance pv = pool_between_process(pooled);
   const verdict_input& base = impls[static_cast<size_t>(baseline)];
+  const same_band band = choose_band(pm[static_cast<size_t>(baseline)], p);
   std::vector<verdict> out;
   for (size_t i = 0; i < impls.size(); ++i) {
     const verdict_input& k = impls[i];
@@ -166,11 +174,21 @@ std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int
       v.ci_low = e.ci_low;
       v.ci_high = e.ci_high;
       v.df = e.df;
-      v.verdict = classify(v, p);
+      v.se = e.se;
+      v.band = band;
+      v.power = power_for(v.se, v.df, band.band, p.confidence);
+      v.verdict = classify(v, band.band, p.confidence);
+      const process_medians& pb = pm[static_cast<size_t>(baseline)];
       v.reason = strprintf("speedup %.4fx, %.0f%% CI [%.4f, %.4f] (%zu+%zu processes, between-process variance "
                            "with %d df), 'same' band ±%.1f%%",
-                           v.speedup, p.confidence * 100, v.ci_low, v.ci_high, pm[static_cast<size_t>(baseline)].log_median.size(),
-                           pm[i].log_median.size(), pv.df, p.same_tolerance * 100);
+                           v.speedup, p.confidence * 100, v.ci_low, v.ci_high, pb.log_median.size(),
+                           pm[i].log_median.size(), pv.df, band.band * 100);
+      if (v.verdict == verdict_kind::ambiguous) {
+        double within = 0;
+        for (const process_medians* side : {&pb, static_cast<const process_medians*>(&pm[i])}) within += side->within_var.empty() ? 0 : mean(side->within_var) / 2;
+        const int now = static_cast<int>(std::min(pb.log_median.size(), pm[i].log_median.size()));
+        v.decide = decide_line(std::log(v.speedup), pv.var, within, now, pv.df, band.band, p);
+      }
       if (k.implausible) {
         v.verdict = verdict_kind::implausible;
         v.reason = strprintf("faster than the physical floor of %.2f us (bytes that must be read / peak bandwidth): "
@@ -178,6 +196,7 @@ std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int
                              k.floor_ns / 1e3) + v.reason;
       } else if (!k.trusted_timer && v.verdict == verdict_kind::faster) {
         v.verdict = verdict_kind::ambiguous;
+        v.decide = "a run timed outside the candidate's process (CUPTI) would decide it";
         v.reason = "timed only by a timer inside the candidate's process (no CUPTI): 'faster' is not certified; " + v.reason;
       }
     }

@@ -38,12 +38,41 @@ using magpie::verdict_kind;
 using magpie::verdict_kind_name;
 using magpie::verdict_kind_names;
 
+/// Constants of the band, power and process planning (docs/statistics.md gives the reasons).
+inline constexpr double k_band_sd_factor = 2.0;       ///< band = this × the baseline's A/A sd ...
+inline constexpr double k_band_ceiling_factor = 5.0;  ///< ... at most this × same_tolerance
+inline constexpr double k_power_difference = 0.03;    ///< the difference the power statement is about
+inline constexpr double k_target_same = 0.98;         ///< planning: P(A/A 'same') wanted (0.95 is the acceptance; the band is itself estimated)
+inline constexpr double k_target_power = 0.80;        ///< planning: P(3% difference called) wanted
+inline constexpr int k_max_planned_processes = 64;    ///< beyond this a `decide` line says "too small to matter"
+
+/// The 'same' band of one comparison: [1 − band, 1 + band] on the speedup, and why.
+struct same_band {
+  double band = 0;
+  double floor = 0, ceiling = 0;  ///< compare_policy.same_tolerance and k_band_ceiling_factor × it
+  double aa_sd = 0;               ///< sd of the baseline's log process medians (its measured A/A spread)
+  int aa_processes = 0;           ///< how many process medians that sd is from
+  std::string basis;
+  json to_json() const;
+};
+
+/// "A 3% difference would have been detected with probability p".
+struct power_statement {
+  double difference = 0, probability = 0;
+  std::string text;
+  json to_json() const;
+};
+
 struct verdict {
   int index = 0;
   verdict_kind verdict = verdict_kind::not_ranked;
   double speedup = 0, ci_low = 0, ci_high = 0;  ///< median(baseline) / median(candidate)
   int df = 0;                                   ///< degrees of freedom of the interval
+  double se = 0;                                ///< standard error of log(speedup)
   std::string reason;
+  std::optional<same_band> band;                ///< ranked verdicts only
+  std::optional<power_statement> power;         ///< ranked verdicts only
+  std::string decide;                           ///< `ambiguous`: what would decide it
   json to_json(const std::string& id, double confidence, double median_ns) const;
 };
 
@@ -69,6 +98,39 @@ verdict estimate_speedup(const process_medians& base, const process_medians& can
 /// Verdicts for every implementation against `baseline`.
 std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int baseline, const compare_policy& p,
                                     uint64_t seed);
+
+/// Probabilities of each verdict for an interval of standard error `se` (log scale) with `df`
+/// degrees of freedom (its estimate ~ se·sqrt(χ²_df/df)) when the true log speedup is `delta`.
+struct interval_odds {
+  double same = 0, slower = 0, faster = 0;
+};
+interval_odds interval_probabilities(double delta, double se, int df, double band, double confidence);
+
+/// The band: clamp(k_band_sd_factor × sd of the baseline's log process medians, same_tolerance,
+/// k_band_ceiling_factor × same_tolerance).
+same_band choose_band(const process_medians& base, const compare_policy& p);
+
+/// Power for a k_power_difference difference either way (the smaller of the two).
+power_statement power_for(double se, int df, double band, double confidence);
+
+/// One line for `ambiguous`: how many processes per implementation would decide it at the
+/// measured per-process variances (log scale), or that a longer budget would.
+std::string decide_line(double log_speedup, double var_between, double var_within, int processes, int df, double band,
+                        const compare_policy& p);
+
+/// Processes per implementation for a compare of `impls` implementations: the fewest (≥ pilot,
+/// ≤ max_processes) that give P(A/A 'same') ≥ k_target_same and, while the band is the
+/// configured `floor_band`, P(3% called) ≥ k_target_power, at process-median sd `sd_process`.
+struct process_plan {
+  int processes = 0;
+  double aa_same = 0, power = 0;
+  std::string why;
+};
+process_plan plan_processes(double sd_process, int impls, int pilot, int max_processes, double band, double floor_band,
+                            double confidence);
+
+/// Sample sd of log process medians (0 with fewer than 2).
+double log_sd(const std::vector<double>& log_medians);
 
 /// Two-sided Student-t quantile: P(|T_df| <= t) = confidence. df <= 0: the normal quantile.
 double t_quantile(double confidence, int df);

@@ -73,6 +73,8 @@ timing_result merge_timing_results(const std::vector<const timing_result*>& part
   }
   std::sort(r.processes.begin(), r.processes.end(), [](const process_result& a, const process_result& b) { return a.index < b.index; });
   r.stop_reason = merged_stop_reason(parts);
+  r.sampling = first.sampling;
+  r.sampling.used = static_cast<int>(r.processes.size());
   r.stats = summarize(r.samples_ns);
   r.harness_stats = summarize(r.harness_samples_ns);
   if (r.ok && r.samples_ns.empty()) {
@@ -165,6 +167,7 @@ measure_outcome measure_on_devices(const measure_request& req, const worker_plan
     r.first_sample_id = 1 + (static_cast<uint64_t>(g) << 40);
     r.order_seed = splitmix64(req.order_seed + static_cast<uint64_t>(g)).next();
     r.progress = G == 1;
+    r.plan = req.plan && G == 1;  // several groups keep the configured processes (identical split per GPU)
     devices.push_back(plan.pool.ids[static_cast<size_t>(g)]);
     firsts.push_back(first);
   }

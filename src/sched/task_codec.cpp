@@ -73,6 +73,8 @@ timing_policy timing_from(const json& j) {
   t.setup_timeout_s = json_number(j, "setup_timeout_s", t.setup_timeout_s);
   if (j.contains("flush_bytes") && j["flush_bytes"].is_number_unsigned()) t.flush_bytes = j["flush_bytes"].get<uint64_t>();
   t.processes = static_cast<int>(json_number(j, "processes", t.processes));
+  t.max_processes = static_cast<int>(json_number(j, "max_processes", t.max_processes));
+  t.auto_batch = json_bool(j, "auto_batch", t.auto_batch);
   t.checked_samples = static_cast<int>(json_number(j, "checked_samples", t.checked_samples));
   return t;
 }

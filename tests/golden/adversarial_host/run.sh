@@ -35,7 +35,7 @@ for name in honest:
     assert not k[name]["integrity"]["rejected"], (name, why(name))
     assert v[name]["verdict"] in ("baseline", "faster", "slower", "same", "ambiguous"), (name, v[name])
     t = k[name]["timing"]
-    assert t["success"] and len(t["processes"]) == 2 and all(p["samples"] > 0 for p in t["processes"]), t["processes"]
+    assert t["success"] and len(t["processes"]) >= 2 and all(p["samples"] > 0 for p in t["processes"]), t["processes"]
     assert len(t["checked_samples"]) >= 4 and all(c["passed"] and c["compared_with_reference"] for c in t["checked_samples"])
 # attack -> (where the rejection must come from: a failed integrity check, or a correctness error text)
 attacks = {
@@ -69,11 +69,14 @@ for name, (kind, needle) in attacks.items():
             print("%-16s rejected by %s" % (name, ", ".join(failed)))
     else:
         assert x["correctness_state"] == "FAILED" and needle in " ".join(x["errors"]), (name, why(name))
-    assert "rejected: " in console.split("Kernel %d: %s" % (list(k).index(name), name))[1].split("Kernel ")[0], name
+    # compare's table: a row "<mark> <index> <id> ...", then the reason on the next line
+    lines = console.splitlines()
+    row = [i for i, l in enumerate(lines) if l.split()[1:3] == [str(list(k).index(name)), name]]
+    assert row and "rejected: " in lines[row[0] + 1], (name, lines[row[0]:row[0] + 2] if row else console)
 ranked = [i for i, _ in res["rankings"]]
 assert sorted(ranked) == list(range(len(honest))), ranked
 order = res["timing_order"]
-assert order["processes_per_kernel"] == 2 and len(order["first_rounds"]) == 3
+assert order["processes_per_kernel"] >= 2 and len(order["first_rounds"]) == 3
 assert order["first_rounds"][0] != order["first_rounds"][1] or order["first_rounds"][1] != order["first_rounds"][2]
 ref = json.load(open(sys.argv[1]))["reference"]
 assert ref["correctness_method"] == "reference"

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kernel/cupti_records.h"
 #include "kernel/profile.h"
 
@@ -71,4 +73,68 @@ TEST(rocprof, pmc_perf_kernel_summary) {
   ASSERT_EQ(j->size(), 1u);
   EXPECT_EQ((*j)[0]["dispatch_count"], 2);
   EXPECT_DOUBLE_EQ((*j)[0]["duration_ns"]["total"].get<double>(), 300);
+}
+
+// ---- issue 36: the plan after a compare's pilot ----------------------------------------------
+
+namespace {
+
+pilot_summary pilot_of(std::vector<std::vector<double>> ns, double within_var, double median_ns, double left_s) {
+  pilot_summary p;
+  for (auto& impl : ns) {
+    std::vector<double> logs;
+    for (double x : impl) logs.push_back(std::log(x));
+    p.log_medians.push_back(logs);
+  }
+  p.within_var = within_var;
+  p.median_ns = median_ns;
+  p.startup_s = 0.2;
+  p.round_s = 0.004;  // 4 processes: 1 ms per sample
+  p.left_s = left_s;
+  return p;
+}
+
+}  // namespace
+
+TEST(sampling_plan, quiet_pilot_keeps_the_pilot_and_a_spread_adds_processes) {
+  timing_policy p;  // processes 2, max_processes 16, cold
+  sampling_record quiet = decide_sampling(pilot_of({{100.0, 100.05}, {100.02, 99.98}}, 1e-8, 100e3, 10), p, 0.02, 0.95);
+  EXPECT_LE(quiet.used, 3) << quiet.why;
+  EXPECT_EQ(quiet.batch, 1);
+  EXPECT_NE(quiet.batch_why.find("cold"), std::string::npos) << quiet.batch_why;
+  sampling_record spread = decide_sampling(pilot_of({{100.0, 101.5}, {100.8, 99.2}}, 1e-8, 100e3, 10), p, 0.02, 0.95);
+  EXPECT_GT(spread.planned, quiet.planned) << spread.why;
+  EXPECT_EQ(spread.used, spread.planned) << spread.why;
+  EXPECT_GT(spread.pilot_sd, 0.005);
+  // A spread that is only the pilot medians' own noise: planned on the within part at the end.
+  sampling_record noisy_medians = decide_sampling(pilot_of({{100.0, 101.5}, {100.8, 99.2}}, 4e-4, 100e3, 10), p, 0.02, 0.95);
+  EXPECT_LT(noisy_medians.planned, spread.planned) << noisy_medians.why;
+}
+
+TEST(sampling_plan, budget_caps_the_processes_and_says_so) {
+  timing_policy p;
+  sampling_record r = decide_sampling(pilot_of({{100.0, 104.0}, {103.0, 99.0}}, 1e-8, 100e3, 0.5), p, 0.02, 0.95);
+  EXPECT_LT(r.used, r.planned) << r.why;
+  EXPECT_GE(r.used, 2);
+  EXPECT_NE(r.why.find("budget left"), std::string::npos) << r.why;
+}
+
+TEST(sampling_plan, warm_short_kernels_are_batched_cold_ones_are_not) {
+  timing_policy warm;
+  warm.cold = false;
+  sampling_record b = decide_sampling(pilot_of({{2000.0, 2001.0}, {2000.5, 1999.0}}, 1e-8, 2000, 10), warm, 0.02, 0.95);
+  EXPECT_EQ(b.batch, 25);  // ceil(50 us / 2 us)
+  EXPECT_NE(b.batch_why.find("in cache"), std::string::npos) << b.batch_why;
+  timing_policy cold;
+  sampling_record c = decide_sampling(pilot_of({{2000.0, 2001.0}, {2000.5, 1999.0}}, 1e-8, 2000, 10), cold, 0.02, 0.95);
+  EXPECT_EQ(c.batch, 1);
+  timing_policy explicit_batch = warm;
+  explicit_batch.batch = 4;
+  EXPECT_EQ(decide_sampling(pilot_of({{2000.0, 2001.0}, {2000.5, 1999.0}}, 1e-8, 2000, 10), explicit_batch, 0.02, 0.95).batch, 4);
+  sampling_record long_kernel = decide_sampling(pilot_of({{60e3, 60.1e3}, {60.05e3, 59.9e3}}, 1e-8, 60e3, 10), warm, 0.02, 0.95);
+  EXPECT_EQ(long_kernel.batch, 1);
+  // No budget to restart with a batch: batch 1, said.
+  sampling_record tight = decide_sampling(pilot_of({{2000.0, 2001.0}, {2000.5, 1999.0}}, 1e-8, 2000, 0.1), warm, 0.02, 0.95);
+  EXPECT_EQ(tight.batch, 1);
+  EXPECT_NE(tight.batch_why.find("cannot restart"), std::string::npos) << tight.batch_why;
 }

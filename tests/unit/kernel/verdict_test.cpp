@@ -89,3 +89,153 @@ TEST(verdict, implausible_untrusted_and_incorrect) {
   EXPECT_EQ(v[4].verdict, verdict_kind::not_ranked);
   EXPECT_NE(v[4].reason.find("forged"), std::string::npos);
 }
+
+// ---- issue 36: band from the measured A/A spread, power, decide, process planning ----------
+
+namespace {
+
+double gauss(splitmix64& rng) {  // Box-Muller
+  double u1 = (static_cast<double>(rng.next() >> 11) + 0.5) / 9007199254740992.0;
+  double u2 = (static_cast<double>(rng.next() >> 11) + 0.5) / 9007199254740992.0;
+  return std::sqrt(-2 * std::log(u1)) * std::cos(2 * 3.14159265358979323846 * u2);
+}
+
+// `procs` processes of `n` samples; each process's level is center·exp(N(0, sd_between)), its
+// samples carry ±noise uniform per-launch noise.
+impl_samples random_effects(double center, int procs, double sd_between, int n, double noise, splitmix64& rng) {
+  impl_samples s;
+  for (int p = 0; p < procs; ++p) {
+    const double level = center * std::exp(sd_between * gauss(rng));
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i) v.push_back(level * (1 + noise * ((rng.next() % 2001) / 1000.0 - 1)));
+    s.processes.push_back(v);
+  }
+  return s;
+}
+
+struct tally {
+  int same = 0, slower = 0, faster = 0, ambiguous = 0, n = 0;
+  double power = 0;  // mean power statement
+};
+
+tally simulate(double ratio, int procs, double sd_between, int pairs, uint64_t seed) {
+  compare_policy p;
+  p.bootstrap_resamples = 60;
+  splitmix64 rng(seed);
+  tally t;
+  for (int i = 0; i < pairs; ++i) {
+    auto a = random_effects(10000, procs, sd_between, 40, 0.002, rng);
+    auto b = random_effects(10000 * ratio, procs, sd_between, 40, 0.002, rng);
+    auto v = build_verdicts({impl(a), impl(b)}, 0, p, seed + static_cast<uint64_t>(i));
+    ++t.n;
+    t.same += v[1].verdict == verdict_kind::same;
+    t.slower += v[1].verdict == verdict_kind::slower;
+    t.faster += v[1].verdict == verdict_kind::faster;
+    t.ambiguous += v[1].verdict == verdict_kind::ambiguous;
+    if (v[1].power) t.power += v[1].power->probability;
+  }
+  t.power /= t.n;
+  return t;
+}
+
+}  // namespace
+
+TEST(verdict_stats, band_is_the_measured_aa_spread_within_floor_and_ceiling) {
+  compare_policy p;  // same_tolerance 0.02
+  process_medians quiet{{std::log(100.0), std::log(100.1), std::log(99.9)}, {0, 0, 0}};
+  same_band b = choose_band(quiet, p);
+  EXPECT_DOUBLE_EQ(b.band, 0.02);
+  EXPECT_EQ(b.aa_processes, 3);
+  EXPECT_NE(b.basis.find("configured"), std::string::npos) << b.basis;
+  process_medians spread{{std::log(100.0), std::log(101.3), std::log(98.7), std::log(100.0)}, {0, 0, 0, 0}};
+  b = choose_band(spread, p);
+  EXPECT_NEAR(b.band, 2 * b.aa_sd, 1e-12);
+  EXPECT_GT(b.band, 0.02);
+  EXPECT_LT(b.band, 0.04);
+  process_medians wild{{std::log(100.0), std::log(130.0), std::log(75.0)}, {0, 0, 0}};
+  b = choose_band(wild, p);
+  EXPECT_DOUBLE_EQ(b.band, 0.10);
+  EXPECT_NE(b.basis.find("capped"), std::string::npos) << b.basis;
+}
+
+TEST(verdict_stats, interval_probabilities_match_simulation) {
+  // The estimated se is se·sqrt(χ²_df/df): simulate d and the se estimate directly.
+  const double se = 0.008, band = 0.02, conf = 0.95;
+  const int df = 10;
+  splitmix64 rng(11);
+  for (double delta : {0.0, -std::log(1.03), std::log(1.025)}) {
+    interval_odds o = interval_probabilities(delta, se, df, band, conf);
+    int same = 0, slower = 0, faster = 0;
+    const int n = 40000;
+    const double t = t_quantile(conf, df), t_same = t_quantile(2 * conf - 1, df);
+    for (int i = 0; i < n; ++i) {
+      double d = delta + se * gauss(rng), x = 0;
+      for (int k = 0; k < df; ++k) x += std::pow(gauss(rng), 2);
+      double h = t * se * std::sqrt(x / df);
+      slower += d + h < std::log1p(-band);
+      faster += d - h > std::log1p(band);
+      const double hs = t_same * se * std::sqrt(x / df);
+      same += d - hs >= std::log1p(-band) && d + hs <= std::log1p(band);
+    }
+    EXPECT_NEAR(o.same, same / static_cast<double>(n), 0.01) << delta;
+    EXPECT_NEAR(o.slower, slower / static_cast<double>(n), 0.01) << delta;
+    EXPECT_NEAR(o.faster, faster / static_cast<double>(n), 0.01) << delta;
+  }
+}
+
+TEST(verdict_stats, planning_grows_processes_with_the_between_process_spread) {
+  process_plan quiet = plan_processes(0.002, 2, 2, 32, 0.02, 0.02, 0.95);
+  process_plan noisy = plan_processes(0.012, 2, 2, 32, 0.024, 0.02, 0.95);
+  process_plan wild = plan_processes(0.08, 2, 2, 16, 0.10, 0.02, 0.95);
+  EXPECT_LE(quiet.processes, 4) << quiet.why;
+  EXPECT_GE(quiet.aa_same, k_target_same);
+  EXPECT_GT(noisy.processes, quiet.processes) << noisy.why;
+  EXPECT_GE(noisy.aa_same, k_target_same) << noisy.why;
+  EXPECT_LE(noisy.processes, 12) << noisy.why;
+  EXPECT_EQ(wild.processes, 16);
+  EXPECT_NE(wild.why.find("capped"), std::string::npos) << wild.why;
+}
+
+TEST(verdict_stats, aa_is_same_at_least_95_percent_with_planned_processes) {
+  // Identical code; every process carries its own level, sd 1.2% (the H200's LayerNorm-like case).
+  const double sd = 0.012;
+  process_plan plan = plan_processes(sd, 2, 2, 32, std::max(0.02, 2 * sd), 0.02, 0.95);
+  tally t = simulate(1.0, plan.processes, sd, 300, 101);
+  EXPECT_GE(t.same, static_cast<int>(0.95 * t.n)) << plan.why << " same " << t.same << "/" << t.n << " ambiguous "
+                                                   << t.ambiguous << " slower " << t.slower << " faster " << t.faster;
+  EXPECT_EQ(t.slower + t.faster, 0);
+  // At two processes (the old default) the same spread is mostly ambiguous: the failure the issue reports.
+  tally two = simulate(1.0, 2, sd, 200, 202);
+  EXPECT_LT(two.same, static_cast<int>(0.8 * two.n)) << two.same;
+}
+
+TEST(verdict_stats, three_percent_slower_is_called_and_power_matches_simulation) {
+  const double sd = 0.004;
+  process_plan plan = plan_processes(sd, 2, 2, 32, 0.02, 0.02, 0.95);
+  tally t = simulate(1.03, plan.processes, sd, 300, 303);
+  EXPECT_GE(t.slower, static_cast<int>(0.8 * t.n)) << plan.why << " slower " << t.slower << "/" << t.n;
+  EXPECT_EQ(t.faster + t.same, 0);
+  // The power statement (computed from each interval's own se and df) predicts the rate.
+  EXPECT_NEAR(t.power, t.slower / static_cast<double>(t.n), 0.12) << plan.why;
+  // Fewer processes: lower power, and the statement says so.
+  tally few = simulate(1.03, 2, 0.01, 200, 404);
+  EXPECT_LT(few.slower, t.slower);
+  EXPECT_NEAR(few.power, few.slower / static_cast<double>(few.n), 0.15);
+}
+
+TEST(verdict_stats, ambiguous_says_what_would_decide_it) {
+  compare_policy p;
+  splitmix64 rng(5);
+  auto a = random_effects(10000, 2, 0.015, 40, 0.002, rng);
+  auto b = random_effects(10100, 2, 0.015, 40, 0.002, rng);
+  auto v = build_verdicts({impl(a), impl(b)}, 0, p, 3);
+  ASSERT_EQ(v[1].verdict, verdict_kind::ambiguous) << v[1].reason;
+  EXPECT_NE(v[1].decide.find("processes per implementation"), std::string::npos) << v[1].decide;
+  ASSERT_TRUE(v[1].band && v[1].power);
+  EXPECT_LT(v[1].power->probability, 0.5);
+  json j = v[1].to_json("b", 0.95, 10100);
+  EXPECT_TRUE(j["decide"].is_string());
+  EXPECT_TRUE(j["same_band"].is_object());
+  EXPECT_TRUE(j["power"]["statement"].get<std::string>().find("3% difference would have been detected") != std::string::npos);
+  EXPECT_TRUE(v[0].to_json("a", 0.95, 10000)["power"].is_null());
+}

@@ -1,0 +1,117 @@
+// The plan after a compare's pilot: launches per sample and processes per implementation
+// (kernel/timing.h decide_sampling; docs/statistics.md).
+#include <algorithm>
+#include <cmath>
+
+#include "core/strings.h"
+#include "kernel/timing.h"
+#include "kernel/verdict.h"
+
+namespace magpie::kernel {
+
+namespace {
+
+constexpr double k_short_kernel_ns = 10e3;   // kernels under this are batched (warm runs)
+constexpr double k_batch_target_ns = 50e3;   // a batch lasts about this long
+constexpr int k_max_batch = 256;
+constexpr double k_sd_upper_quantile = 0.2;  // plan at the sd that the pilot exceeds with 80% odds
+
+// Regularized lower incomplete gamma P(s, x) by its series (x < s + 40 here: converges fast).
+double lower_gamma(double s, double x) {
+  if (x <= 0) return 0;
+  double term = 1 / s, sum = term;
+  for (int n = 1; n < 2000 && term > sum * 1e-14; ++n) {
+    term *= x / (s + n);
+    sum += term;
+  }
+  return std::min(1.0, std::exp(s * std::log(x) - x - std::lgamma(s)) * sum);
+}
+
+// Quantile of chi-square(df) by bisection on its CDF.
+double chi2_quantile(double p, int df) {
+  double lo = 0, hi = df + 20 * std::sqrt(2.0 * df) + 40;
+  for (int i = 0; i < 80; ++i) {
+    double mid = (lo + hi) / 2;
+    (lower_gamma(df / 2.0, mid / 2) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+json sampling_record::to_json() const {
+  return {{"batch", batch},       {"batch_why", batch_why}, {"pilot_processes", pilot}, {"planned_processes", planned},
+          {"used_processes", used}, {"pilot_sd", pilot_sd}, {"pilot_median_ns", pilot_median_ns}, {"why", why}};
+}
+
+sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy& p, double same_tolerance, double confidence) {
+  sampling_record s;
+  const int K = static_cast<int>(pilot.log_medians.size());
+  s.pilot = std::max(p.processes, 1);
+  s.pilot_median_ns = pilot.median_ns;
+  s.batch = p.batch;
+  // Launches per sample.
+  if (p.batch > 1) s.batch_why = "set in the timing policy";
+  else if (p.cold) s.batch_why = "cold run: every launch follows a flush, so batch 1 (a batch would time launches 2..n with warm caches)";
+  else if (!p.auto_batch) s.batch_why = "auto_batch is off";
+  else if (!(pilot.median_ns > 0) || pilot.median_ns >= k_short_kernel_ns)
+    s.batch_why = strprintf("pilot median %.2f us >= %.0f us: one launch per sample", pilot.median_ns / 1e3, k_short_kernel_ns / 1e3);
+  else
+    s.batch = std::clamp(static_cast<int>(std::ceil(k_batch_target_ns / pilot.median_ns)), 2, k_max_batch);
+  // Between-process spread: pooled sd of log process medians, and the upper bound planned with.
+  double acc = 0;
+  int df = 0;
+  for (const auto& m : pilot.log_medians)
+    if (m.size() >= 2) {
+      acc += std::pow(log_sd(m), 2) * static_cast<double>(m.size() - 1);
+      df += static_cast<int>(m.size() - 1);
+    }
+  s.pilot_sd = df > 0 ? std::sqrt(acc / df) : 0;
+  // Processes average the between-process part; the within part (each pilot median's own noise)
+  // shrinks with the samples a process gets: about 1/k_pilot_share times the pilot's by the end.
+  const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - pilot.within_var);
+  const double between_up = df > 0 ? between * df / chi2_quantile(k_sd_upper_quantile, df) : 0;
+  const double sd_up = std::sqrt(between_up + pilot.within_var * k_pilot_share);
+  const double band = std::clamp(k_band_sd_factor * s.pilot_sd, same_tolerance, k_band_ceiling_factor * same_tolerance);
+  const int max_p = std::max(p.max_processes, s.pilot);
+  process_plan plan = df > 0 ? plan_processes(sd_up, std::max(K, 2), s.pilot, max_p, band, same_tolerance, confidence)
+                             : process_plan{s.pilot, 0, 0, "one process per implementation in the pilot: no spread measured"};
+  s.planned = plan.processes;
+  s.why = strprintf("pilot: %d process(es) per implementation, sd of log process medians %.2f%% (%d df), of which within-process "
+                    "%.2f%%; planned at %.2f%% (the between part's %.0f%% upper bound, the within part at the end's samples); ",
+                    s.pilot, s.pilot_sd * 100, df, std::sqrt(pilot.within_var) * 100, sd_up * 100,
+                    (1 - k_sd_upper_quantile) * 100) + plan.why;
+  // What the budget left affords: starting the new processes and min_samples rounds over all.
+  const auto cost = [&](int n, int batch) {
+    const bool restart = batch != p.batch;
+    const double per_sample = pilot.round_s / std::max(K * s.pilot, 1) + (batch - 1) * pilot.median_ns * 1e-9;
+    const int fresh = restart ? n : n - s.pilot;
+    if (fresh <= 0) return 0.0;
+    return pilot.startup_s * std::ceil(static_cast<double>(fresh) / s.pilot) + p.min_samples * per_sample * K * n;
+  };
+  const auto fit = [&](int batch) {
+    int n = std::max(s.planned, s.pilot);
+    while (n > s.pilot && cost(n, batch) > pilot.left_s) --n;
+    return n;
+  };
+  int n = fit(s.batch);
+  if (s.batch != p.batch && cost(n, s.batch) > pilot.left_s) {
+    s.batch_why = strprintf("pilot median %.2f us, but the budget left (%.1f s) cannot restart the processes with batch %d: "
+                            "batch %d",
+                            pilot.median_ns / 1e3, pilot.left_s, s.batch, p.batch);
+    s.batch = p.batch;
+    n = fit(s.batch);
+  } else if (s.batch != p.batch) {
+    s.batch_why = strprintf("pilot median %.2f us < %.0f us: %d launches back to back per sample (~%.0f us), same inputs each "
+                            "launch, so launches 2..n find them in cache (a warm measurement; the pilot's batch-1 processes "
+                            "were stopped and their samples dropped)",
+                            pilot.median_ns / 1e3, k_short_kernel_ns / 1e3, s.batch, s.batch * pilot.median_ns / 1e3);
+  }
+  if (n < s.planned)
+    s.why += strprintf("; the budget left (%.1f s) affords %d (start-up %.2f s per wave of %d, %.2f ms per round)",
+                       pilot.left_s, n, pilot.startup_s, s.pilot, pilot.round_s * 1e3);
+  s.used = n;
+  return s;
+}
+
+}  // namespace magpie::kernel
