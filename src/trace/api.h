@@ -28,7 +28,8 @@
 
 namespace magpie::trace {
 
-struct gap_outputs;  // gap_analysis.h
+struct gap_outputs;     // gap_analysis.h
+struct report_result;  // report_result.h
 
 /// Magpie's GapAnalysisConfig (YAML `gap_analysis:` / CLI flags), same defaults.
 struct gap_config {
@@ -115,9 +116,10 @@ status_or<json> run_inference_analysis(const inference_config& cfg, const fs::pa
 /// table, op table with perf models and roofline, TraceLens's per-op-name view, stages; files
 /// report.json, kernels.csv, ops.csv, ops_by_name.csv, gpu_timeline.csv,
 /// execution_details.csv, report.html (self-contained, SVG roofline) and, with xlsx,
-/// report.xlsx in `out_dir`. Returns report.json's content; its "input" says whether the trace
-/// was read completely ("ok"), partly ("partial": problems listed, files still written) or not
-/// at all / has no GPU events ("unusable": nothing is written, "output_files" is empty).
+/// report.xlsx in `out_dir`. Returns the report (report.json is trace_report_json of it,
+/// trace/report_printer.h); its `input` says whether the trace was read completely ("ok"),
+/// partly ("partial": problems listed, files still written) or not at all / has no GPU events
+/// ("unusable": nothing is written, `output_files` is empty).
 struct report_config {
   fs::path gpu_spec_file;      ///< as inference_config
   std::string gpu_name;
@@ -130,6 +132,7 @@ struct report_config {
   /// and events ending >= 1 µs after their parent leave the host tree. The report says which.
   bool tracelens_compat = false;
 };
-status_or<json> run_trace_report(const report_config& cfg, const fs::path& trace_file, const fs::path& out_dir);
+status_or<report_result> run_trace_report(const report_config& cfg, const fs::path& trace_file,
+                                          const fs::path& out_dir);
 
 }  // namespace magpie::trace
