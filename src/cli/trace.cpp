@@ -407,31 +407,30 @@ int run_stages(const std::vector<std::string>& args) {
   auto b = trace::run_inference_analysis(cfg, dir, p.value("--output-dir", "tracelens"));
   if (!b.ok()) return fail(b.get_status());
   int exit_code = k_exit_ok;
-  if (b->contains("input")) {
-    exit_code = input_exit(json_string(*b, "rank0_trace"), (*b)["input"], p.has("--allow-partial"));
+  const std::string rank0 = b->rank0_trace ? b->rank0_trace->string() : std::string();
+  if (b->input) {
+    exit_code = input_exit(rank0, b->input->to_json(), p.has("--allow-partial"));
     if (exit_code == k_exit_failure) return exit_code;
   }
   if (p.has("--json")) {
-    std::puts(dump_pretty(*b).c_str());
+    std::puts(dump_pretty(trace::inference_result_json(*b)).c_str());
   } else {
-    std::printf("Trace: %s (steps from %s)\n", json_string(*b, "rank0_trace").c_str(), json_string(*b, "split_source").c_str());
-    const json stages = json_value(*b, "stage_results");
-    for (auto it = stages.begin(); stages.is_object() && it != stages.end(); ++it) {
-      const json& r = it.value();
-      if (json_member(r, "error")) {
-        std::printf("  %-14s %s\n", it.key().c_str(), json_string(r, "error").c_str());
+    std::printf("Trace: %s (steps from %s)\n", rank0.c_str(), b->analysed ? b->split.source.c_str() : "");
+    for (const auto& r : b->stage_results) {
+      if (!r.pick.step) {
+        std::printf("  %-14s %s\n", r.stage.c_str(), r.error.c_str());
         continue;
       }
-      const json pick = json_value(r, "phase_pick");
-      std::printf("  %-14s step %s: %s\n                 -> %s\n", it.key().c_str(), json_string(pick, "step_name").c_str(),
-                  json_string(pick, "selection_reason").c_str(), json_string(r, "simple_summary_file").c_str());
+      const std::string& step_name = b->split.steps[*r.pick.step].name;
+      std::printf("  %-14s step %s: %s\n                 -> %s\n", r.stage.c_str(), step_name.c_str(),
+                  r.pick.selection_reason.c_str(), r.simple_summary_file.c_str());
     }
-    for (const auto& w : json_strings(*b, "warnings")) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());
-    for (const auto& e : json_strings(*b, "errors")) std::fprintf(stderr, "magpie trace: error: %s\n", e.c_str());
+    for (const auto& w : b->warnings) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());
+    for (const auto& e : b->errors) std::fprintf(stderr, "magpie trace: error: %s\n", e.c_str());
   }
-  if (!(*b)["errors"].empty()) return k_exit_failure;
+  if (!b->errors.empty()) return k_exit_failure;
   bool any_stage = false;
-  for (const auto& r : (*b)["stage_results"]) any_stage |= !r.contains("error");
+  for (const auto& r : b->stage_results) any_stage |= r.pick.step.has_value();
   if (!any_stage) {
     std::fprintf(stderr, "magpie trace: no stage could be analysed (reasons above): no stage files written\n");
     return k_exit_failure;

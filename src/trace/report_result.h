@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,41 @@ struct report_result {
   trace::analysis analysis;
   stage_split steps;
   std::vector<std::string> output_files;  ///< report.json first; empty when unusable
+};
+
+}  // namespace magpie::trace
+
+namespace magpie::trace {
+
+/// One stage of run_inference_analysis: the picked step and, when one was picked, its files.
+struct stage_result {
+  std::string stage;                ///< canonical: prefilldecode | decode | prefill
+  fs::path trace_path;              ///< the rank-0 trace
+  phase_pick pick;                  ///< which step (index into inference_result::split.steps)
+  fs::path output_dir;              ///< <out_dir>/<label>
+  std::string error;                ///< why no step was picked (pick.step empty); then nothing below is set
+  std::vector<std::string> files;   ///< ops/kernels/ops_by_name/gpu_timeline CSVs (+ xlsx)
+  fs::path simple_summary_file;     ///< <label>_ISL…_kernel_roofline_simple.csv
+  trace::analysis analysis;         ///< of the picked step's GPU events
+};
+
+/// What run_inference_analysis (trace/api.h) returns: Magpie's `tracelens_analysis` block as
+/// types, printed by inference_result_json (trace/report_printer.h).
+struct inference_result {
+  std::vector<std::string> stages;  ///< canonical, in the requested order (no duplicates)
+  std::string export_format;
+  fs::path trace_dir, out_dir;
+  bool tracelens_compat = false;
+  std::optional<fs::path> rank0_trace;  ///< nullopt: none found (an error says so)
+  std::optional<input_health> input;    ///< nullopt: the trace could not be loaded
+  /// Set once the trace was usable: how the spec was chosen, the spec (what each stage's
+  /// analysis.spec points at), the step split and one result per stage (order of `stages`).
+  bool analysed = false;
+  std::string gpu_spec_choice;
+  std::shared_ptr<const gpu::gpu_spec> spec;
+  stage_split split;
+  std::vector<stage_result> stage_results;
+  std::vector<std::string> output_files, errors, warnings;
 };
 
 }  // namespace magpie::trace
