@@ -13,29 +13,13 @@
 namespace magpie::trace {
 
 trace_summary trace_model::summary() const {
-  trace_summary t;
-  t.path = path;
-  t.device_name = device_name;
-  t.device_count = device_count;
-  t.events_kept = events.size();
-  t.cpu_ops = cpu_ops.size();
-  t.runtime_events = runtimes.size();
-  t.gpu_events = gpu.size();
-  t.annotations = annotations.size();
-  t.linking_key = linking_key;
-  t.gpu_linked = gpu_linked;
-  t.gpu_unlinked = gpu_unlinked;
-  t.gpu_linked_tracelens = gpu_linked_tracelens;
-  t.gpu_without_op = gpu_without_op;
-  t.dropped_python = dropped_python;
-  t.dropped_other = dropped_other;
-  t.dropped_no_ts = dropped_no_ts;
-  t.gpu_missing_dur = gpu_missing_dur;
-  t.negative_dur = negative_dur;
-  t.tree_bleeds = tree_bleeds;
-  t.clipped_kernels = clipped_kernels;
-  t.stats = stats;
-  return t;
+  return {.path = path, .device_name = device_name, .device_count = device_count, .events_kept = events.size(),
+          .cpu_ops = cpu_ops.size(), .runtime_events = runtimes.size(), .gpu_events = gpu.size(),
+          .annotations = annotations.size(), .linking_key = linking_key, .gpu_linked = gpu_linked,
+          .gpu_unlinked = gpu_unlinked, .gpu_linked_tracelens = gpu_linked_tracelens, .gpu_without_op = gpu_without_op,
+          .dropped_python = dropped_python, .dropped_other = dropped_other, .dropped_no_ts = dropped_no_ts,
+          .gpu_missing_dur = gpu_missing_dur, .negative_dur = negative_dur, .tree_bleeds = tree_bleeds,
+          .clipped_kernels = clipped_kernels, .stats = stats};
 }
 
 namespace {
