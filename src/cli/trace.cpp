@@ -21,6 +21,8 @@
 #include "trace/gap_printer.h"
 #include "trace/health.h"
 #include "trace/report.h"
+#include "trace/report_printer.h"
+#include "trace/report_result.h"
 #include "trace/stages.h"
 #include "trace/util.h"
 
@@ -137,50 +139,48 @@ std::vector<std::string> console_kernel_names(const std::vector<std::string>& na
   return out;
 }
 
-void print_top_kernels(const json& kernels, size_t rows) {
+void print_top_kernels(const std::vector<trace::kernel_row>& kernels, size_t rows) {
+  const size_t n = std::min(rows, kernels.size());
   std::vector<std::string> names;
-  std::vector<json> ks;
-  if (kernels.is_array())
-    for (size_t i = 0; i < kernels.size() && ks.size() < rows; ++i) {
-      ks.push_back(kernels[i]);
-      names.push_back(json_string(kernels[i], "name"));
-    }
+  for (size_t i = 0; i < n; ++i) names.push_back(kernels[i].name);
   std::printf("\nTop kernels (by total GPU time; full names in kernels.csv):\n");
-  if (ks.empty()) {
+  if (n == 0) {
     std::printf("  (no GPU kernels)\n");
     return;
   }
   std::vector<std::string> shown = console_kernel_names(names, 60);
   std::printf("  %-60s %8s %14s  %s\n", "kernel", "calls", "total", "category");
-  for (size_t i = 0; i < ks.size(); ++i)
+  for (size_t i = 0; i < n; ++i)
     std::printf("  %s%*s %8lld %14s  %s\n", shown[i].c_str(),
                 static_cast<int>(60 - std::min<size_t>(60, trace::utf8_length(shown[i]))), "",
-                static_cast<long long>(json_int(ks[i], "calls", 0)),
-                format_duration_ns(json_number(ks[i], "total_us", 0) * 1e3).c_str(), json_string(ks[i], "category").c_str());
+                static_cast<long long>(kernels[i].calls), format_duration_ns(kernels[i].total_us * 1e3).c_str(),
+                kernels[i].category.c_str());
 }
 
 /// One trace file → one report directory; prints the summary (or the JSON). Returns the exit code.
 int report_one(const arg_parser& p, const trace::report_config& cfg, const fs::path& trace, const fs::path& out) {
-  auto j = trace::run_trace_report(cfg, trace, out);
-  if (!j.ok()) return fail(j.get_status());
-  int exit_code = input_exit(trace.string(), (*j)["input"], p.has("--allow-partial"));
+  auto r = trace::run_trace_report(cfg, trace, out);
+  if (!r.ok()) return fail(r.get_status());
+  int exit_code = input_exit(trace.string(), r->input.to_json(), p.has("--allow-partial"));
   if (exit_code == k_exit_failure) return exit_code;
   if (p.has("--json")) {
-    std::puts(dump_pretty(*j).c_str());
+    std::puts(dump_pretty(trace::trace_report_json(*r)).c_str());
     return exit_code;
   }
   std::printf("Trace report: %s\nTrace: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(), trace.c_str(),
-              json_string(*j, "gpu_spec_choice").c_str(), json_string(json_value(*j, "rules"), "gpu_timeline").c_str());
-  const json analysis = json_value(*j, "analysis");
-  print_timeline_rows("GPU timeline", json_value(analysis, "gpu_timeline"));
-  const json comm = json_value(analysis, "communication");
-  if (json_int(comm, "total_ns", 0) > 0)
+              r->gpu_spec_choice.c_str(), r->analysis.timeline_rule.c_str());
+  print_timeline_rows("GPU timeline", r->analysis.timeline.to_json());
+  const trace::timeline_breakdown& tl = r->analysis.timeline;
+  if (tl.total_comm > 0) {
+    const auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+    const int64_t overlapped = tl.total_comm - tl.exposed_comm;
     std::printf("\nCommunication: %.4f ms total, %.4f ms exposed, %.4f ms overlapped with computation (%.1f%%)\n",
-                json_number(comm, "total_ns", 0) / 1e6, json_number(comm, "exposed_ns", 0) / 1e6,
-                json_number(comm, "overlapped_ns", 0) / 1e6, json_number(comm, "overlapped_pct", 0));
-  print_top_kernels(json_value(analysis, "kernels"), 10);
+                ms(tl.total_comm), ms(tl.exposed_comm), ms(overlapped),
+                100.0 * static_cast<double>(overlapped) / static_cast<double>(tl.total_comm));
+  }
+  print_top_kernels(r->analysis.kernels, 10);
   std::printf("\nFiles:\n");
-  for (const auto& f : json_strings(*j, "output_files")) std::printf("  %s\n", f.c_str());
+  for (const auto& f : r->output_files) std::printf("  %s\n", f.c_str());
   return exit_code;
 }
 
@@ -321,7 +321,7 @@ int run_timeline(const std::vector<std::string>& args) {
   std::string rule = compat ? "linked GPU events only (TraceLens default)" : "all GPU events (unlinked included)";
   if (p.has("--json")) {
     std::puts(dump_pretty(json{{"gpu_timeline", t.to_json()}, {"rule", rule}, {"events", events.size()},
-                               {"trace", m->summary_json()}, {"input", input}})
+                               {"trace", trace::trace_summary_json(m->summary())}, {"input", input}})
                   .c_str());
     return exit_code;
   }
@@ -407,31 +407,30 @@ int run_stages(const std::vector<std::string>& args) {
   auto b = trace::run_inference_analysis(cfg, dir, p.value("--output-dir", "tracelens"));
   if (!b.ok()) return fail(b.get_status());
   int exit_code = k_exit_ok;
-  if (b->contains("input")) {
-    exit_code = input_exit(json_string(*b, "rank0_trace"), (*b)["input"], p.has("--allow-partial"));
+  const std::string rank0 = b->rank0_trace ? b->rank0_trace->string() : std::string();
+  if (b->input) {
+    exit_code = input_exit(rank0, b->input->to_json(), p.has("--allow-partial"));
     if (exit_code == k_exit_failure) return exit_code;
   }
   if (p.has("--json")) {
-    std::puts(dump_pretty(*b).c_str());
+    std::puts(dump_pretty(trace::inference_result_json(*b)).c_str());
   } else {
-    std::printf("Trace: %s (steps from %s)\n", json_string(*b, "rank0_trace").c_str(), json_string(*b, "split_source").c_str());
-    const json stages = json_value(*b, "stage_results");
-    for (auto it = stages.begin(); stages.is_object() && it != stages.end(); ++it) {
-      const json& r = it.value();
-      if (json_member(r, "error")) {
-        std::printf("  %-14s %s\n", it.key().c_str(), json_string(r, "error").c_str());
+    std::printf("Trace: %s (steps from %s)\n", rank0.c_str(), b->analysed ? b->split.source.c_str() : "");
+    for (const auto& r : b->stage_results) {
+      if (!r.pick.step) {
+        std::printf("  %-14s %s\n", r.stage.c_str(), r.error.c_str());
         continue;
       }
-      const json pick = json_value(r, "phase_pick");
-      std::printf("  %-14s step %s: %s\n                 -> %s\n", it.key().c_str(), json_string(pick, "step_name").c_str(),
-                  json_string(pick, "selection_reason").c_str(), json_string(r, "simple_summary_file").c_str());
+      const std::string& step_name = b->split.steps[*r.pick.step].name;
+      std::printf("  %-14s step %s: %s\n                 -> %s\n", r.stage.c_str(), step_name.c_str(),
+                  r.pick.selection_reason.c_str(), r.simple_summary_file.c_str());
     }
-    for (const auto& w : json_strings(*b, "warnings")) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());
-    for (const auto& e : json_strings(*b, "errors")) std::fprintf(stderr, "magpie trace: error: %s\n", e.c_str());
+    for (const auto& w : b->warnings) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());
+    for (const auto& e : b->errors) std::fprintf(stderr, "magpie trace: error: %s\n", e.c_str());
   }
-  if (!(*b)["errors"].empty()) return k_exit_failure;
+  if (!b->errors.empty()) return k_exit_failure;
   bool any_stage = false;
-  for (const auto& r : (*b)["stage_results"]) any_stage |= !r.contains("error");
+  for (const auto& r : b->stage_results) any_stage |= r.pick.step.has_value();
   if (!any_stage) {
     std::fprintf(stderr, "magpie trace: no stage could be analysed (reasons above): no stage files written\n");
     return k_exit_failure;

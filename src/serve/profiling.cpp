@@ -143,7 +143,7 @@ trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& tr
       out.errors.push_back(ic.get_status().message());
     } else {
       auto t = trace::run_inference_analysis(*ic, trace_dir, workspace / "tracelens");
-      if (t.ok()) out.tracelens_analysis = *t;
+      if (t.ok()) out.tracelens_analysis = std::move(*t);
       else out.errors.push_back("tracelens analysis: " + t.get_status().message());
     }
   }

@@ -13,6 +13,7 @@
 #include "serve/bench_config.h"
 #include "serve/http_client.h"
 #include "trace/gap_analysis.h"
+#include "trace/report_result.h"
 
 namespace magpie::serve {
 
@@ -31,7 +32,8 @@ struct trace_blocks {
   json kernel_summary = json::array();  ///< [{name, time_ms, percent, calls}] of the first rank trace
   json top_bottlenecks = json::array(); ///< first 10 names of kernel_summary
   std::optional<trace::gap_outputs> gap_analysis;  ///< run_gap_analysis (gap_analysis.enabled); printed by report.cpp
-  json tracelens_analysis = nullptr;    ///< run_inference_analysis block (profiler.tracelens.enabled)
+  /// run_inference_analysis (profiler.tracelens.enabled); printed by report.cpp
+  std::optional<trace::inference_result> tracelens_analysis;
   std::vector<std::string> errors, warnings;
 };
 

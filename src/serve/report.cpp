@@ -9,6 +9,7 @@
 #include "magpie_generated/version.h"
 #include "serve/launcher.h"
 #include "trace/gap_printer.h"
+#include "trace/report_printer.h"
 
 namespace magpie::serve {
 
@@ -87,7 +88,8 @@ json benchmark_report_json(const benchmark_run& run) {
   }
   j["kernel_summary"] = run.traces.kernel_summary;
   j["top_bottlenecks"] = run.traces.top_bottlenecks;
-  j["tracelens_analysis"] = run.traces.tracelens_analysis;
+  j["tracelens_analysis"] =
+      run.traces.tracelens_analysis ? trace::inference_result_json(*run.traces.tracelens_analysis) : json(nullptr);
   j["gap_analysis"] = run.traces.gap_analysis ? trace::gap_block_json(*run.traces.gap_analysis) : json(nullptr);
   j["targeted_trace"] = nullptr;
   j["gpu_monitor"] = nullptr;

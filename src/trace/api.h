@@ -28,7 +28,9 @@
 
 namespace magpie::trace {
 
-struct gap_outputs;  // gap_analysis.h
+struct gap_outputs;     // gap_analysis.h
+struct report_result;     // report_result.h
+struct inference_result;  // report_result.h
 
 /// Magpie's GapAnalysisConfig (YAML `gap_analysis:` / CLI flags), same defaults.
 struct gap_config {
@@ -102,22 +104,24 @@ struct inference_config {
 /// <workspace>/tracelens) per stage <label>/ (ops.csv, kernels.csv, gpu_timeline.csv) and
 /// <label>_ISL…_kernel_roofline_simple.csv with Magpie's columns (research magpie.md §7.4).
 /// Labels: prefilldecode → "prefilldecode", decode → "decode_only", prefill → "prefill_only".
-/// Returns Magpie's `tracelens_analysis` block: {enabled, analysis_mode:"inference",
+/// Returns the analysis as types; inference_result_json (trace/report_printer.h) prints it as
+/// Magpie's `tracelens_analysis` block: {enabled, analysis_mode:"inference",
 /// analysis_stages, trace_dir, split_dir, output_dir, gpu_arch_platform, rank0_trace,
 /// phase_picks{stage:{…}}, stage_results{stage:{stage, trace_path, output_dir, files,
 /// simple_summary_file | error, phase_pick}}, output_files, errors, warnings} plus "input"
 /// (input health: status ok | partial | unusable, problems) and "rules". When the steps'
 /// phases cannot be told apart, no stage files are written and each stage says why.
-status_or<json> run_inference_analysis(const inference_config& cfg, const fs::path& trace_dir,
-                                       const fs::path& out_dir);
+status_or<inference_result> run_inference_analysis(const inference_config& cfg, const fs::path& trace_dir,
+                                                   const fs::path& out_dir);
 
 /// Our richer single-trace report (what `magpie trace report` writes): GPU timeline, kernel
 /// table, op table with perf models and roofline, TraceLens's per-op-name view, stages; files
 /// report.json, kernels.csv, ops.csv, ops_by_name.csv, gpu_timeline.csv,
 /// execution_details.csv, report.html (self-contained, SVG roofline) and, with xlsx,
-/// report.xlsx in `out_dir`. Returns report.json's content; its "input" says whether the trace
-/// was read completely ("ok"), partly ("partial": problems listed, files still written) or not
-/// at all / has no GPU events ("unusable": nothing is written, "output_files" is empty).
+/// report.xlsx in `out_dir`. Returns the report (report.json is trace_report_json of it,
+/// trace/report_printer.h); its `input` says whether the trace was read completely ("ok"),
+/// partly ("partial": problems listed, files still written) or not at all / has no GPU events
+/// ("unusable": nothing is written, `output_files` is empty).
 struct report_config {
   fs::path gpu_spec_file;      ///< as inference_config
   std::string gpu_name;
@@ -130,6 +134,7 @@ struct report_config {
   /// and events ending >= 1 µs after their parent leave the host tree. The report says which.
   bool tracelens_compat = false;
 };
-status_or<json> run_trace_report(const report_config& cfg, const fs::path& trace_file, const fs::path& out_dir);
+status_or<report_result> run_trace_report(const report_config& cfg, const fs::path& trace_file,
+                                          const fs::path& out_dir);
 
 }  // namespace magpie::trace

@@ -12,28 +12,14 @@
 
 namespace magpie::trace {
 
-json trace_model::summary_json() const {
-  return json{{"path", path.string()},
-              {"device_name", device_name},
-              {"device_count", device_count},
-              {"events_kept", events.size()},
-              {"cpu_ops", cpu_ops.size()},
-              {"runtime_events", runtimes.size()},
-              {"gpu_events", gpu.size()},
-              {"annotations", annotations.size()},
-              {"linking_key", linking_key},
-              {"gpu_linked", gpu_linked},
-              {"gpu_unlinked", gpu_unlinked},
-              {"gpu_linked_tracelens_rule", gpu_linked_tracelens},
-              {"gpu_without_cpu_op", gpu_without_op},
-              {"python_function_dropped", dropped_python},
-              {"other_events_dropped", dropped_other},
-              {"events_without_ts_dropped", dropped_no_ts},
-              {"gpu_events_without_dur", gpu_missing_dur},
-              {"negative_dur_set_to_zero", negative_dur},
-              {"tree_bleeds_attached", tree_bleeds},
-              {"stream_overruns_clipped", clipped_kernels},
-              {"read", stats.to_json()}};
+trace_summary trace_model::summary() const {
+  return {.path = path, .device_name = device_name, .device_count = device_count, .events_kept = events.size(),
+          .cpu_ops = cpu_ops.size(), .runtime_events = runtimes.size(), .gpu_events = gpu.size(),
+          .annotations = annotations.size(), .linking_key = linking_key, .gpu_linked = gpu_linked,
+          .gpu_unlinked = gpu_unlinked, .gpu_linked_tracelens = gpu_linked_tracelens, .gpu_without_op = gpu_without_op,
+          .dropped_python = dropped_python, .dropped_other = dropped_other, .dropped_no_ts = dropped_no_ts,
+          .gpu_missing_dur = gpu_missing_dur, .negative_dur = negative_dur, .tree_bleeds = tree_bleeds,
+          .clipped_kernels = clipped_kernels, .stats = stats};
 }
 
 namespace {

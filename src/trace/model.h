@@ -101,6 +101,7 @@ struct arg_texts {
   bool operator==(const arg_texts&) const = default;
 };
 
+struct trace_summary;  // below
 struct trace_model {
   fs::path path;
   read_stats stats;
@@ -134,8 +135,21 @@ struct trace_model {
   int64_t correlation_of(uint32_t i) const;
   int64_t external_id_of(uint32_t i) const;
   std::string_view text(uint32_t id) const { return id == k_none ? std::string_view() : std::string_view(strings.str(id)); }
-  /// Summary counts for reports.
-  json summary_json() const;
+  /// Summary counts for reports (printed by trace_summary_json, trace/report_printer.h).
+  struct trace_summary summary() const;
+};
+
+/// A loaded trace's counts for reports (report.json "trace"); member types as in trace_model.
+struct trace_summary {
+  fs::path path;
+  std::string device_name;
+  int device_count = 0;
+  size_t events_kept = 0, cpu_ops = 0, runtime_events = 0, gpu_events = 0, annotations = 0;
+  std::string linking_key;
+  uint64_t gpu_linked = 0, gpu_unlinked = 0, gpu_linked_tracelens = 0, gpu_without_op = 0;
+  uint64_t dropped_python = 0, dropped_other = 0, dropped_no_ts = 0, gpu_missing_dur = 0;
+  uint64_t negative_dur = 0, tree_bleeds = 0, clipped_kernels = 0;
+  read_stats stats;
 };
 
 struct model_options {

@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <memory>
 
 #include "core/log.h"
 #include "core/strings.h"
 #include "trace/api.h"
 #include "trace/discovery.h"
 #include "trace/health.h"
+#include "trace/report_printer.h"
+#include "trace/report_result.h"
 #include "trace/xlsx.h"
 
 namespace magpie::trace {
@@ -147,36 +150,31 @@ fs::path find_rank0_trace(const fs::path& dir_in) {
   return d.files.empty() ? fs::path() : d.files.front().path;
 }
 
-status_or<json> run_trace_report(const report_config& cfg, const fs::path& trace_file, const fs::path& out_dir) {
+status_or<report_result> run_trace_report(const report_config& cfg, const fs::path& trace_file,
+                                          const fs::path& out_dir) {
   MAGPIE_ASSIGN_OR_RETURN(trace_model m, load_trace_model(trace_file, model_options_for(cfg.tracelens_compat)));
-  input_health health = check_model(m, true);
-  json j;
-  j["trace"] = m.summary_json();
-  j["input"] = health.to_json();
-  if (!health.usable()) {
-    j["output_files"] = json::array();
-    return j;
-  }
+  report_result r;
+  r.trace = m.summary();
+  r.input = check_model(m, true);
+  if (!r.input.usable()) return r;
   MAGPIE_ASSIGN_OR_RETURN(spec_choice sc, choose_gpu_spec(cfg.gpu_spec_file, cfg.gpu_name, m.device_name, cfg.use_achievable));
-  const gpu::gpu_spec* spec = sc.spec ? &*sc.spec : nullptr;
-  stage_split split = split_steps(m);
-  analysis a = analyze(m, m.gpu, spec, step_spans(m), {.linked_only_timeline = cfg.tracelens_compat});
+  if (sc.spec) r.spec = std::make_shared<const gpu::gpu_spec>(std::move(*sc.spec));
+  r.tracelens_compat = cfg.tracelens_compat;
+  r.gpu_spec_choice = sc.how;
+  r.steps = split_steps(m);
+  r.analysis = analyze(m, m.gpu, r.spec.get(), step_spans(m), {.linked_only_timeline = cfg.tracelens_compat});
   json files = json::array({(out_dir / "report.json").string()});
-  MAGPIE_RETURN_IF_ERROR(write_analysis_files(out_dir, a, cfg.xlsx, "report.xlsx",
-                                              {{"execution_details", execution_details_csv(split)}}, &files));
-  j["rules"] = rules_json(cfg.tracelens_compat, a);
-  j["gpu_spec_choice"] = sc.how;
-  j["analysis"] = analysis_json(a);
-  j["steps"] = split_json(split, std::nullopt);
+  MAGPIE_RETURN_IF_ERROR(write_analysis_files(out_dir, r.analysis, cfg.xlsx, "report.xlsx",
+                                              {{"execution_details", execution_details_csv(r.steps)}}, &files));
   if (cfg.html) {
-    report_page page{"magpie trace report: " + trace_file.filename().string(), &m, &a, &split, &health,
+    report_page page{"magpie trace report: " + trace_file.filename().string(), &m, &r.analysis, &r.steps, &r.input,
                      static_cast<size_t>(cfg.top_k)};
     MAGPIE_RETURN_IF_ERROR(write_file_atomic(out_dir / "report.html", report_html(page)));
     files.push_back((out_dir / "report.html").string());
   }
-  j["output_files"] = files;
-  MAGPIE_RETURN_IF_ERROR(write_json_file(out_dir / "report.json", j));
-  return j;
+  for (const auto& f : files) r.output_files.push_back(f.get<std::string>());
+  MAGPIE_RETURN_IF_ERROR(write_json_file(out_dir / "report.json", trace_report_json(r)));
+  return r;
 }
 
 }  // namespace magpie::trace
