@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/sandbox.h"
 #include "core/strings.h"
 #include "kernel/timing.h"
 
@@ -302,6 +303,15 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
     for (const auto& pr : r.processes) pm.push_back(pr.median_ns);
     r.integrity.set("processes", check_status::pass, strprintf("measured in %zu separate processes", r.processes.size()),
                     {{"median_ns", pm}});
+    // Every harness process starts through child_process::spawn with candidate_sandbox; whether
+    // the sandbox could be made is one decision per magpie process (core/sandbox.h).
+    std::string off = sandbox_unavailable_reason();
+    if (off.empty())
+      r.integrity.set("sandbox", check_status::pass,
+                      "every harness process ran in its own user, mount, PID, network and IPC namespaces");
+    else
+      r.integrity.set("sandbox", check_status::warn, "harness processes ran without the sandbox: " + off,
+                      {{"reason", off}});
   }
 }
 
