@@ -91,9 +91,11 @@ void drop_capabilities() {
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) die("mount /proc");
   tmpfs("/tmp", "mode=1777");
   if (::access("/dev/shm", F_OK) == 0) tmpfs("/dev/shm", "mode=1777");
+  std::vector<std::string> covered;  // a hidden path under /tmp is gone already
   for (const auto& h : hide) {
     if (::access(h.c_str(), F_OK) != 0) continue;
     tmpfs(h.c_str(), "mode=0755");
+    covered.push_back(h);
   }
   for (size_t i = 0; i < rw.size(); ++i) {
     mkdirs(rw[i]);  // inside a hidden (tmpfs) parent it does not exist yet
@@ -102,8 +104,8 @@ void drop_capabilities() {
     if (mount_setattr_rec(rw[i].c_str(), 0, MOUNT_ATTR_RDONLY, false) != 0) die("make writable", rw[i]);
     ::close(rw_fd[i]);
   }
-  for (const auto& h : hide)
-    if (::access(h.c_str(), F_OK) == 0 && mount_setattr_rec(h.c_str(), MOUNT_ATTR_RDONLY, 0, false) != 0)
+  for (const auto& h : covered)
+    if (mount_setattr_rec(h.c_str(), MOUNT_ATTR_RDONLY, 0, false) != 0)
       die("make read-only", h);
   if (::chdir(cwd.c_str()) != 0) die("chdir", cwd);  // onto the new mounts
   // A tiny init: PID 1 of a namespace gets no signal it has no handler for (so the supervisor's
