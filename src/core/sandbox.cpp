@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <mutex>
 
 extern char** environ;
@@ -87,10 +88,34 @@ void drop_capabilities() {
     if (fd < 0) die("open", d);
     rw_fd.push_back(fd);
   }
+  // What the command must still read under /tmp once the private /tmp covers it: its working
+  // directory, the directory of its executable and of every absolute path among its arguments
+  // (a test's scratch workspace lives there). Bound read-only; hides below apply inside them.
+  std::vector<std::string> ro;
+  auto under_tmp = [](const std::string& p) { return p.rfind("/tmp/", 0) == 0; };
+  auto add_ro = [&](std::string d) {
+    struct stat st{};
+    if (!under_tmp(d) || ::stat(d.c_str(), &st) != 0) return;
+    if (!S_ISDIR(st.st_mode)) d = d.substr(0, d.rfind('/'));
+    if (under_tmp(d) && std::find(ro.begin(), ro.end(), d) == ro.end()) ro.push_back(d);
+  };
+  add_ro(cwd);
+  for (const auto& a : cmd)
+    if (!a.empty() && a[0] == '/') add_ro(a);
+  std::vector<int> ro_fd;
+  for (const auto& d : ro) ro_fd.push_back(::open(d.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (mount_setattr_rec("/", MOUNT_ATTR_RDONLY, 0, true) != 0) die("make / read-only");
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) die("mount /proc");
   tmpfs("/tmp", "mode=1777");
   if (::access("/dev/shm", F_OK) == 0) tmpfs("/dev/shm", "mode=1777");
+  for (size_t i = 0; i < ro.size(); ++i) {
+    if (ro_fd[i] < 0) continue;
+    mkdirs(ro[i]);
+    std::string src = "/proc/self/fd/" + std::to_string(ro_fd[i]);
+    if (::mount(src.c_str(), ro[i].c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) die("bind", ro[i]);
+    if (mount_setattr_rec(ro[i].c_str(), MOUNT_ATTR_RDONLY, 0, true) != 0) die("make read-only", ro[i]);
+    ::close(ro_fd[i]);
+  }
   std::vector<std::string> covered;  // a hidden path under /tmp is gone already
   for (const auto& h : hide) {
     if (::access(h.c_str(), F_OK) != 0) continue;
