@@ -19,6 +19,9 @@
 #include <algorithm>
 #include <mutex>
 
+#include "core/strings.h"
+#include "core/subprocess.h"
+
 extern char** environ;
 
 namespace magpie {
@@ -183,26 +186,15 @@ std::string sandbox_unavailable_reason() {
   static std::once_flag once;
   static std::string probed;
   std::call_once(once, [] {
-    int p[2];
-    if (::pipe2(p, O_CLOEXEC) != 0) {
-      probed = std::string("pipe: ") + std::strerror(errno);
-      return;
-    }
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int e = ::unshare(k_ns_flags) == 0 ? 0 : errno;
-      if (e == 0 && mount_setattr_rec("/", 0, 0, false) != 0 && errno == ENOSYS) e = ENOSYS;
-      (void)!::write(p[1], &e, sizeof e);
-      ::_exit(0);
-    }
-    ::close(p[1]);
-    int e = -1;
-    if (pid < 0 || ::read(p[0], &e, sizeof e) != sizeof e) e = pid < 0 ? errno : EIO;
-    ::close(p[0]);
-    if (pid > 0) ::waitpid(pid, nullptr, 0);
-    if (e != 0)
-      probed = std::string("the kernel refused the namespaces (unshare: ") + std::strerror(e) +
-               "; user namespaces disabled by sysctl or a container's seccomp policy?)";
+    // The whole set-up, once: a container may allow the namespaces but not a fresh /proc.
+    const char* tru = ::access("/bin/true", X_OK) == 0 ? "/bin/true" : "/usr/bin/true";
+    spawn_spec sp;
+    sp.argv = {sandbox_helper_exe(), "__sandbox", "--", tru};
+    auto r = run_command(sp, 30);
+    if (!r.ok()) probed = "cannot start the sandbox helper: " + r.get_status().message();
+    else if (!r->success())
+      probed = "the kernel refused the sandbox (" + std::string(trim(r->output_tail(300))) +
+               "; user namespaces disabled by sysctl or a container's policy?)";
   });
   return probed;
 }
