@@ -119,19 +119,30 @@ void drop_capabilities() {
     if (mount_setattr_rec(ro[i].c_str(), MOUNT_ATTR_RDONLY, 0, true) != 0) die("make read-only", ro[i]);
     ::close(ro_fd[i]);
   }
+  // A writable directory inside a hidden one is bound after the hide (it reappears in the empty
+  // tmpfs); one that contains a hidden one before it (the hide then applies inside it).
+  auto inside_hidden = [&](const std::string& d) {
+    for (const auto& h : hide)
+      if (d == h || d.rfind(h + "/", 0) == 0) return true;
+    return false;
+  };
+  auto bind_rw = [&](size_t i) {
+    mkdirs(rw[i]);  // inside a hidden (tmpfs) parent it does not exist yet
+    std::string src = "/proc/self/fd/" + std::to_string(rw_fd[i]);
+    if (::mount(src.c_str(), rw[i].c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) die("bind", rw[i]);
+    if (mount_setattr_rec(rw[i].c_str(), 0, MOUNT_ATTR_RDONLY, false) != 0) die("make writable", rw[i]);
+    ::close(rw_fd[i]);
+  };
+  for (size_t i = 0; i < rw.size(); ++i)
+    if (!inside_hidden(rw[i])) bind_rw(i);
   std::vector<std::string> covered;  // a hidden path under /tmp is gone already
   for (const auto& h : hide) {
     if (::access(h.c_str(), F_OK) != 0) continue;
     tmpfs(h.c_str(), "mode=0755");
     covered.push_back(h);
   }
-  for (size_t i = 0; i < rw.size(); ++i) {
-    mkdirs(rw[i]);  // inside a hidden (tmpfs) parent it does not exist yet
-    std::string src = "/proc/self/fd/" + std::to_string(rw_fd[i]);
-    if (::mount(src.c_str(), rw[i].c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) die("bind", rw[i]);
-    if (mount_setattr_rec(rw[i].c_str(), 0, MOUNT_ATTR_RDONLY, false) != 0) die("make writable", rw[i]);
-    ::close(rw_fd[i]);
-  }
+  for (size_t i = 0; i < rw.size(); ++i)
+    if (inside_hidden(rw[i])) bind_rw(i);
   for (const auto& h : covered)
     if (mount_setattr_rec(h.c_str(), MOUNT_ATTR_RDONLY, 0, false) != 0)
       die("make read-only", h);

@@ -81,9 +81,10 @@ void hide_from_candidates(const fs::path& dir) {
 }
 
 sandbox_spec candidate_sandbox(const prepared_kernel& k, const fs::path& out_dir) {
-  (void)k;
   sandbox_spec s;
   s.enabled = true;
+  // Its working directory stays writable: Magpie-style testcases write there (run_test.sh).
+  if (!k.cwd.empty()) s.writable.push_back(absolute_path(k.cwd));
   if (!out_dir.empty()) {
     s.writable.push_back(absolute_path(out_dir));
     s.hidden.push_back(absolute_path(out_dir).parent_path());

@@ -34,7 +34,7 @@ report() { if [ "$2" = 1 ]; then echo "ATTACK $1 succeeded" >&2; ok=1; else echo
 r=0; grep -q reference-secret "$T/reference/outputs.txt" 2>/dev/null && r=1; report read_reference $r
 r=0; ls -A "$(dirname "$(dirname "$MAGPIE_BENCH_OUT_DIR")")" 2>/dev/null | grep -qv '^correctness$' && r=1
 report see_workspace $r  # the supervisor's workspace around the correctness directory
-r=0; echo pwned > "$T/bin/pwned" 2>/dev/null && r=1; report write_outside $r
+r=0; echo pwned > "$T/reference/pwned" 2>/dev/null && r=1; report write_outside $r
 echo own > "$MAGPIE_BENCH_OUT_DIR/own.txt" 2>/dev/null || { echo "own output directory not writable"; ok=1; }
 r=0; (exec 3<>"/dev/tcp/127.0.0.1/$port" && head -1 <&3 | grep -q hello) 2>/dev/null && r=1; report network $r
 r=0; kill -0 "$victim" 2>/dev/null && r=1; report signal_supervisor $r
@@ -57,7 +57,7 @@ import json, sys
 k = json.load(open(sys.argv[1]))["results"][0]
 assert k["correctness_state"] == "SUCCESS", ("an attack got through the sandbox", k["errors"])
 PY
-[ ! -e "$T/bin/pwned" ] || fail "the candidate wrote outside its directory"
+[ ! -e "$T/reference/pwned" ] || fail "the candidate wrote outside its directory"
 kill -0 "$victim" || fail "the candidate killed a process of the test"
 # Control: the same attacks without the sandbox all succeed (the candidate then fails).
 rep=$(MAGPIE_NO_SANDBOX=1 run_attack "$T/res_off")
@@ -69,5 +69,5 @@ text = " ".join(k["errors"])
 for name in ("read_reference", "write_outside", "network", "ptrace_supervisor", "see_processes"):
     assert "ATTACK %s succeeded" % name in text, (name, text)
 PY
-[ -e "$T/bin/pwned" ] || fail "control: without the sandbox the write outside did not happen"
+[ -e "$T/reference/pwned" ] || fail "control: without the sandbox the write outside did not happen"
 echo "sandbox: every attack blocked; without it they succeed"
