@@ -70,4 +70,27 @@ for name in ("read_reference", "write_outside", "network", "ptrace_supervisor", 
     assert "ATTACK %s succeeded" % name in text, (name, text)
 PY
 [ -e "$T/reference/pwned" ] || fail "control: without the sandbox the write outside did not happen"
-echo "sandbox: every attack blocked; without it they succeed"
+# The integrity block says whether the harness ran sandboxed (pass) or not (warn, with why).
+EX="$MAGPIE_SOURCE_DIR/examples/host"
+for mode in on off; do
+  flag=(); [ "$mode" = off ] && flag=(--no-sandbox)
+  "$MAGPIE_BIN" "${flag[@]}" analyze -k "$EX/analyze.yaml" -o "$T/int_$mode" --max-time 0.5 --min-time 0.05 \
+    > /dev/null 2> "$T/int_$mode.err" || fail "analyze ($mode) failed: $(tail -5 "$T/int_$mode.err")"
+  check_json "$(ls "$T"/int_$mode/*/analyze_report.json)" "$mode" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"][0]
+found = []
+def walk(o):
+    if isinstance(o, dict):
+        if o.get("name") == "sandbox" and "status" in o: found.append(o)
+        for v in o.values(): walk(v)
+    elif isinstance(o, list):
+        for v in o: walk(v)
+walk(res)
+assert found, "no sandbox check in the integrity block"
+want = "pass" if sys.argv[2] == "on" else "warn"
+assert all(c["status"] == want for c in found), found
+if want == "warn": assert "--no-sandbox" in found[0]["detail"], found
+PY
+done
+echo "sandbox: every attack blocked; without it they succeed; integrity check sandbox pass / warn"
