@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/process_tree.h"
 #include "core/progress.h"
+#include "core/sandbox.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "core/workspace.h"
@@ -41,6 +42,8 @@ arg_parser make_global_parser() {
       .add_value("--workers", "-w", "N", "maximum parallel workers (scheduler.max_workers); compare: one per GPU, "
                                         "processes bound with CUDA_VISIBLE_DEVICES (docs/multi-gpu.md; default 1)")
       .add_value("--docker-image", "", "IMAGE", "image for the container environment")
+      .add_bool("--no-sandbox", "", "run code under test without the candidate sandbox (as MAGPIE_NO_SANDBOX=1; "
+                                    "reported as a warning in its integrity block)")
       .add_bool("--version", "", "print the version and exit")
       .stop_at_first_positional();
   std::string epilog = "subcommands:\n";
@@ -59,6 +62,8 @@ arg_parser make_global_parser() {
 int main(int argc, char** argv) {
   using namespace magpie;
   using namespace magpie::cli;
+  // The candidate sandbox's helper (core/sandbox.h): before anything else runs.
+  if (argc > 1 && std::string(argv[1]) == "__sandbox") sandbox_helper_main(argc, argv);
   std::vector<std::string> args(argv + 1, argv + argc);
   install_termination_handlers();  // Ctrl-C / SIGTERM end every descendant (magpie is their subreaper)
   if (const char* off = std::getenv("MAGPIE_NO_STORE"); off == nullptr || std::string(off) != "1") {
@@ -81,6 +86,7 @@ int main(int argc, char** argv) {
   g.quiet = p.has("--quiet");
   g.environment = p.value("--environment");
   g.docker_image = p.value("--docker-image");
+  if (p.has("--no-sandbox")) disable_sandbox();
   if (p.has("--workers")) {
     auto w = p.integer_in("--workers", 0, 1, 4096);
     if (!w.ok()) {

@@ -167,8 +167,16 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
   posix_spawn_file_actions_addclosefrom_np(&fa, first_free);
   if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
 
+  std::vector<std::string> argv = spec.argv;
+  if (spec.sandbox.enabled) {
+    cp->m_sandbox_off = sandbox_unavailable_reason();
+    if (cp->m_sandbox_off.empty()) {
+      argv = sandbox_argv(spec.sandbox, exe, spec.argv);
+      exe = sandbox_helper_exe();
+    }
+  }
   pid_t pid = -1;
-  int rc = spawn_in_new_session(&pid, exe, &fa, spec.argv, build_envp(cp->m_spec));
+  int rc = spawn_in_new_session(&pid, exe, &fa, std::move(argv), build_envp(cp->m_spec));
   posix_spawn_file_actions_destroy(&fa);
   for (int fd : lifted)
     if (fd >= 0) ::close(fd);

@@ -12,6 +12,7 @@
 
 #include "core/env.h"
 #include "core/fs.h"
+#include "core/sandbox.h"
 #include "core/status.h"
 
 namespace magpie {
@@ -30,6 +31,9 @@ struct spawn_spec {
   /// Called with each chunk of stdout / stderr as it arrives (may be empty functions).
   std::function<void(std::string_view)> on_stdout, on_stderr;
   double kill_grace_s = 2.0;      ///< SIGTERM → SIGKILL delay
+  /// Code under test: run it inside the candidate sandbox (core/sandbox.h) when one can be made
+  /// here; child_process::sandbox_status says whether it was.
+  sandbox_spec sandbox;
 };
 
 struct run_result {
@@ -75,6 +79,10 @@ class child_process {
   void kill_group();
   /// The child's MAGPIE_PROCESS_TREE tag (its descendants carry it in their environment).
   const std::string& tree_tag() const { return m_tag; }
+  /// Whether spec.sandbox was asked for and made: false with why_unsandboxed() set when it was
+  /// asked for but could not be (or was disabled).
+  bool sandboxed() const { return m_spec.sandbox.enabled && m_sandbox_off.empty(); }
+  const std::string& why_unsandboxed() const { return m_sandbox_off; }
 
  private:
   child_process() = default;
@@ -87,6 +95,7 @@ class child_process {
   spawn_spec m_spec;
   pid_t m_pid = -1;
   std::string m_tag;
+  std::string m_sandbox_off;
   int m_pidfd = -1;
   int m_out_fd = -1, m_err_fd = -1, m_in_fd = -1;
   int m_ctrl_w = -1, m_ctrl_r = -1;

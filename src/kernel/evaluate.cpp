@@ -162,6 +162,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
   }
   if (!is_reference) use_reference_inputs(k, ctx);
   auto dir = make_temp_dir(ctx.ws.dir / "correctness", sanitize_label(k.spec.id) + "-");
+  hide_from_candidates(ctx.ws.dir / "correctness");
   if (!dir.ok()) {
     k.correctness.state = stage_state::failed;
     k.correctness.errors.push_back(dir.get_status().message());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <mutex>
 
 #include "core/log.h"
 #include "core/strings.h"
@@ -68,6 +69,32 @@ status_or<manifest> read_manifest(const fs::path& dir) {
   return m;
 }
 
+namespace {
+std::mutex g_hidden_mu;
+std::vector<fs::path> g_hidden;
+}  // namespace
+
+void hide_from_candidates(const fs::path& dir) {
+  std::lock_guard<std::mutex> lock(g_hidden_mu);
+  fs::path d = absolute_path(dir);
+  if (std::find(g_hidden.begin(), g_hidden.end(), d) == g_hidden.end()) g_hidden.push_back(d);
+}
+
+sandbox_spec candidate_sandbox(const prepared_kernel& k, const fs::path& out_dir) {
+  sandbox_spec s;
+  s.enabled = true;
+  // Its working directory stays writable: Magpie-style testcases write there (run_test.sh).
+  if (!k.cwd.empty()) s.writable.push_back(absolute_path(k.cwd));
+  if (!out_dir.empty()) {
+    s.writable.push_back(absolute_path(out_dir));
+    s.hidden.push_back(absolute_path(out_dir).parent_path());
+  }
+  std::lock_guard<std::mutex> lock(g_hidden_mu);
+  for (const auto& h : g_hidden)
+    if (std::find(s.hidden.begin(), s.hidden.end(), h) == s.hidden.end()) s.hidden.push_back(h);
+  return s;
+}
+
 status_or<correctness_run> run_correctness(const prepared_kernel& k, const std::vector<uint64_t>& seeds,
                                            const std::vector<uint64_t>& check_seeds, const fs::path& out_dir,
                                            double timeout_s) {
@@ -87,6 +114,7 @@ status_or<correctness_run> run_correctness(const prepared_kernel& k, const std::
     s.env = k.env;
     s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "3");
     s.env.emplace_back("MAGPIE_BENCH_MODE", "correctness");
+    s.sandbox = candidate_sandbox(k, out_dir);
     s.env.emplace_back("MAGPIE_BENCH_OUT_DIR", out_dir.string());
     s.env.emplace_back("MAGPIE_BENCH_SEEDS", join(seed_s, ","));
     if (!check_s.empty()) s.env.emplace_back("MAGPIE_BENCH_CHECK_SEEDS", join(check_s, ","));

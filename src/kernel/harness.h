@@ -22,6 +22,13 @@ struct prepared_kernel {
   fs::path cwd;
 };
 
+/// The sandbox (core/sandbox.h) every run of `k`'s commands gets: writable only its working
+/// directory, `out_dir` (its own fresh output directory, if any), /tmp and /dev/shm (private); the supervisor's
+/// correctness directories (every other kernel's outputs, the reference's among them) hidden.
+sandbox_spec candidate_sandbox(const prepared_kernel& k, const fs::path& out_dir = {});
+/// Adds a directory every candidate_sandbox hides (the run's correctness directory).
+void hide_from_candidates(const fs::path& dir);
+
 struct manifest_tensor {
   std::string name;
   dtype type = dtype::f32;

@@ -42,6 +42,7 @@ status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_
   s.cwd = k.cwd;
   s.env = k.env;
   s.control_channel = true;
+  s.sandbox = candidate_sandbox(k);
   s.capture_limit = 1u << 20;
   s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "3");
   s.env.emplace_back("MAGPIE_BENCH_MODE", "timing");

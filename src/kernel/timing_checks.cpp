@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/sandbox.h"
 #include "core/strings.h"
+#include "gpu/nvml_procs.h"
 #include "kernel/timing.h"
 
 namespace magpie::kernel {
@@ -284,8 +286,39 @@ void check_gain(timing_result& r, const timing_result& base) {
 
 }  // namespace
 
+namespace {
+
+// gpu_processes: every compute process on the GPUs, right after the timing stage, must be magpie
+// itself or one of its descendants (a harness); another process holding a GPU may be a helper of
+// a candidate's doing work outside its process tree (CUDA IPC), or a neighbour disturbing the
+// timings. A warning: it is not attributable to one implementation.
+void check_gpu_processes(std::vector<timing_result>& results) {
+  bool gpu = false;
+  for (const auto& r : results) gpu = gpu || (r.source != "host_clock" && !r.processes.empty());
+  if (!gpu) return;
+  gpu::gpu_processes g = gpu::list_gpu_compute_processes();
+  check_status st = check_status::skipped;
+  std::string detail = g.why;
+  json foreign = json::array();
+  if (g.available) {
+    for (const auto& p : g.processes)
+      if (!gpu::is_own_descendant(p.pid))
+        foreign.push_back({{"device", p.device}, {"pid", p.pid}, {"name", p.name}, {"used_bytes", p.used_bytes}});
+    st = foreign.empty() ? check_status::pass : check_status::warn;
+    detail = foreign.empty() ? "no process outside magpie's harnesses holds a GPU (NVML)"
+                             : strprintf("%zu process(es) outside magpie's harnesses hold a GPU (NVML): work may run "
+                                         "outside the measured process trees", foreign.size());
+  }
+  for (auto& r : results)
+    if (!r.processes.empty() && r.source != "host_clock")
+      r.integrity.set("gpu_processes", st, detail, {{"foreign", foreign}});
+}
+
+}  // namespace
+
 void check_timing_integrity(std::vector<timing_result>& results, int baseline, const timing_policy& p) {
   (void)p;
+  check_gpu_processes(results);
   for (size_t i = 0; i < results.size(); ++i) {
     timing_result& r = results[i];
     if (r.processes.empty()) continue;
@@ -303,6 +336,15 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
     for (const auto& pr : r.processes) pm.push_back(pr.median_ns);
     r.integrity.set("processes", check_status::pass, strprintf("measured in %zu separate processes", r.processes.size()),
                     {{"median_ns", pm}});
+    // Every harness process starts through child_process::spawn with candidate_sandbox; whether
+    // the sandbox could be made is one decision per magpie process (core/sandbox.h).
+    std::string off = sandbox_unavailable_reason();
+    if (off.empty())
+      r.integrity.set("sandbox", check_status::pass,
+                      "every harness process ran in its own user, mount, PID, network and IPC namespaces");
+    else
+      r.integrity.set("sandbox", check_status::warn, "harness processes ran without the sandbox: " + off,
+                      {{"reason", off}});
   }
 }
 

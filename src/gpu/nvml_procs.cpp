@@ -1,0 +1,110 @@
+#include "gpu/nvml_procs.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace magpie::gpu {
+
+namespace {
+
+// NVML's ABI (nvml.h): opaque device handle, int return codes (0 = NVML_SUCCESS,
+// 7 = NVML_ERROR_INSUFFICIENT_SIZE), nvmlProcessInfo_t v2/v3 layout.
+using nvml_device = void*;
+struct nvml_process_info {
+  unsigned int pid;
+  unsigned long long used_gpu_memory;
+  unsigned int gpu_instance_id;
+  unsigned int compute_instance_id;
+};
+using init_fn = int (*)();
+using count_fn = int (*)(unsigned int*);
+using handle_fn = int (*)(unsigned int, nvml_device*);
+using procs_fn = int (*)(nvml_device, unsigned int*, nvml_process_info*);
+using error_fn = const char* (*)(int);
+
+std::string comm_of(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/comm");
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  auto close = all.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(all.substr(close + 1));
+  std::string state;
+  pid_t ppid = 0;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+}  // namespace
+
+bool is_own_descendant(pid_t pid) {
+  const pid_t self = ::getpid();
+  for (int depth = 0; pid > 1 && depth < 64; ++depth) {
+    if (pid == self) return true;
+    pid = parent_of(pid);
+  }
+  return false;
+}
+
+gpu_processes list_gpu_compute_processes() {
+  gpu_processes out;
+  void* h = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (h == nullptr) {
+    out.why = "NVML not found (libnvidia-ml.so.1: no NVIDIA driver here)";
+    return out;
+  }
+  auto init = reinterpret_cast<init_fn>(::dlsym(h, "nvmlInit_v2"));
+  auto shutdown = reinterpret_cast<init_fn>(::dlsym(h, "nvmlShutdown"));
+  auto count = reinterpret_cast<count_fn>(::dlsym(h, "nvmlDeviceGetCount_v2"));
+  auto handle = reinterpret_cast<handle_fn>(::dlsym(h, "nvmlDeviceGetHandleByIndex_v2"));
+  auto procs = reinterpret_cast<procs_fn>(::dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3"));
+  if (procs == nullptr) procs = reinterpret_cast<procs_fn>(::dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2"));
+  auto err = reinterpret_cast<error_fn>(::dlsym(h, "nvmlErrorString"));
+  if (!init || !shutdown || !count || !handle || !procs) {
+    out.why = "NVML lacks nvmlDeviceGetComputeRunningProcesses_v2/_v3 (driver too old)";
+    ::dlclose(h);
+    return out;
+  }
+  if (int rc = init(); rc != 0) {
+    out.why = std::string("nvmlInit failed: ") + (err ? err(rc) : std::to_string(rc).c_str());
+    ::dlclose(h);
+    return out;
+  }
+  unsigned int n = 0;
+  out.available = count(&n) == 0;
+  for (unsigned int d = 0; out.available && d < n; ++d) {
+    nvml_device dev = nullptr;
+    if (handle(d, &dev) != 0) continue;
+    std::vector<nvml_process_info> buf(64);
+    unsigned int k = static_cast<unsigned int>(buf.size());
+    int rc = procs(dev, &k, buf.data());
+    if (rc == 7) {  // NVML_ERROR_INSUFFICIENT_SIZE: k is the count needed
+      buf.resize(k + 16);
+      k = static_cast<unsigned int>(buf.size());
+      rc = procs(dev, &k, buf.data());
+    }
+    if (rc != 0) {
+      out.available = false;
+      out.why = std::string("nvmlDeviceGetComputeRunningProcesses failed: ") + (err ? err(rc) : std::to_string(rc).c_str());
+      break;
+    }
+    for (unsigned int i = 0; i < k; ++i) {
+      pid_t pid = static_cast<pid_t>(buf[i].pid);
+      out.processes.push_back({d, pid, buf[i].used_gpu_memory, comm_of(pid)});
+    }
+  }
+  shutdown();
+  ::dlclose(h);
+  return out;
+}
+
+}  // namespace magpie::gpu
