@@ -95,6 +95,9 @@ check_outcome judge_outputs(const held_reference* ref, uint64_t seed, const std:
 
 namespace {
 
+/// The time of record is the supervisor-bounded host clock (timing_result::source).
+bool timed_by_host_clock(const timing_result& r) { return r.source == "host_clock"; }
+
 double med(const std::vector<double>& v) { return v.empty() ? 0 : median(v); }
 
 void check_outputs(timing_result& r) {
@@ -169,7 +172,7 @@ void check_bracket(timing_result& r) {
     if (p.harness_over_bracket * 10 > p.samples_ns.size() + 10)
       fail = strprintf("process %d: the harness reported more time than passed on the supervisor's clock in %zu samples",
                        p.index, p.harness_over_bracket);
-    else if (r.source == "host_clock" && p.observed_ns > 3 * p.harness_median_ns + 200000)
+    else if (timed_by_host_clock(r) && p.observed_ns > 3 * p.harness_median_ns + 200000)
       fail = strprintf("process %d: the harness reported %.1f us per sample, but its process used %.1f us of CPU "
                        "within the supervisor's clock around each sample",
                        p.index, p.harness_median_ns / 1e3, p.observed_ns / 1e3);
@@ -179,7 +182,7 @@ void check_bracket(timing_result& r) {
                      "would go untimed", r.gpu_ops_under_host_timer);
   r.integrity.set("clock_bracket", fail.empty() ? check_status::pass : check_status::fail,
                   fail.empty() ? "the harness's times agree with the supervisor's clock around each sample" : fail, data);
-  if (r.source == "host_clock")
+  if (timed_by_host_clock(r))
     r.integrity.set("timer", check_status::pass, "host clock in the harness, bounded by the supervisor's clock");
   else
     r.integrity.set("timer", check_status::warn, "timer of record inside the candidate's process (CUPTI unavailable): 'faster' "
@@ -294,7 +297,7 @@ namespace {
 // timings. A warning: it is not attributable to one implementation.
 void check_gpu_processes(std::vector<timing_result>& results) {
   bool gpu = false;
-  for (const auto& r : results) gpu = gpu || (r.source != "host_clock" && !r.processes.empty());
+  for (const auto& r : results) gpu = gpu || (!timed_by_host_clock(r) && !r.processes.empty());
   if (!gpu) return;
   gpu::gpu_processes g = gpu::list_gpu_compute_processes();
   check_status st = check_status::skipped;
@@ -310,7 +313,7 @@ void check_gpu_processes(std::vector<timing_result>& results) {
                                          "outside the measured process trees", foreign.size());
   }
   for (auto& r : results)
-    if (!r.processes.empty() && r.source != "host_clock")
+    if (!r.processes.empty() && !timed_by_host_clock(r))
       r.integrity.set("gpu_processes", st, detail, {{"foreign", foreign}});
 }
 
