@@ -116,7 +116,8 @@ json kernel_spec_to_json(const kernel_spec& k) {
             {"get_init_inputs_func", k.get_init_inputs_func},
             {"entry", k.entry},
             {"inputs_from", k.inputs_from},
-            {"origin", k.origin}};
+            {"origin", k.origin},
+            {"expect_incorrect", k.expect_incorrect}};
   j["bench_target"] = k.target ? json{{"module", k.target->module}, {"callable", k.target->callable},
                                       {"get_inputs", k.target->get_inputs}}
                                : json(nullptr);
@@ -144,6 +145,7 @@ status_or<kernel_spec> kernel_spec_from_json(const json& j) {
   k.entry = json_string(j, "entry");
   k.inputs_from = json_string(j, "inputs_from");
   k.origin = json_string(j, "origin");
+  k.expect_incorrect = json_bool(j, "expect_incorrect", false);  // YAML `expect: incorrect` (older tasks: absent)
   if (j.contains("bench_target") && j["bench_target"].is_object()) {
     const json& t = j["bench_target"];
     k.target = bench_target{json_string(t, "module"), json_string(t, "callable"), json_string(t, "get_inputs", "get_inputs")};
