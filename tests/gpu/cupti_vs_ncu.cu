@@ -17,16 +17,8 @@
 #include <thread>
 #include <vector>
 
-__global__ void vadd(const float* a, const float* b, float* c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-__global__ void read_buf(const uint4* buf, unsigned long long n, unsigned int* sink) {
-  unsigned int acc = 0;
-  for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < n; i += 1024ull * 256)
-    acc ^= buf[i].x ^ buf[i].y ^ buf[i].z ^ buf[i].w;
-  if (acc == 0x9e3779b9u) *sink = acc;
-}
+#include "cvn_kernels.cuh"
+
 __global__ void touch(float* a, float* b, float* c, int n) {  // one word per 64 KiB of each buffer
   int i = (blockIdx.x * blockDim.x + threadIdx.x) * 16384;
   if (i < n) {
@@ -35,12 +27,6 @@ __global__ void touch(float* a, float* b, float* c, int n) {  // one word per 64
     else asm volatile("" ::"f"(c[i]));
   }
 }
-__global__ void spin(unsigned long long ns) {
-  unsigned long long t0, t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-  do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
-}
-
 int main(int argc, char** argv) {
   const std::string cond = argc > 1 ? argv[1] : "read_flush";
   const int reps = argc > 2 ? std::atoi(argv[2]) : 300;

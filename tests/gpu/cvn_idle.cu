@@ -21,26 +21,8 @@
 #include <thread>
 #include <vector>
 
-__global__ void vadd(const float* a, const float* b, float* c, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) c[i] = a[i] + b[i];
-}
-__global__ void read_buf(const uint4* buf, unsigned long long n, unsigned int* sink) {
-  unsigned int acc = 0;
-  for (unsigned long long i = blockIdx.x * 256ull + threadIdx.x; i < n; i += 1024ull * 256)
-    acc ^= buf[i].x ^ buf[i].y ^ buf[i].z ^ buf[i].w;
-  if (acc == 0x9e3779b9u) *sink = acc;
-}
-__device__ unsigned long long global_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-__global__ void spin(unsigned long long ns) {
-  const unsigned long long t0 = global_ns();
-  while (global_ns() - t0 < ns) {
-  }
-}
+#include "cvn_kernels.cuh"
+
 // SM clock in MHz over ~2 us: cycles of clock64 per ns of globaltimer, times 1000.
 __global__ void sm_clock(float* mhz) {
   const unsigned long long t0 = global_ns();
