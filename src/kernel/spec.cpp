@@ -1,7 +1,5 @@
 #include "kernel/spec.h"
 
-#include <algorithm>
-#include <iterator>
 #include <tuple>
 
 #include "core/enum_names.h"
@@ -143,13 +141,12 @@ status parse_entry(const config_node& n, const std::string& field, const path_co
   std::string expect;
   MAGPIE_RETURN_IF_ERROR(r.read_string("expect", &expect));
   // `expect`: the words of kernel_spec::expect_incorrect (absent = correct).
-  static const std::pair<const char*, bool> k_expect_words[] = {{"correct", false}, {"incorrect", true}};
+  static constexpr std::pair<bool, const char*> k_expect_words[] = {{false, "correct"}, {true, "incorrect"}};
   if (!expect.empty()) {
-    const auto* w = std::find_if(std::begin(k_expect_words), std::end(k_expect_words),
-                                 [&](const auto& e) { return expect.compare(e.first) == 0; });
-    if (w == std::end(k_expect_words))
+    const std::optional<bool> wrong_on_purpose = enum_parse(k_expect_words, expect);
+    if (!wrong_on_purpose)
       return config_error(*r.get("expect"), r.field("expect"), "expected 'correct' or 'incorrect', got '" + expect + "'");
-    k->expect_incorrect = w->second;
+    k->expect_incorrect = *wrong_on_purpose;
   }
   MAGPIE_RETURN_IF_ERROR(r.read_string_map("env", &k->env));
   MAGPIE_RETURN_IF_ERROR(r.read_command("compile_command", &k->compile_command));
