@@ -165,6 +165,7 @@ void check_cupti(timing_result& r) {
 void check_bracket(timing_result& r) {
   json data = json::array();
   std::string fail;
+  std::vector<const process_result*> over_cpu;
   for (const auto& p : r.processes) {
     data.push_back({{"process", p.index}, {"harness_median_ns", p.harness_median_ns},
                     {"bracket_minus_rtt_ns", p.bracket_excess_ns}, {"observed_ns", p.observed_ns},
@@ -173,15 +174,33 @@ void check_bracket(timing_result& r) {
       fail = strprintf("process %d: the harness reported more time than passed on the supervisor's clock in %zu samples",
                        p.index, p.harness_over_bracket);
     else if (timed_by_host_clock(r) && p.observed_ns > 3 * p.harness_median_ns + 200000)
-      fail = strprintf("process %d: the harness reported %.1f us per sample, but its process used %.1f us of CPU "
-                       "within the supervisor's clock around each sample",
-                       p.index, p.harness_median_ns / 1e3, p.observed_ns / 1e3);
+      over_cpu.push_back(&p);
+  }
+  // Work hidden from the harness's timer is the candidate's code: it runs in every process. One
+  // process out of several whose samples cost more (CI once saw one of three at ~90 ms of CPU
+  // per 2.5 ms sample, the other two clean, for all three implementations alike) is the
+  // machine, not the candidate; a majority of the processes is the candidate.
+  if (fail.empty() && !over_cpu.empty() && over_cpu.size() * 2 > r.processes.size()) {
+    const process_result& p = *over_cpu.back();
+    fail = strprintf("%zu of %zu processes: the harness reported %.1f us per sample (process %d), but its process used "
+                     "%.1f us of CPU within the supervisor's clock around each sample",
+                     over_cpu.size(), r.processes.size(), p.harness_median_ns / 1e3, p.index, p.observed_ns / 1e3);
   }
   if (fail.empty() && r.gpu_ops_under_host_timer)
     fail = strprintf("the harness times on the CPU, but CUPTI recorded %zu GPU operations in its process: GPU work "
                      "would go untimed", r.gpu_ops_under_host_timer);
-  r.integrity.set("clock_bracket", fail.empty() ? check_status::pass : check_status::fail,
-                  fail.empty() ? "the harness's times agree with the supervisor's clock around each sample" : fail, data);
+  if (!fail.empty())
+    r.integrity.set("clock_bracket", check_status::fail, fail, data);
+  else if (!over_cpu.empty())
+    r.integrity.set("clock_bracket", check_status::warn,
+                    strprintf("%zu of %zu processes used more CPU around each sample than their harness reported "
+                              "(process %d: %.1f us against %.1f us); the others agree",
+                              over_cpu.size(), r.processes.size(), over_cpu.front()->index,
+                              over_cpu.front()->observed_ns / 1e3, over_cpu.front()->harness_median_ns / 1e3),
+                    data);
+  else
+    r.integrity.set("clock_bracket", check_status::pass, "the harness's times agree with the supervisor's clock around each sample",
+                    data);
   if (timed_by_host_clock(r))
     r.integrity.set("timer", check_status::pass, "host clock in the harness, bounded by the supervisor's clock");
   else
