@@ -20,18 +20,25 @@ compare_result build_compare_result(std::vector<compare_kernel> kernels, int bas
     if (ranks(k.v)) r.rankings.emplace_back(k.v.index, k.v.speedup);
   std::stable_sort(r.rankings.begin(), r.rankings.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
   auto at = [&](int i) -> const compare_kernel& { return r.kernels[static_cast<size_t>(i)]; };
+  // A kernel whose measurement an integrity check rejected never wins (its time is not known);
+  // with the baseline rejected nothing is ranked against it, so nothing wins.
+  const bool base_ok = baseline >= 0 && static_cast<size_t>(baseline) < r.kernels.size() && at(baseline).correct;
+  if (base_ok && at(baseline).rejected) {
+    r.winner_reason = "none: the baseline's measurement was rejected by an integrity check, so nothing is ranked against it";
+    return r;
+  }
   for (const auto& [idx, speedup] : r.rankings)
-    if (at(idx).v.verdict == verdict_kind::faster && at(idx).correct) {
+    if (at(idx).v.verdict == verdict_kind::faster && at(idx).correct && !at(idx).rejected) {
       r.winner = idx;
       r.winner_reason = "fastest candidate that is significantly faster than the baseline";
       break;
     }
-  if (r.winner < 0 && baseline >= 0 && static_cast<size_t>(baseline) < r.kernels.size() && at(baseline).correct) {
+  if (r.winner < 0 && base_ok) {
     r.winner = baseline;
     r.winner_reason = "no correct candidate is significantly faster than the baseline";
   }
   for (size_t i = 0; i < r.kernels.size() && r.winner < 0; ++i)
-    if (r.kernels[i].correct) {
+    if (r.kernels[i].correct && !r.kernels[i].rejected) {
       r.winner = static_cast<int>(i);
       r.winner_reason = "first correct kernel (the baseline is not correct and nothing was ranked faster)";
     }
@@ -115,6 +122,7 @@ std::string compare_result::summary() const {
     if (!k.detail.empty()) s += "      " + k.detail + "\n";
   }
   if (winner >= 0) s += strprintf("\nWinner: Kernel %d (%s)\n", winner, kernels[static_cast<size_t>(winner)].id.c_str());
+  else if (starts_with(winner_reason, "none: ")) s += "\nWinner: " + winner_reason + "\n";
   else s += "\nWinner: none (no correct kernel)\n";
   return s;
 }
@@ -160,7 +168,7 @@ json compare_result_schema() {
                          {"perf_score_definition", typed("string", "what perf_scores mean")}});
   json ranking = list_of(typed("number", "kernel index, then its speedup"), "[kernel index, speedup vs the baseline]");
   json props = {{"comparison_metrics", metrics},
-                {"winner", typed_or_null("integer", "index of the winner (null: no kernel is correct)")},
+                {"winner", typed_or_null("integer", "index of the winner (null: no kernel is correct, or the baseline's measurement was rejected)")},
                 {"winner_reason", typed("string", "why it won")},
                 {"rankings", list_of(ranking, "ranked kernels, fastest first")},
                 {"baseline_index", typed("integer", "index of the baseline")},

@@ -56,6 +56,18 @@ TEST(compare_result, baseline_then_first_correct_kernel) {
   EXPECT_NE(nobody.summary().find("Winner: none (no correct kernel)"), std::string::npos);
 }
 
+TEST(compare_result, a_rejected_measurement_never_wins) {
+  auto rejected = [](compare_kernel k) { k.rejected = true; return k; };
+  // The baseline's timing was rejected: nothing is ranked against it, nothing wins.
+  auto r = build_compare_result({rejected(entry(0, true, verdict_kind::baseline, 1.0)), entry(1, true, verdict_kind::faster, 2.0)}, 0);
+  EXPECT_EQ(r.winner, -1);
+  EXPECT_NE(r.summary().find("Winner: none: the baseline's measurement was rejected"), std::string::npos);
+  // A rejected candidate does not win, even as the first correct kernel.
+  auto c = build_compare_result({entry(0, false, verdict_kind::not_ranked, 0), rejected(entry(1, true, verdict_kind::not_ranked, 0)),
+                                 entry(2, true, verdict_kind::not_ranked, 0)}, 0);
+  EXPECT_EQ(c.winner, 2);
+}
+
 TEST(compare_result, summary_lines) {
   auto base = entry(0, true, verdict_kind::baseline, 1.0);
   base.median_ns = 12000, base.noise = 0.005, base.samples = 100;
