@@ -2,6 +2,7 @@
 // printers' output (report.json = trace_report_json), and copies of a result stay usable.
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "core/fs.h"
@@ -13,6 +14,9 @@ namespace magpie::trace {
 namespace {
 
 const fs::path k_trace = fs::path(MAGPIE_TEST_SOURCE_DIR) / "examples" / "traces" / "llama_tiny-rank-0.pt.trace.json.gz";
+// The GPU spec table is found next to the magpie binary; the sanitizer build has none (it builds
+// only the unit tests), so the source tree's data/ unless the environment names one.
+const bool k_data_dir = ::setenv("MAGPIE_DATA_DIR", MAGPIE_TEST_SOURCE_DIR "/data", 0) == 0;
 
 fs::path fresh_dir(const std::string& name) {
   fs::path d = fs::temp_directory_path() / (name + "_" + std::to_string(::getpid()));
@@ -21,6 +25,7 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 TEST(report_result, report_json_on_disk_is_the_printed_result_and_a_copy_prints_the_same) {
+  ASSERT_TRUE(k_data_dir);
   fs::path out = fresh_dir("magpie_report_result");
   report_config cfg;
   cfg.gpu_name = "H200";
