@@ -8,6 +8,7 @@
 #include "core/utf8.h"
 #include "core/strings.h"
 #include "serve/orchestrator.h"
+#include "serve/report_printer.h"
 #include "store/results_store.h"
 
 namespace magpie::cli {
@@ -251,21 +252,13 @@ int fail_with(const status& st) {
 /// The run's errors and failed requests on stderr (the summary on stdout has them too); the
 /// exit code: 0 success, 1 failed, 3 success with failed measured requests (0 with --allow-partial).
 /// Server-provided text (errors quote it) is made printable first: no terminal escapes on stderr.
-int finish_run(const serve::benchmark_run& run, bool allow_partial) {
-  for (const auto& e : run.errors) MAGPIE_LOG_ERROR("%s", printable_text(e).c_str());
-  for (const auto& e : run.traces.errors) MAGPIE_LOG_ERROR("%s", printable_text(e).c_str());
-  size_t failed = run.client ? run.client->metrics.failed : 0;
-  if (failed > 0) {
-    std::string first;
-    for (const auto& r : run.client->records)
-      if (!r.success) {
-        first = r.error;
-        break;
-      }
-    MAGPIE_LOG_WARN("%zu of %zu measured requests failed; first error: %s", failed, run.client->metrics.num_requests,
-                    printable_text(first).c_str());
-  }
-  if (!run.success) return k_exit_failure;
+int finish_run(const serve::benchmark_report& report, bool allow_partial) {
+  for (const auto& e : report.errors) MAGPIE_LOG_ERROR("%s", printable_text(e).c_str());
+  size_t failed = report.serving ? report.serving->metrics.failed : 0;
+  if (failed > 0)
+    MAGPIE_LOG_WARN("%zu of %zu measured requests failed; first error: %s", failed, report.serving->metrics.num_requests,
+                    printable_text(report.serving->first_error).c_str());
+  if (!report.success) return k_exit_failure;
   if (failed > 0 && !allow_partial) {
     MAGPIE_LOG_WARN("exit %d: a partial result (the report is written; --allow-partial exits 0)", k_exit_partial);
     return k_exit_partial;
@@ -293,9 +286,10 @@ int run_serving_benchmark(const arg_parser& p, const global_options& g) {
   auto run = serve::run_benchmark(*cfg, opts);
   if (!run.ok()) return fail_with(run.get_status());
   if (!run->workspace.empty()) store::register_after_run(run->workspace);
-  std::fputs(serve::summary_text(*run).c_str(), stdout);
+  serve::benchmark_report report = serve::make_benchmark_report(*run);
+  std::fputs(serve::summary_text(report).c_str(), stdout);
   std::fflush(stdout);
-  return finish_run(*run, p.has("--allow-partial"));
+  return finish_run(report, p.has("--allow-partial"));
 }
 
 }  // namespace magpie::cli

@@ -8,6 +8,7 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "optimize/loop.h"
+#include "optimize/report_printer.h"
 #include "optimize/measure.h"
 
 namespace magpie::cli {
@@ -177,7 +178,7 @@ int run(const std::vector<std::string>& args, const global_options& g) {
   std::fputs(optimize::summary_table(res->report).c_str(), stdout);
   std::printf("report: %s\n        %s\n", res->report_json.c_str(), res->report_md.c_str());
   if (res->control_failed) return k_exit_failure;
-  return res->outcome == "failed" ? k_exit_failure : k_exit_ok;
+  return res->outcome == optimize::loop_result::failed ? k_exit_failure : k_exit_ok;
 }
 
 }  // namespace

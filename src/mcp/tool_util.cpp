@@ -44,7 +44,10 @@ const std::vector<std::string>& kernel_types() {
 }
 
 status_or<fs::path> output_dir_arg(const json& args, const tool_context& ctx, const char* key) {
-  std::string v = arg_str(args, key);
+  return output_dir_path(arg_str(args, key), ctx);
+}
+
+status_or<fs::path> output_dir_path(const std::string& v, const tool_context& ctx) {
   fs::path p = absolute_path(v.empty() ? ctx.settings().default_output_dir : fs::path(v));
   MAGPIE_RETURN_IF_ERROR(make_dirs(p));
   return p;

@@ -8,20 +8,15 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "mcp/child_run.h"
+#include "mcp/tool_args_codec.h"
 #include "mcp/tool.h"
 
 namespace magpie::mcp {
 
-std::string arg_str(const json& args, const char* key, const std::string& dflt = {});
-double arg_num(const json& args, const char* key, double dflt);
-bool arg_bool(const json& args, const char* key, bool dflt);
-std::vector<std::string> arg_strings(const json& args, const char* key);
-/// True when the argument is set to something other than its "unset" value (null, "", 0, false,
-/// empty list/object): Magpie clients often send every parameter with its default.
-bool arg_set(const json& args, const char* key);
-
 /// `output_dir` argument (or the server default) as an absolute path, created.
 status_or<fs::path> output_dir_arg(const json& args, const tool_context& ctx, const char* key = "output_dir");
+/// An output directory argument's value ("" = the server default) as an absolute path, created.
+status_or<fs::path> output_dir_path(const std::string& value, const tool_context& ctx);
 
 struct cli_run {
   child_outcome outcome;

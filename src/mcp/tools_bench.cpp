@@ -227,24 +227,38 @@ namespace {
 
 /// Writes the YAML for `a` and starts `magpie benchmark` in the background (after run `after`
 /// when given). Returns {run_id, config_file, output_dir}.
+/// The arguments of one benchmark run that are not part of its YAML (benchmark_yaml translates
+/// those), decoded once.
+struct benchmark_run_args {
+  bool agentx = false;
+  std::string output_dir, framework, model;
+  std::vector<std::string> extra_args;  ///< appended to the `magpie benchmark` command line
+  double timeout_s = 3600;              ///< the YAML's timeout_seconds
+  static benchmark_run_args decode(const json& a) {
+    return {arg_bool(a, "agentx", false), arg_str(a, "output_dir"), arg_str(a, "framework"), arg_str(a, "model"),
+            arg_strings(a, "extra_args"), arg_num(a, "timeout_seconds", 3600)};
+  }
+};
+
 status_or<json> start_benchmark_run(const json& a, tool_context& ctx, const std::string& after, json* warnings) {
-  if (arg_bool(a, "agentx", false))
+  const benchmark_run_args args = benchmark_run_args::decode(a);
+  if (args.agentx)
     return invalid_argument("agentx: AgentX recipes (InferenceX agentic-coding workloads) are not provided by magpie");
-  MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_arg(a, ctx));
+  MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_path(args.output_dir, ctx));
   json doc = benchmark_yaml(a, warnings);
   MAGPIE_RETURN_IF_ERROR(check_benchmark_config(doc, ctx.settings().policy));
   MAGPIE_ASSIGN_OR_RETURN(fs::path cfg, write_request_file(out, "benchmark", "yaml", json_to_yaml(doc)));
   spawn_spec spec;
   spec.argv = {ctx.settings().self_exe.string(), "benchmark", "--benchmark-config", cfg.string(), "--output-dir", out.string()};
-  for (const auto& x : arg_strings(a, "extra_args")) spec.argv.push_back(x);
+  for (const auto& x : args.extra_args) spec.argv.push_back(x);
   spec.env.emplace_back("MAGPIE_NO_PROGRESS", "1");
   finish_fn finish = [out, before = benchmark_dirs(out)](const run_result& r, std::string* err) {
     return finished_benchmark(out, before, r, err);
   };
-  json info = {{"framework", arg_str(a, "framework")}, {"model", arg_str(a, "model")},
+  json info = {{"framework", args.framework}, {"model", args.model},
                {"config_file", cfg.string()}, {"output_dir", out.string()}};
   // The child's own timeout is in the YAML; ours adds a grace period for startup/teardown.
-  MAGPIE_ASSIGN_OR_RETURN(std::string id, ctx.runs().start("benchmark", spec, arg_num(a, "timeout_seconds", 3600) + 300,
+  MAGPIE_ASSIGN_OR_RETURN(std::string id, ctx.runs().start("benchmark", spec, args.timeout_s + 300,
                                                           info, finish, after));
   return json{{"run_id", id}, {"config_file", cfg.string()}, {"output_dir", out.string()}};
 }
@@ -260,16 +274,34 @@ tool_result benchmark_tool(const json& a, tool_context& ctx) {
   return tool_result::ok("benchmark started: " + json_string(r, "run_id"), r);
 }
 
-tool_result batch_tool(const json& a, tool_context& ctx) {
-  bool parallel = arg_bool(a, "parallel", false);
+/// benchmark_batch's arguments, decoded once. Each config is a benchmark tool's arguments
+/// (validated against its input schema and decoded by start_benchmark_run, one by one).
+struct batch_args {
+  bool parallel = false;
+  std::vector<std::string> unused_ray;  ///< Magpie's batch-level ray_* arguments given (not used here)
+  json configs = json::array();
+  std::optional<json> output_dir;       ///< the batch's output_dir, for configs without their own
+  static batch_args decode(const json& a) {
+    batch_args r;
+    r.parallel = arg_bool(a, "parallel", false);
+    for (const char* k : {"ray_cluster_address", "ray_shared_storage_path"})
+      if (arg_set(a, k)) r.unused_ray.emplace_back(k);
+    r.configs = json_value(a, "configs");
+    if (a.contains("output_dir")) r.output_dir = a["output_dir"];
+    return r;
+  }
+};
+
+tool_result batch_tool(const json& arguments, tool_context& ctx) {
+  const batch_args a = batch_args::decode(arguments);
+  const bool parallel = a.parallel;
   json jobs = json::array(), warnings = json::array();
-  for (const char* k : {"ray_cluster_address", "ray_shared_storage_path"})
-    if (arg_set(a, k))
-      warnings.push_back(std::string(k) + " is accepted but not used here: give run_mode: ray and the ray_* arguments in "
-                                          "each config to send it to Ray");
+  for (const auto& k : a.unused_ray)
+    warnings.push_back(k + " is accepted but not used here: give run_mode: ray and the ray_* arguments in "
+                           "each config to send it to Ray");
   size_t submitted = 0, failed = 0;
   std::string previous;
-  const json& configs = a["configs"];
+  const json& configs = a.configs;
   for (size_t i = 0; i < configs.size(); ++i) {  // the trust model refuses the batch as a whole
     json w = json::array();
     status st = check_benchmark_config(benchmark_yaml(configs[i], &w), ctx.settings().policy);
@@ -278,7 +310,7 @@ tool_result batch_tool(const json& a, tool_context& ctx) {
   }
   for (size_t i = 0; i < configs.size(); ++i) {
     json cfg = configs[i];
-    if (!cfg.contains("output_dir") && a.contains("output_dir")) cfg["output_dir"] = a["output_dir"];
+    if (!cfg.contains("output_dir") && a.output_dir) cfg["output_dir"] = *a.output_dir;
     json job = {{"index", i}, {"framework", json_string(cfg, "framework")}, {"model", json_string(cfg, "model")}};
     std::string problem = validate(benchmark_input_schema(), cfg);
     json w = json::array();
@@ -305,15 +337,28 @@ tool_result batch_tool(const json& a, tool_context& ctx) {
                                    parallel ? " in parallel" : " (one after the other)", failed), out);
 }
 
+/// benchmark_status / benchmark_cancel: the run handle (nullopt: list every run) and how many
+/// log lines to return.
+struct run_handle_args {
+  std::optional<std::string> run_id;
+  size_t tail_lines = 20;
+  static run_handle_args decode(const json& a) {
+    return {a.contains("run_id") ? std::optional<std::string>(arg_str(a, "run_id")) : std::nullopt,
+            static_cast<size_t>(arg_num(a, "tail_lines", 20))};
+  }
+};
+
 tool_result status_tool(const json& a, tool_context& ctx) {
-  if (!a.contains("run_id")) return tool_result::ok("runs of this server", {{"runs", ctx.runs().list()}});
-  auto s = ctx.runs().status(arg_str(a, "run_id"), static_cast<size_t>(arg_num(a, "tail_lines", 20)));
-  if (!s) return tool_result::error("unknown run_id '" + arg_str(a, "run_id") + "'");
-  return tool_result::ok(arg_str(a, "run_id") + ": " + json_string(*s, "state"), *s);
+  const run_handle_args args = run_handle_args::decode(a);
+  if (!args.run_id) return tool_result::ok("runs of this server", {{"runs", ctx.runs().list()}});
+  const std::string& id = *args.run_id;
+  auto s = ctx.runs().status(id, args.tail_lines);
+  if (!s) return tool_result::error("unknown run_id '" + id + "'");
+  return tool_result::ok(id + ": " + json_string(*s, "state"), *s);
 }
 
 tool_result cancel_tool(const json& a, tool_context& ctx) {
-  std::string id = arg_str(a, "run_id");
+  const std::string id = run_handle_args::decode(a).run_id.value_or("");
   auto s = ctx.runs().status(id, 0);
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
   bool ok = ctx.runs().cancel(id);
@@ -332,7 +377,7 @@ tool_result images_tool(const json& a, tool_context&) {
                   {"sm_90", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"},
                   {"sm_100", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"}}},
       {"atom", {{"gfx942", "rocm/atom:latest"}, {"gfx950", "rocm/atom:latest"}}}};
-  std::string fw = arg_str(a, "framework");
+  const std::string fw = arg_str(a, "framework");  // the one argument: "" lists every framework
   json images = json::object(), details = json::object();
   for (auto it = k_images.begin(); it != k_images.end(); ++it) {
     if (!fw.empty() && it.key() != fw) continue;

@@ -17,15 +17,33 @@ namespace magpie::mcp {
 using namespace magpie::schema;  // the one schema library (core/json_schema.h)
 namespace {
 
-// --output-dir / --shared-dir from the tool's arguments (Magpie's name for the shared path too).
-std::vector<std::string> where_args(const json& a, const tool_context& ctx) {
-  std::vector<std::string> v = {"-o", arg_str(a, "output_dir", ctx.settings().default_output_dir.string())};
-  std::string shared = arg_str(a, "shared_dir", arg_str(a, "ray_shared_storage_path"));
-  if (!shared.empty()) v.insert(v.end(), {"--shared-dir", shared});
+/// The arguments of the batch tools (jobs_*, and Magpie's ray_task_* names), decoded once.
+struct jobs_args {
+  std::string batch;                       ///< batch (Magpie: task_id), or a run handle "run-<n>"
+  std::optional<std::string> output_dir;   ///< nullopt: the server default
+  std::string shared_dir;                  ///< shared_dir (Magpie: ray_shared_storage_path)
+  bool refresh = false, wait = true;
+  double timeout_s = 7200;
+  std::vector<std::string> jobs;           ///< jobs_cancel: these jobs only
+  static jobs_args decode(const json& a) {
+    jobs_args r;
+    r.batch = arg_str(a, "batch", arg_str(a, "task_id"));
+    r.output_dir = json_as_string(json_value(a, "output_dir"));
+    r.shared_dir = arg_str(a, "shared_dir", arg_str(a, "ray_shared_storage_path"));
+    r.refresh = arg_bool(a, "refresh", false);
+    r.wait = arg_bool(a, "wait", true);
+    r.timeout_s = arg_num(a, "timeout_seconds", 7200);
+    r.jobs = arg_strings(a, "jobs");
+    return r;
+  }
+};
+
+// --output-dir / --shared-dir of the arguments.
+std::vector<std::string> where_args(const jobs_args& a, const tool_context& ctx) {
+  std::vector<std::string> v = {"-o", a.output_dir ? *a.output_dir : ctx.settings().default_output_dir.string()};
+  if (!a.shared_dir.empty()) v.insert(v.end(), {"--shared-dir", a.shared_dir});
   return v;
 }
-
-std::string batch_arg(const json& a) { return arg_str(a, "batch", arg_str(a, "task_id")); }
 
 // Runs `magpie jobs <args>`; the JSON it printed, or an error with its stderr.
 status_or<json> jobs_json(tool_context& ctx, std::vector<std::string> args, double timeout_s) {
@@ -40,17 +58,18 @@ status_or<json> jobs_json(tool_context& ctx, std::vector<std::string> args, doub
 }
 
 // The batch.json the CLI saved (states after a cancel, the collected workspace).
-status_or<json> saved_batch(tool_context& ctx, const json& a) {
-  std::vector<std::string> args = {"status", batch_arg(a), "--json"};
+status_or<json> saved_batch(tool_context& ctx, const jobs_args& a) {
+  std::vector<std::string> args = {"status", a.batch, "--json"};
   auto w = where_args(a, ctx);
   args.insert(args.end(), w.begin(), w.end());
   MAGPIE_ASSIGN_OR_RETURN(json st, jobs_json(ctx, args, 120));
   return read_json_file(fs::path(json_string(st, "batch")) / "batch.json");
 }
 
-tool_result list_tool(const json& a, tool_context& ctx) {
+tool_result list_tool(const json& arguments, tool_context& ctx) {
+  const jobs_args a = jobs_args::decode(arguments);
   std::vector<std::string> args = {"list", "--json"};
-  if (arg_bool(a, "refresh", false)) args.push_back("--refresh");
+  if (a.refresh) args.push_back("--refresh");
   auto w = where_args(a, ctx);
   args.insert(args.end(), w.begin(), w.end());
   auto j = jobs_json(ctx, args, 300);
@@ -63,32 +82,35 @@ tool_result list_tool(const json& a, tool_context& ctx) {
   return tool_result::ok(strprintf("%zu batch(es)", j->size()), out);
 }
 
-tool_result status_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> args = {"status", batch_arg(a), "--json"};
+tool_result status_tool(const json& arguments, tool_context& ctx) {
+  const jobs_args a = jobs_args::decode(arguments);
+  std::vector<std::string> args = {"status", a.batch, "--json"};
   auto w = where_args(a, ctx);
   args.insert(args.end(), w.begin(), w.end());
   auto j = jobs_json(ctx, args, 120);
   if (!j.ok()) return tool_result::error(j.get_status().message());
-  (*j)["task_id"] = batch_arg(a);
+  (*j)["task_id"] = a.batch;
   return tool_result::ok(json_string(*j, "status") + ": " + json_string(*j, "batch"), *j);
 }
 
-tool_result collect_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> args = {"collect", batch_arg(a), "--json"};
-  if (!arg_bool(a, "wait", true)) args.push_back("--no-wait");
+tool_result collect_tool(const json& arguments, tool_context& ctx) {
+  const jobs_args a = jobs_args::decode(arguments);
+  std::vector<std::string> args = {"collect", a.batch, "--json"};
+  if (!a.wait) args.push_back("--no-wait");
   auto w = where_args(a, ctx);
   args.insert(args.end(), w.begin(), w.end());
-  auto report = jobs_json(ctx, args, arg_num(a, "timeout_seconds", 7200));
+  auto report = jobs_json(ctx, args, a.timeout_s);
   if (!report.ok()) return tool_result::error(report.get_status().message());
   auto b = saved_batch(ctx, a);
   json collected = b.ok() ? b->value("collected", json(nullptr)) : json(nullptr);
-  json out = {{"task_id", batch_arg(a)}, {"_task_id", batch_arg(a)}, {"report", *report}, {"collected", collected}};
-  return tool_result::ok("collected " + batch_arg(a), out);
+  json out = {{"task_id", a.batch}, {"_task_id", a.batch}, {"report", *report}, {"collected", collected}};
+  return tool_result::ok("collected " + a.batch, out);
 }
 
-tool_result cancel_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> args = {"jobs", "cancel", batch_arg(a)};
-  for (const auto& n : arg_strings(a, "jobs")) args.push_back(n);
+tool_result cancel_tool(const json& arguments, tool_context& ctx) {
+  const jobs_args a = jobs_args::decode(arguments);
+  std::vector<std::string> args = {"jobs", "cancel", a.batch};
+  for (const auto& n : a.jobs) args.push_back(n);
   auto w = where_args(a, ctx);
   args.insert(args.end(), w.begin(), w.end());
   auto run = run_magpie(ctx, args, 300);
@@ -101,9 +123,9 @@ tool_result cancel_tool(const json& a, tool_context& ctx) {
     for (const auto& j : b->value("jobs", json::array()))
       jobs.push_back({{"name", json_string(j, "name")}, {"job_id", json_string(j, "job_id")},
                       {"state", j.contains("last") ? json_string(j["last"], "state") : ""}});
-  json out = {{"task_id", batch_arg(a)}, {"cancelled", true}, {"jobs", jobs},
+  json out = {{"task_id", a.batch}, {"cancelled", true}, {"jobs", jobs},
               {"message", "cancel requested; jobs not yet submitted will not be"}};
-  return tool_result::ok("cancelled " + batch_arg(a), out);
+  return tool_result::ok("cancelled " + a.batch, out);
 }
 
 // ---- run handles ("run-<n>") under Magpie's ray_task_* names ----
@@ -137,7 +159,7 @@ tool_result ray_list_tool(const json& a, tool_context& ctx) {
 }
 
 tool_result ray_status_tool(const json& a, tool_context& ctx) {
-  std::string id = batch_arg(a);
+  std::string id = jobs_args::decode(a).batch;
   if (!is_run_handle(id)) return status_tool(a, ctx);
   auto s = ctx.runs().status(id, 20);
   if (!s) return tool_result::error("unknown task_id '" + id + "'");
@@ -146,7 +168,7 @@ tool_result ray_status_tool(const json& a, tool_context& ctx) {
 }
 
 tool_result ray_result_tool(const json& a, tool_context& ctx) {
-  std::string id = batch_arg(a);
+  std::string id = jobs_args::decode(a).batch;
   if (!is_run_handle(id)) return collect_tool(a, ctx);
   auto s = ctx.runs().status(id, 0);
   if (!s) return tool_result::error("unknown task_id '" + id + "'");
@@ -162,7 +184,7 @@ tool_result ray_result_tool(const json& a, tool_context& ctx) {
 }
 
 tool_result ray_cancel_tool(const json& a, tool_context& ctx) {
-  std::string id = batch_arg(a);
+  std::string id = jobs_args::decode(a).batch;
   if (!is_run_handle(id)) return cancel_tool(a, ctx);
   if (!ctx.runs().status(id, 0)) return tool_result::error("unknown task_id '" + id + "'");
   bool ok = ctx.runs().cancel(id);

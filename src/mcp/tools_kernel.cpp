@@ -24,11 +24,61 @@ constexpr const char* k_analyze_keys[] = {"compiling_result", "correctness_resul
 
 constexpr double k_default_kernel_timeout_s = 1800;
 
-/// Magpie's kernel_type names (torch and py are pytorch); "" leaves the type to the file.
-std::string normalized_type(const json& a) {
-  std::string t = to_lower(arg_str(a, "kernel_type"));
-  return t == "torch" || t == "py" ? "pytorch" : t;
-}
+/// The arguments of the kernel tools (analyze, compare, create_kernel_config), decoded once.
+/// Optional values are nullopt when the argument was not given (the CLI's defaults apply).
+struct kernel_args {
+  std::string kernel_path, kernel_type, testcase_command, working_dir, compile_command, reference_path;
+  std::optional<std::string> kernel_id;
+  std::string output_dir, output_path;
+  std::vector<std::string> kernel_paths, testcase_commands;  ///< compare
+  int baseline_index = 0;
+  bool check_performance = true;
+  std::optional<int64_t> seed, trials;
+  std::optional<double> atol, rtol, max_time_s;
+  std::optional<std::string> correctness_method;
+  // upstream Magpie's backend / Accordo / environment arguments (magpie_compat_flags)
+  std::string environment = "local", performance_backend, correctness_backend;
+  std::optional<double> accordo_atol, accordo_rtol, accordo_timeout_s;
+  std::vector<std::string> unused_accordo;  ///< Accordo arguments set that magpie has no use for
+  double timeout_s = k_default_kernel_timeout_s;
+
+  static kernel_args decode(const json& a) {
+    kernel_args r;
+    r.kernel_path = arg_str(a, "kernel_path");
+    // Magpie's kernel_type names (torch and py are pytorch); "" leaves the type to the file.
+    std::string t = to_lower(arg_str(a, "kernel_type"));
+    r.kernel_type = t == "torch" || t == "py" ? "pytorch" : t;
+    r.testcase_command = arg_str(a, "testcase_command");
+    r.working_dir = arg_str(a, "working_dir");
+    r.compile_command = arg_str(a, "compile_command");
+    r.reference_path = arg_str(a, "reference_path");
+    r.kernel_id = json_as_string(json_value(a, "kernel_id"));
+    r.output_dir = arg_str(a, "output_dir");
+    r.output_path = arg_str(a, "output_path");
+    r.kernel_paths = arg_strings(a, "kernel_paths");
+    r.testcase_commands = arg_strings(a, "testcase_commands");
+    r.baseline_index = static_cast<int>(arg_num(a, "baseline_index", 0));
+    r.check_performance = arg_bool(a, "check_performance", true);
+    auto given = [&](const char* k, double dflt) { return a.contains(k) ? std::optional<double>(arg_num(a, k, dflt)) : std::nullopt; };
+    if (auto v = given("seed", 0)) r.seed = static_cast<int64_t>(*v);
+    if (auto v = given("trials", 5)) r.trials = static_cast<int64_t>(*v);
+    r.atol = given("atol", 0);
+    r.rtol = given("rtol", 0);
+    r.max_time_s = given("max_time_seconds", 15);
+    if (a.contains("correctness_method")) r.correctness_method = arg_str(a, "correctness_method");
+    r.environment = arg_str(a, "environment", "local");
+    if (r.environment.empty()) r.environment = "local";
+    r.performance_backend = arg_str(a, "performance_backend");
+    r.correctness_backend = arg_str(a, "correctness_backend");
+    r.accordo_atol = given("accordo_atol", 1e-6);
+    r.accordo_rtol = given("accordo_rtol", 1e-5);
+    r.accordo_timeout_s = given("accordo_timeout_seconds", 30);
+    for (const char* k : {"accordo_kernel_name", "accordo_reference_binary", "accordo_optimized_binary", "accordo_equal_nan"})
+      if (arg_set(a, k)) r.unused_accordo.emplace_back(k);
+    r.timeout_s = arg_num(a, "timeout_seconds", k_default_kernel_timeout_s);
+    return r;
+  }
+};
 
 json kernel_entry(const std::string& id, const std::string& type, const std::string& path, const std::string& testcase,
                   const std::string& working_dir, const std::string& compile) {
@@ -42,57 +92,51 @@ json kernel_entry(const std::string& id, const std::string& type, const std::str
 
 /// Magpie's backend / Accordo / environment arguments: applied where magpie has the meaning,
 /// otherwise a warning in the result. Returns the global flags (before the subcommand).
-std::vector<std::string> magpie_compat_flags(const json& a, std::vector<std::string>* argv, json* warnings) {
+std::vector<std::string> magpie_compat_flags(const kernel_args& a, std::vector<std::string>* argv, json* warnings) {
   std::vector<std::string> global;
-  std::string env = arg_str(a, "environment", "local");
-  if (env.empty()) env = "local";
+  const std::string& env = a.environment;
   if (env == "slurm" || env == "ray") global = {"-e", env};  // scheduler jobs (docs/slurm.md, docs/ray.md)
   else if (env != "local")
     warnings->push_back("environment '" + env + "' is not provided by magpie (no container executor): ran locally");
-  std::string perf = arg_str(a, "performance_backend");
+  const std::string& perf = a.performance_backend;
   if (perf == "ncu" || perf == "rocprof_compute" || perf == "cupti" || perf == "none") argv->insert(argv->end(), {"--profiler", perf});
   else if (perf == "metrix")
     warnings->push_back("performance_backend 'metrix' (IntelliKit, AMD) is not provided: the default profiler was used");
-  std::string corr = arg_str(a, "correctness_backend");
-  bool accordo = corr == "accordo";
+  bool accordo = a.correctness_backend == "accordo";
   if (accordo)
     warnings->push_back("correctness_backend 'accordo' (IntelliKit, AMD) is not provided: outputs are compared with the "
                         "reference by magpie's harness (accordo_atol / accordo_rtol applied as atol / rtol)");
-  if (accordo && !a.contains("atol") && a.contains("accordo_atol"))
-    argv->insert(argv->end(), {"--atol", strprintf("%.17g", arg_num(a, "accordo_atol", 1e-6))});
-  if (accordo && !a.contains("rtol") && a.contains("accordo_rtol"))
-    argv->insert(argv->end(), {"--rtol", strprintf("%.17g", arg_num(a, "accordo_rtol", 1e-5))});
-  for (const char* k : {"accordo_kernel_name", "accordo_reference_binary", "accordo_optimized_binary", "accordo_equal_nan"})
-    if (arg_set(a, k)) warnings->push_back(std::string(k) + " is accepted but not used (no Accordo backend)");
+  if (accordo && !a.atol && a.accordo_atol) argv->insert(argv->end(), {"--atol", strprintf("%.17g", *a.accordo_atol)});
+  if (accordo && !a.rtol && a.accordo_rtol) argv->insert(argv->end(), {"--rtol", strprintf("%.17g", *a.accordo_rtol)});
+  for (const auto& k : a.unused_accordo) warnings->push_back(k + " is accepted but not used (no Accordo backend)");
   return global;
 }
 
 /// Flags shared by analyze and compare tool calls.
-void common_flags(const json& a, std::vector<std::string>* argv) {
-  if (!arg_bool(a, "check_performance", true)) argv->push_back("--no-perf");
-  if (!arg_str(a, "reference_path").empty()) argv->insert(argv->end(), {"--reference", arg_str(a, "reference_path")});
-  if (a.contains("seed")) argv->insert(argv->end(), {"--seed", std::to_string(static_cast<int64_t>(arg_num(a, "seed", 0)))});
-  if (a.contains("trials")) argv->insert(argv->end(), {"--trials", std::to_string(static_cast<int64_t>(arg_num(a, "trials", 5)))});
-  if (a.contains("atol")) argv->insert(argv->end(), {"--atol", strprintf("%.17g", arg_num(a, "atol", 0))});
-  if (a.contains("rtol")) argv->insert(argv->end(), {"--rtol", strprintf("%.17g", arg_num(a, "rtol", 0))});
-  if (a.contains("correctness_method")) argv->insert(argv->end(), {"--correctness-method", arg_str(a, "correctness_method")});
-  if (a.contains("max_time_seconds"))
-    argv->insert(argv->end(), {"--max-time", strprintf("%.17g", arg_num(a, "max_time_seconds", 15))});
+void common_flags(const kernel_args& a, std::vector<std::string>* argv) {
+  if (!a.check_performance) argv->push_back("--no-perf");
+  if (!a.reference_path.empty()) argv->insert(argv->end(), {"--reference", a.reference_path});
+  if (a.seed) argv->insert(argv->end(), {"--seed", std::to_string(*a.seed)});
+  if (a.trials) argv->insert(argv->end(), {"--trials", std::to_string(*a.trials)});
+  if (a.atol) argv->insert(argv->end(), {"--atol", strprintf("%.17g", *a.atol)});
+  if (a.rtol) argv->insert(argv->end(), {"--rtol", strprintf("%.17g", *a.rtol)});
+  if (a.correctness_method) argv->insert(argv->end(), {"--correctness-method", *a.correctness_method});
+  if (a.max_time_s) argv->insert(argv->end(), {"--max-time", strprintf("%.17g", *a.max_time_s)});
 }
 
 /// Runs the kernel CLI for `mode` with the YAML document; returns the parsed report and workspace.
-status_or<std::pair<json, fs::path>> run_kernel_cli(tool_context& ctx, const json& a, const std::string& mode,
+status_or<std::pair<json, fs::path>> run_kernel_cli(tool_context& ctx, const kernel_args& a, const std::string& mode,
                                                     json yaml_doc, std::vector<std::string> extra, json* warnings) {
-  MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_arg(a, ctx));
-  if (arg_str(a, "correctness_backend") == "accordo" && a.contains("accordo_timeout_seconds"))
-    yaml_doc["correctness"] = {{"timeout_seconds", arg_num(a, "accordo_timeout_seconds", 30)}};
+  MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_path(a.output_dir, ctx));
+  if (a.correctness_backend == "accordo" && a.accordo_timeout_s)
+    yaml_doc["correctness"] = {{"timeout_seconds", *a.accordo_timeout_s}};
   MAGPIE_ASSIGN_OR_RETURN(fs::path cfg, write_request_file(out, mode, "yaml", json_to_yaml(yaml_doc)));
   std::vector<std::string> argv = {mode, "-k", cfg.string(), "-o", out.string()};
   std::vector<std::string> global = magpie_compat_flags(a, &argv, warnings);
   common_flags(a, &argv);
   argv.insert(argv.end(), extra.begin(), extra.end());
   argv.insert(argv.begin(), global.begin(), global.end());
-  MAGPIE_ASSIGN_OR_RETURN(cli_run run, run_magpie(ctx, argv, arg_num(a, "timeout_seconds", k_default_kernel_timeout_s),
+  MAGPIE_ASSIGN_OR_RETURN(cli_run run, run_magpie(ctx, argv, a.timeout_s,
                                                   out, mode + "_"));
   fs::path report = run.workspace / (mode + "_report.json");
   std::error_code ec;
@@ -122,21 +166,21 @@ std::string missing_file(const std::vector<std::string>& paths, const char* what
   return {};
 }
 
-tool_result analyze_tool(const json& a, tool_context& ctx) {
-  std::string path = arg_str(a, "kernel_path");
+tool_result analyze_tool(const json& arguments, tool_context& ctx) {
+  const kernel_args a = kernel_args::decode(arguments);
+  const std::string& path = a.kernel_path;
   std::vector<std::string> files = {path};
-  if (!arg_str(a, "reference_path").empty()) files.push_back(arg_str(a, "reference_path"));
+  if (!a.reference_path.empty()) files.push_back(a.reference_path);
   if (std::string m = missing_file(files, "kernel file"); !m.empty()) return tool_result::error(m);
-  std::string id = arg_str(a, "kernel_id", fs::path(path).stem().string());
-  json doc = {{"kernel", kernel_entry(id, normalized_type(a), path, arg_str(a, "testcase_command"),
-                                      arg_str(a, "working_dir"), arg_str(a, "compile_command"))}};
+  std::string id = a.kernel_id.value_or(fs::path(path).stem().string());
+  json doc = {{"kernel", kernel_entry(id, a.kernel_type, path, a.testcase_command, a.working_dir, a.compile_command)}};
   json warnings = json::array();
   auto r = run_kernel_cli(ctx, a, "analyze", doc, {}, &warnings);
   if (!r.ok()) return tool_result::error("analyze failed: " + r.get_status().message());
   const json& report = r->first;
   const json& res = report.contains("results") && report["results"].is_array() && !report["results"].empty()
                         ? report["results"][0] : json::object();
-  json out = analyze_output(res, r->second, normalized_type(a), warnings);
+  json out = analyze_output(res, r->second, a.kernel_type, warnings);
   std::string summary = strprintf("%s: correctness %s", id.c_str(), json_string(out, "correctness_state", "?").c_str());
   if (auto median = json_as_number(json_value(out, "kernel_time_median_us")))
     summary += strprintf(", median %.3f us", *median);
@@ -144,25 +188,26 @@ tool_result analyze_tool(const json& a, tool_context& ctx) {
   return tool_result::ok(summary, out);
 }
 
-tool_result compare_tool(const json& a, tool_context& ctx) {
-  auto paths = arg_strings(a, "kernel_paths");
-  auto cmds = arg_strings(a, "testcase_commands");
+tool_result compare_tool(const json& arguments, tool_context& ctx) {
+  const kernel_args a = kernel_args::decode(arguments);
+  const auto& paths = a.kernel_paths;
+  const auto& cmds = a.testcase_commands;
   if (!cmds.empty() && cmds.size() != 1 && cmds.size() != paths.size())
     return tool_result::error("testcase_commands must have one entry or one per kernel_paths entry");
   std::vector<std::string> files = paths;
-  if (!arg_str(a, "reference_path").empty()) files.push_back(arg_str(a, "reference_path"));
+  if (!a.reference_path.empty()) files.push_back(a.reference_path);
   if (std::string m = missing_file(files, "kernel file"); !m.empty()) return tool_result::error(m);
   json kernels = json::array(), configs = json::array();
-  std::string type = normalized_type(a);
-  int base = static_cast<int>(arg_num(a, "baseline_index", 0));
+  const std::string& type = a.kernel_type;
+  const int base = a.baseline_index;
   if (base < 0 || base >= static_cast<int>(paths.size())) return tool_result::error("baseline_index out of range");
   for (size_t i = 0; i < paths.size(); ++i) {
     std::string id = strprintf("kernel_%zu_%s", i, fs::path(paths[i]).stem().string().c_str());
     std::string cmd = cmds.empty() ? "" : cmds.size() == 1 ? cmds[0] : cmds[i];
-    kernels.push_back(kernel_entry(id, type, paths[i], cmd, arg_str(a, "working_dir"), arg_str(a, "compile_command")));
+    kernels.push_back(kernel_entry(id, type, paths[i], cmd, a.working_dir, a.compile_command));
     configs.push_back({{"kernel_id", id}, {"kernel_type", type.empty() ? json(nullptr) : json(type)},
                        {"source_file_path", absolute_path(paths[i]).string()}, {"testcase_command", cmd},
-                       {"working_dir", arg_str(a, "working_dir").empty() ? json(nullptr) : json(absolute_path(arg_str(a, "working_dir")).string())},
+                       {"working_dir", a.working_dir.empty() ? json(nullptr) : json(absolute_path(a.working_dir).string())},
                        {"is_baseline", static_cast<int>(i) == base}});
   }
   json warnings = json::array();
@@ -185,19 +230,19 @@ tool_result compare_tool(const json& a, tool_context& ctx) {
                              " (workspace " + r->second.string() + ")", out);
 }
 
-tool_result create_config_tool(const json& a, tool_context&) {
-  std::string path = arg_str(a, "kernel_path");
-  json doc = {{"kernel", kernel_entry(arg_str(a, "kernel_id"), normalized_type(a), path, arg_str(a, "testcase_command"),
-                                      arg_str(a, "working_dir"), arg_str(a, "compile_command"))}};
+tool_result create_config_tool(const json& arguments, tool_context&) {
+  const kernel_args a = kernel_args::decode(arguments);
+  const std::string id = a.kernel_id.value_or("");
+  json doc = {{"kernel", kernel_entry(id, a.kernel_type, a.kernel_path, a.testcase_command, a.working_dir, a.compile_command)}};
   std::string yaml = json_to_yaml(doc);
   json out = {{"config_content", yaml},
               {"usage", "save as kernel.yaml, then: magpie analyze -k kernel.yaml (or the analyze tool)"}};
-  std::string target = arg_str(a, "output_path");
+  const std::string& target = a.output_path;
   if (!target.empty()) {
     if (auto st = write_file_atomic(target, yaml); !st.ok()) return tool_result::error(st.message());
     out["written_to"] = absolute_path(target).string();
   }
-  return tool_result::ok("kernel config for " + arg_str(a, "kernel_id"), out);
+  return tool_result::ok("kernel config for " + id, out);
 }
 
 // ---- schemas: one place per tool (inputs accept Magpie's argument names) ----

@@ -28,16 +28,26 @@ json device_json(const gpu::gpu_info& g, const gpu::device& d) {
           {"profiler", g.profiler}};
 }
 
+/// get_hardware_info's arguments, decoded once.
+struct hardware_args {
+  int device_id = 0;
+  bool include_all = false;  ///< every GPU instead of one
+  static hardware_args decode(const json& a) {
+    return {static_cast<int>(arg_num(a, "device_id", 0)), arg_bool(a, "include_all", false)};
+  }
+};
+
 tool_result hardware_tool(const json& a, tool_context&) {
+  const hardware_args args = hardware_args::decode(a);
   gpu::gpu_info g = gpu::detect();
-  int id = static_cast<int>(arg_num(a, "device_id", 0));
+  int id = args.device_id;
   json out = {{"gpu_count", g.devices.size()}, {"vendor", g.vendor}};
   if (g.devices.empty()) {
     out["gpu"] = nullptr;
     out["note"] = "no GPU detected (nvidia-smi / rocm-smi / rocminfo found nothing)";
     return tool_result::ok("no GPU detected", out);
   }
-  if (arg_bool(a, "include_all", false)) {
+  if (args.include_all) {
     json all = json::object();
     for (const auto& d : g.devices) all[std::to_string(d.index)] = device_json(g, d);
     out["gpus"] = all;

@@ -5,6 +5,7 @@
 #include "core/workspace.h"
 #include "mcp/run_registry.h"
 #include "core/json_schema.h"
+#include "mcp/tool_args_codec.h"
 #include "mcp/tool_util.h"
 
 namespace magpie::mcp {
@@ -50,15 +51,66 @@ json loop_progress_props() {
 
 namespace {
 
+/// The optimize tool's arguments (its input schema below), decoded once. Empty strings and
+/// absent numbers are "not given": the loop's own defaults apply.
+struct optimize_args {
+  std::string config, output_dir, workspace;
+  std::string from_step, resume, until, control, order, servers, python;
+  std::optional<int64_t> pairs, max_pairs, num_prompts, concurrency;
+  std::optional<double> target_mde_pct, max_series_s;
+  double timeout_s = 7200;
+
+  static optimize_args decode(const json& a) {
+    optimize_args r;
+    r.config = arg_str(a, "config");
+    r.output_dir = arg_str(a, "output_dir");
+    r.workspace = arg_str(a, "workspace");
+    r.from_step = arg_str(a, "from_step");
+    r.resume = arg_str(a, "resume");
+    r.until = arg_str(a, "until");
+    r.control = arg_str(a, "control");
+    r.order = arg_str(a, "order");
+    r.servers = arg_str(a, "servers");
+    r.python = arg_str(a, "python");
+    auto count = [&](const char* k) { return a.contains(k) ? std::optional<int64_t>(static_cast<int64_t>(arg_num(a, k, 0))) : std::nullopt; };
+    auto number = [&](const char* k) { return a.contains(k) ? std::optional<double>(arg_num(a, k, 0)) : std::nullopt; };
+    r.pairs = count("pairs");
+    r.max_pairs = count("max_pairs");
+    r.num_prompts = count("num_prompts");
+    r.concurrency = count("concurrency");
+    r.target_mde_pct = number("target_mde_pct");
+    r.max_series_s = number("max_series_s");
+    r.timeout_s = arg_num(a, "timeout_seconds", 7200);
+    return r;
+  }
+
+  /// The `magpie optimize` flags of the arguments given, in the schema's order.
+  std::vector<std::string> flags() const {
+    std::vector<std::string> v;
+    for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--from-step", &from_step}, {"--resume", &resume},
+                                      {"--until", &until}, {"--control", &control}, {"--order", &order},
+                                      {"--servers", &servers}, {"--python", &python}})
+      if (!value->empty()) v.insert(v.end(), {flag, *value});
+    for (const auto& [flag, value] : {std::pair<const char*, const std::optional<int64_t>*>{"--pairs", &pairs}, {"--max-pairs", &max_pairs},
+                                      {"--num-prompts", &num_prompts}, {"--concurrency", &concurrency}})
+      if (*value) v.insert(v.end(), {flag, std::to_string(static_cast<long long>(**value))});
+    for (const auto& [flag, value] : {std::pair<const char*, const std::optional<double>*>{"--target-mde-pct", &target_mde_pct},
+                                      {"--max-series-s", &max_series_s}})
+      if (*value) v.insert(v.end(), {flag, strprintf("%.17g", **value)});
+    return v;
+  }
+};
+
 tool_result optimize_tool(const json& a, tool_context& ctx) {
-  std::string cfg = arg_str(a, "config");
+  const optimize_args args = optimize_args::decode(a);
+  const std::string& cfg = args.config;
   std::error_code ec;
   if (cfg.empty() || !fs::exists(cfg, ec)) return tool_result::error("config: no such file '" + cfg + "'");
   fs::path ws;
-  if (!arg_str(a, "workspace").empty()) {
-    ws = absolute_path(arg_str(a, "workspace"));
+  if (!args.workspace.empty()) {
+    ws = absolute_path(args.workspace);
   } else {
-    auto out = output_dir_arg(a, ctx);
+    auto out = output_dir_path(args.output_dir, ctx);
     if (!out.ok()) return tool_result::error(out.get_status().message());
     auto w = create_workspace(*out, "optimize", "mcp");
     if (!w.ok()) return tool_result::error(w.get_status().message());
@@ -66,15 +118,7 @@ tool_result optimize_tool(const json& a, tool_context& ctx) {
   }
   spawn_spec spec;
   spec.argv = {ctx.settings().self_exe.string(), "optimize", "-c", absolute_path(cfg).string(), "--workspace", ws.string()};
-  for (const char* k : {"from_step", "resume", "until", "control", "order", "servers", "python"})
-    if (!arg_str(a, k).empty()) {
-      std::string flag = "--" + replace_all(k, "_", "-");
-      spec.argv.insert(spec.argv.end(), {flag, arg_str(a, k)});
-    }
-  for (const char* k : {"pairs", "max_pairs", "num_prompts", "concurrency"})
-    if (a.contains(k)) spec.argv.insert(spec.argv.end(), {"--" + replace_all(k, "_", "-"), std::to_string(static_cast<long long>(arg_num(a, k, 0)))});
-  for (const char* k : {"target_mde_pct", "max_series_s"})
-    if (a.contains(k)) spec.argv.insert(spec.argv.end(), {"--" + replace_all(k, "_", "-"), strprintf("%.17g", arg_num(a, k, 0))});
+  for (const auto& f : args.flags()) spec.argv.push_back(f);
   spec.env.emplace_back("MAGPIE_NO_PROGRESS", "1");
   finish_fn finish = [ws](const run_result& r, std::string* err) -> json {
     json p = loop_progress(ws);
@@ -89,16 +133,26 @@ tool_result optimize_tool(const json& a, tool_context& ctx) {
     return p;
   };
   json info = {{"config", absolute_path(cfg).string()}, {"workspace", ws.string()}};
-  auto id = ctx.runs().start("optimize", spec, arg_num(a, "timeout_seconds", 7200), info, finish);
+  auto id = ctx.runs().start("optimize", spec, args.timeout_s, info, finish);
   if (!id.ok()) return tool_result::error("optimize could not start: " + id.get_status().message());
   return tool_result::ok("optimize started: " + *id,
                          {{"run_id", *id}, {"state", "running"}, {"workspace", ws.string()},
                           {"poll", "call optimize_status with this run_id; optimize_cancel stops the loop and its servers"}});
 }
 
+/// optimize_status / optimize_cancel: the run handle and how many log lines to return.
+struct run_handle_args {
+  std::string run_id;
+  size_t tail_lines = 20;
+  static run_handle_args decode(const json& a) {
+    return {arg_str(a, "run_id"), static_cast<size_t>(arg_num(a, "tail_lines", 20))};
+  }
+};
+
 tool_result optimize_status_tool(const json& a, tool_context& ctx) {
-  std::string id = arg_str(a, "run_id");
-  auto s = ctx.runs().status(id, static_cast<size_t>(arg_num(a, "tail_lines", 20)));
+  const run_handle_args args = run_handle_args::decode(a);
+  const std::string& id = args.run_id;
+  auto s = ctx.runs().status(id, args.tail_lines);
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
   if (s->contains("info") && (*s)["info"].contains("workspace")) {
     json p = loop_progress(json_string((*s)["info"], "workspace"));
@@ -110,7 +164,7 @@ tool_result optimize_status_tool(const json& a, tool_context& ctx) {
 }
 
 tool_result optimize_cancel_tool(const json& a, tool_context& ctx) {
-  std::string id = arg_str(a, "run_id");
+  const std::string id = run_handle_args::decode(a).run_id;
   auto s = ctx.runs().status(id, 0);
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
   bool ok = ctx.runs().cancel(id);

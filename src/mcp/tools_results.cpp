@@ -76,10 +76,21 @@ json raw_result_schema() {
           {"description", "the raw client result as its writer left it"}};
 }
 
+/// list_benchmark_results' arguments, decoded once.
+struct list_args {
+  std::optional<std::string> output_dir;  ///< nullopt: the server default
+  std::string mode = "benchmark";  ///< benchmark | analyze | compare | all
+  size_t limit = 20;
+  static list_args decode(const json& a) {
+    return {json_as_string(json_value(a, "output_dir")), arg_str(a, "mode", "benchmark"), static_cast<size_t>(arg_num(a, "limit", 20))};
+  }
+};
+
 tool_result list_tool(const json& a, tool_context& ctx) {
-  fs::path dir = absolute_path(arg_str(a, "output_dir", ctx.settings().default_output_dir.string()));
-  std::string mode = arg_str(a, "mode", "benchmark");
-  size_t limit = static_cast<size_t>(arg_num(a, "limit", 20));
+  const list_args args = list_args::decode(a);
+  fs::path dir = absolute_path(args.output_dir ? fs::path(*args.output_dir) : ctx.settings().default_output_dir);
+  const std::string& mode = args.mode;
+  const size_t limit = args.limit;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return tool_result::error("output_dir '" + dir.string() + "' does not exist");
   std::vector<fs::path> found;
@@ -116,17 +127,28 @@ tool_result list_tool(const json& a, tool_context& ctx) {
   return tool_result::ok(strprintf("%zu runs in %s (showing %zu)", found.size(), dir.c_str(), runs.size()), out);
 }
 
+/// get_benchmark_result's arguments, decoded once.
+struct get_args {
+  std::string workspace_dir;
+  bool kernel_summary = true, raw_result = false, tracelens_files = true;  ///< include_* flags
+  static get_args decode(const json& a) {
+    return {arg_str(a, "workspace_dir"), arg_bool(a, "include_kernel_summary", true), arg_bool(a, "include_raw_result", false),
+            arg_bool(a, "include_tracelens_files", true)};
+  }
+};
+
 tool_result get_tool(const json& a, tool_context&) {
-  fs::path ws = absolute_path(arg_str(a, "workspace_dir"));
+  const get_args args = get_args::decode(a);
+  fs::path ws = absolute_path(args.workspace_dir);
   auto r = read_json_file(ws / "benchmark_report.json");
   if (!r.ok()) return tool_result::error(r.get_status().message());
   json warnings = json::array();
   json out = run_row(ws, *r, &warnings);
   std::string where = ws.filename().string() + ": ";
   out["config"] = checked_value(json_value(*r, "config"), or_null(serve::benchmark_config_schema()), where + "config", &warnings);
-  if (arg_bool(a, "include_kernel_summary", true) && r->contains("kernel_summary"))
+  if (args.kernel_summary && r->contains("kernel_summary"))
     out["kernel_summary"] = checked_value((*r)["kernel_summary"], kernel_summary_schema(), where + "kernel_summary", &warnings);
-  if (arg_bool(a, "include_raw_result", false) && r->contains("raw_result"))
+  if (args.raw_result && r->contains("raw_result"))
     out["raw_result"] = checked_value((*r)["raw_result"], raw_result_schema(), where + "raw_result", &warnings);
   if (r->contains("gap_analysis"))
     out["gap_analysis"] = checked_value((*r)["gap_analysis"], trace::gap_analysis_schema(), where + "gap_analysis", &warnings);
@@ -142,16 +164,29 @@ tool_result get_tool(const json& a, tool_context&) {
   };
   out["torch_trace_files"] = fs::is_directory(ws / "torch_trace", ec) ? list(ws / "torch_trace", ".json.gz") : json::array();
   out["warnings"] = warnings;
-  if (arg_bool(a, "include_tracelens_files", true))
+  if (args.tracelens_files)
     out["tracelens_files"] = {{"tracelens", fs::is_directory(ws / "tracelens", ec) ? list(ws / "tracelens", ".csv") : json::array()}};
   return tool_result::ok(ws.filename().string() + (json_bool(*r, "success", false) ? ": success" : ": failed"), out);
 }
 
+/// compare_benchmark_reports' arguments, decoded once.
+struct compare_reports_args {
+  std::vector<std::string> workspace_dirs, labels;
+  std::string db_path, output_dir;  ///< "" = beside the first workspace; the server default
+  double alpha = 0.05;
+  bool use_replicates = true;
+  bool export_format = false;       ///< given (accepted, not honoured: a warning says so)
+  static compare_reports_args decode(const json& a) {
+    return {arg_strings(a, "workspace_dirs"), arg_strings(a, "labels"), arg_str(a, "db_path"), arg_str(a, "output_dir"),
+            arg_num(a, "alpha", 0.05), arg_bool(a, "use_replicates", true), a.contains("export_format")};
+  }
+};
+
 tool_result compare_reports_tool(const json& a, tool_context& ctx) {
-  auto dirs = arg_strings(a, "workspace_dirs");
-  auto labels = arg_strings(a, "labels");
-  fs::path db = arg_str(a, "db_path").empty() ? store::default_db_path(absolute_path(dirs[0]).parent_path())
-                                              : fs::path(arg_str(a, "db_path"));
+  const compare_reports_args args = compare_reports_args::decode(a);
+  const auto& dirs = args.workspace_dirs;
+  const auto& labels = args.labels;
+  fs::path db = args.db_path.empty() ? store::default_db_path(absolute_path(dirs[0]).parent_path()) : fs::path(args.db_path);
   json summaries = json::array(), notes = json::array();
   for (size_t i = 0; i < dirs.size(); ++i) {
     auto id = store::register_workspace(db, dirs[i]);
@@ -169,8 +204,8 @@ tool_result compare_reports_tool(const json& a, tool_context& ctx) {
   auto st = store::results_store::open(db);
   if (!st.ok()) return tool_result::error(st.get_status().message());
   store::compare_options o;
-  o.alpha = arg_num(a, "alpha", 0.05);
-  o.expand_replicates = arg_bool(a, "use_replicates", true);
+  o.alpha = args.alpha;
+  o.expand_replicates = args.use_replicates;
   json comparisons = json::array();
   for (size_t i = 1; i < dirs.size(); ++i) {
     auto c = store::compare_runs(*st, {dirs[0]}, {dirs[i]}, o);
@@ -182,10 +217,10 @@ tool_result compare_reports_tool(const json& a, tool_context& ctx) {
   }
   json out = {{"success", true}, {"db_path", absolute_path(db).string()}, {"run_summaries", summaries},
               {"comparisons", comparisons}, {"errors", json::array()}};
-  if (a.contains("export_format"))
+  if (args.export_format)
     notes.push_back("export_format is accepted but the comparison is written as JSON (no TraceLens CSV/Excel comparison)");
   if (!notes.empty()) out["warnings"] = notes;
-  auto outdir = output_dir_arg(a, ctx);
+  auto outdir = output_dir_path(args.output_dir, ctx);
   if (outdir.ok()) {
     fs::path f = *outdir / ("comparison_" + timestamp_now() + ".json");
     if (write_json_file(f, out).ok()) out["output_files"] = json::array({f.string()});

@@ -41,30 +41,56 @@ json csv_top_kernels(const std::string& text) {
   return out;
 }
 
-tool_result gap_tool(const json& a, tool_context& ctx) {
-  auto out = output_dir_arg(a, ctx);
-  if (!out.ok()) return tool_result::error(out.get_status().message());
-  std::vector<std::string> argv = {"benchmark", "--trace-dir", arg_str(a, "trace_dir"), "--output-dir", out->string(),
-                                   "--top-k", std::to_string(static_cast<int>(arg_num(a, "top_k", 20))),
-                                   "--start-pct", strprintf("%.17g", arg_num(a, "start_pct", 0)),
-                                   "--end-pct", strprintf("%.17g", arg_num(a, "end_pct", 100)),
-                                   "--min-duration-us", strprintf("%.17g", arg_num(a, "min_duration_us", 0))};
-  for (const char* key : {"categories", "ignore_categories"}) {
-    auto v = arg_strings(a, key);
-    if (v.empty()) continue;
-    argv.push_back(std::string("--") + replace_all(key, "_", "-"));
-    argv.insert(argv.end(), v.begin(), v.end());
+/// gap_analysis' arguments, decoded once.
+struct gap_args {
+  std::string output_dir, trace_dir;
+  int top_k = 20;
+  double start_pct = 0, end_pct = 100, min_duration_us = 0;
+  std::vector<std::string> categories, ignore_categories, kernel_source_repos;
+  bool clamped_traces = false, find_kernel_sources = false;
+  double timeout_s = 1800;
+  static gap_args decode(const json& a) {
+    gap_args r;
+    r.output_dir = arg_str(a, "output_dir");
+    r.trace_dir = arg_str(a, "trace_dir");
+    r.top_k = static_cast<int>(arg_num(a, "top_k", 20));
+    r.start_pct = arg_num(a, "start_pct", 0);
+    r.end_pct = arg_num(a, "end_pct", 100);
+    r.min_duration_us = arg_num(a, "min_duration_us", 0);
+    r.categories = arg_strings(a, "categories");
+    r.ignore_categories = arg_strings(a, "ignore_categories");
+    r.clamped_traces = arg_bool(a, "generate_clamped_traces", false);
+    r.find_kernel_sources = arg_bool(a, "find_kernel_sources", false);
+    r.kernel_source_repos = arg_strings(a, "kernel_source_repos");
+    r.timeout_s = arg_num(a, "timeout_seconds", 1800);
+    return r;
   }
-  if (arg_bool(a, "generate_clamped_traces", false)) argv.push_back("--clamped-traces");
-  if (arg_bool(a, "find_kernel_sources", false)) {
+};
+
+tool_result gap_tool(const json& arguments, tool_context& ctx) {
+  const gap_args a = gap_args::decode(arguments);
+  auto out = output_dir_path(a.output_dir, ctx);
+  if (!out.ok()) return tool_result::error(out.get_status().message());
+  std::vector<std::string> argv = {"benchmark", "--trace-dir", a.trace_dir, "--output-dir", out->string(),
+                                   "--top-k", std::to_string(a.top_k),
+                                   "--start-pct", strprintf("%.17g", a.start_pct),
+                                   "--end-pct", strprintf("%.17g", a.end_pct),
+                                   "--min-duration-us", strprintf("%.17g", a.min_duration_us)};
+  for (const auto& [flag, v] : {std::pair<const char*, const std::vector<std::string>*>{"--categories", &a.categories},
+                                {"--ignore-categories", &a.ignore_categories}}) {
+    if (v->empty()) continue;
+    argv.push_back(flag);
+    argv.insert(argv.end(), v->begin(), v->end());
+  }
+  if (a.clamped_traces) argv.push_back("--clamped-traces");
+  if (a.find_kernel_sources) {
     argv.push_back("--find-kernel-sources");
-    auto repos = arg_strings(a, "kernel_source_repos");
-    if (!repos.empty()) {
+    if (!a.kernel_source_repos.empty()) {
       argv.push_back("--kernel-source-repos");
-      argv.insert(argv.end(), repos.begin(), repos.end());
+      argv.insert(argv.end(), a.kernel_source_repos.begin(), a.kernel_source_repos.end());
     }
   }
-  auto run = run_magpie(ctx, argv, arg_num(a, "timeout_seconds", 1800));
+  auto run = run_magpie(ctx, argv, a.timeout_s);
   if (!run.ok()) return tool_result::error("gap_analysis failed: " + run.get_status().message());
   fs::path dir = *out / "gap_analysis", csv = dir / "gap_analysis.csv";
   auto text = read_file(csv);
@@ -86,14 +112,27 @@ tool_result gap_tool(const json& a, tool_context& ctx) {
   return tool_result::ok(strprintf("gap analysis: %zu kernels in %s", r["top_kernels"].size(), csv.c_str()), r);
 }
 
-tool_result trace_report_tool(const json& a, tool_context& ctx) {
-  auto out = output_dir_arg(a, ctx);
+/// trace_report's arguments, decoded once.
+struct trace_report_args {
+  std::string output_dir, trace_file, gpu;
+  std::optional<int> top_k;  ///< nullopt: the CLI's default
+  double timeout_s = 1800;
+  static trace_report_args decode(const json& a) {
+    return {arg_str(a, "output_dir"), arg_str(a, "trace_file"), arg_str(a, "gpu"),
+            a.contains("top_k") ? std::optional<int>(static_cast<int>(arg_num(a, "top_k", 50))) : std::nullopt,
+            arg_num(a, "timeout_seconds", 1800)};
+  }
+};
+
+tool_result trace_report_tool(const json& arguments, tool_context& ctx) {
+  const trace_report_args a = trace_report_args::decode(arguments);
+  auto out = output_dir_path(a.output_dir, ctx);
   if (!out.ok()) return tool_result::error(out.get_status().message());
-  fs::path dir = *out / ("trace_report_" + sanitize_label(fs::path(arg_str(a, "trace_file")).stem().string()));
-  std::vector<std::string> argv = {"trace", "report", arg_str(a, "trace_file"), "--output-dir", dir.string()};
-  if (!arg_str(a, "gpu").empty()) argv.insert(argv.end(), {"--gpu", arg_str(a, "gpu")});
-  if (a.contains("top_k")) argv.insert(argv.end(), {"--top-k", std::to_string(static_cast<int>(arg_num(a, "top_k", 50)))});
-  auto run = run_magpie(ctx, argv, arg_num(a, "timeout_seconds", 1800));
+  fs::path dir = *out / ("trace_report_" + sanitize_label(fs::path(a.trace_file).stem().string()));
+  std::vector<std::string> argv = {"trace", "report", a.trace_file, "--output-dir", dir.string()};
+  if (!a.gpu.empty()) argv.insert(argv.end(), {"--gpu", a.gpu});
+  if (a.top_k) argv.insert(argv.end(), {"--top-k", std::to_string(*a.top_k)});
+  auto run = run_magpie(ctx, argv, a.timeout_s);
   if (!run.ok()) return tool_result::error("trace_report failed: " + run.get_status().message());
   auto report = read_json_file(dir / "report.json");
   if (!run->outcome.result.success() || !report.ok())
@@ -106,13 +145,24 @@ tool_result trace_report_tool(const json& a, tool_context& ctx) {
   return tool_result::ok("trace report written to " + dir.string(), r);
 }
 
-tool_result sources_tool(const json& a, tool_context& ctx) {
-  std::vector<std::string> names = arg_strings(a, "kernel_names");
+/// find_kernel_sources' arguments, decoded once.
+struct sources_args {
+  std::vector<std::string> kernel_names, trace_files, kernel_source_repos;
+  size_t top_k = 20;
+  static sources_args decode(const json& a) {
+    return {arg_strings(a, "kernel_names"), arg_strings(a, "trace_files"), arg_strings(a, "kernel_source_repos"),
+            static_cast<size_t>(arg_num(a, "top_k", 20))};
+  }
+};
+
+tool_result sources_tool(const json& arguments, tool_context& ctx) {
+  const sources_args a = sources_args::decode(arguments);
+  std::vector<std::string> names = a.kernel_names;
   std::vector<source::kernel_stat> stats;
-  auto traces = arg_strings(a, "trace_files");
+  const auto& traces = a.trace_files;
   if (!traces.empty()) {
     trace_kernel_options o;
-    o.top_k = static_cast<size_t>(arg_num(a, "top_k", 20));
+    o.top_k = a.top_k;
     std::vector<fs::path> in(traces.begin(), traces.end());
     std::vector<std::string> warnings;
     ctx.progress(1, 3, "reading traces");
@@ -124,7 +174,7 @@ tool_result sources_tool(const json& a, tool_context& ctx) {
   if (names.empty()) return tool_result::error("give kernel_names or trace_files");
   if (!stats.empty() && names.size() != stats.size()) return tool_result::error("give kernel_names or trace_files, not both");
   std::vector<fs::path> roots;
-  for (const auto& r : arg_strings(a, "kernel_source_repos")) roots.emplace_back(r);
+  for (const auto& r : a.kernel_source_repos) roots.emplace_back(r);
   ctx.progress(2, 3, "indexing repositories");
   auto infos = source::find_kernel_sources(names, roots);
   if (!infos.ok()) return tool_result::error(infos.get_status().message());
@@ -155,10 +205,21 @@ json possible_binaries(const fs::path& root, const std::string& stem) {
   return out;
 }
 
-tool_result discover_tool(const json& a, tool_context& ctx) {
-  fs::path root = absolute_path(arg_str(a, "project_path"));
-  std::string type = arg_str(a, "kernel_type", "all");
-  bool tests = arg_bool(a, "include_tests", true), examples = arg_bool(a, "include_examples", true);
+/// discover_kernels' arguments, decoded once.
+struct discover_args {
+  std::string project_path, kernel_type = "all";
+  bool include_tests = true, include_examples = true;
+  static discover_args decode(const json& a) {
+    return {arg_str(a, "project_path"), arg_str(a, "kernel_type", "all"), arg_bool(a, "include_tests", true),
+            arg_bool(a, "include_examples", true)};
+  }
+};
+
+tool_result discover_tool(const json& arguments, tool_context& ctx) {
+  const discover_args a = discover_args::decode(arguments);
+  fs::path root = absolute_path(a.project_path);
+  const std::string& type = a.kernel_type;
+  const bool tests = a.include_tests, examples = a.include_examples;
   ctx.progress(1, 2, "indexing " + root.string());
   auto idx = source::repo_index::build({root});
   if (!idx.ok()) return tool_result::error(idx.get_status().message());

@@ -50,6 +50,7 @@ double num(const std::string& s) {
 }  // namespace
 
 const char* disposition_name(disposition d) { return enum_name(k_disposition_names, d, "external"); }
+std::optional<disposition> parse_disposition(std::string_view word) { return enum_parse(k_disposition_names, word); }
 
 json ranked_kernel::to_json() const {
   return {{"rank", rank}, {"name", name}, {"calls", calls}, {"total_us", total_us}, {"avg_us", avg_us},

@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -44,6 +45,7 @@ std::string stop_category(const std::string& code);
 enum class disposition { ours, external, ambiguous, low_confidence, disagrees };
 /// The loop report's words, as the enumerators are named (decide.cpp).
 const char* disposition_name(disposition d);
+std::optional<disposition> parse_disposition(std::string_view word);
 inline void to_json(json& j, disposition d) { j = disposition_name(d); }
 
 struct ranked_kernel {

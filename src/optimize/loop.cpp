@@ -7,7 +7,9 @@
 #include "core/signal_capture.h"
 #include "core/strings.h"
 #include "core/workspace.h"
+#include "optimize/loop_report_codec.h"
 #include "optimize/loop_run.h"
+#include "optimize/report_printer.h"
 
 namespace magpie::optimize {
 
@@ -297,11 +299,12 @@ status_or<loop_outcome> run_loop(const optimize_config& cfg, const loop_options&
   loop_run run(cfg, opts);
   MAGPIE_RETURN_IF_ERROR(run.load_resume());
   loop_outcome o;
-  o.report = run.run();
-  o.outcome = json_string(o.report, "outcome");
+  json doc = run.run();
   o.control_failed = run.control_failed();
   o.report_json = opts.workspace / "loop_report.json";
   o.report_md = opts.workspace / "loop_report.md";
+  MAGPIE_ASSIGN_OR_RETURN(o.report, decode_loop_report(doc, o.report_json.string()));
+  o.outcome = o.report.outcome.value_or(loop_result::failed);  // run() always sets it
   if (auto st = write_file_atomic(o.report_md, report_markdown(o.report)); !st.ok())
     MAGPIE_LOG_WARN("cannot write %s: %s", o.report_md.c_str(), st.message().c_str());
   return o;

@@ -12,6 +12,7 @@
 
 #include "core/json.h"
 #include "optimize/config.h"
+#include "optimize/loop_report.h"
 
 namespace magpie::optimize {
 
@@ -27,18 +28,14 @@ struct loop_options {
 };
 
 struct loop_outcome {
-  std::string outcome;        ///< improved | stopped | failed | paused
+  loop_result outcome = loop_result::failed;
   bool control_failed = false;  ///< an A/A control came out beyond noise
-  json report;
+  loop_report report;           ///< print with optimize/report_printer.h
   fs::path report_json, report_md;
 };
 
 /// Runs the loop. A status error means nothing could run (bad resume source, workspace not
 /// writable); every later problem is in the report (outcome failed / stopped).
 status_or<loop_outcome> run_loop(const optimize_config& cfg, const loop_options& opts);
-
-/// The short table printed at the end (and in loop_report.md).
-std::string summary_table(const json& report);
-std::string report_markdown(const json& report);
 
 }  // namespace magpie::optimize

@@ -384,7 +384,7 @@ status_or<benchmark_run> run_benchmark(const benchmark_config& cfg, const run_op
   }
   run.success = run.client.has_value() && run.client->metrics.completed > 0 && run.errors.empty();
   run.execution_time_s = monotonic_seconds() - start;
-  MAGPIE_RETURN_IF_ERROR(write_reports(run));
+  MAGPIE_RETURN_IF_ERROR(write_reports(make_benchmark_report(run)));
   if (std::string why = interrupted(); !why.empty()) {  // the store records it as interrupted (INCOMPLETE)
     (void)mark_incomplete(run.workspace, why, signal_capture::last_signal());
     MAGPIE_LOG_ERROR("%s: the benchmark did not finish; workspace %s is marked INCOMPLETE (partial reports kept)",

@@ -104,7 +104,7 @@ TEST(report_schema, the_benchmark_status_result_validates_against_its_output_sch
   m.itl_read = dist(1);
   m.schedule_slip.mean = std::numeric_limits<double>::infinity();  // written as null
   run.client->vllm_json = serve::vllm_result_json(m, {}, 0, serve::metric_options{}, serve::run_info{});
-  ASSERT_TRUE(serve::write_reports(run).ok());
+  ASSERT_TRUE(serve::write_reports(serve::make_benchmark_report(run)).ok());
   run_result child;
   child.exit_code = 0;
   child.out = "Workspace: " + run.workspace.string() + "\n";
