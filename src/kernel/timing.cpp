@@ -226,6 +226,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch) 
     unclaimed.push_back(smp.bracket_ns / batch - v);
     pr.samples_ns.push_back(v);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
+    if (smp.fresh) r.fresh_extra_ns.push_back(smp.inputs_extra_ns / batch);
   }
   pr.median_ns = pr.samples_ns.empty() ? 0 : median(pr.samples_ns);
   pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());

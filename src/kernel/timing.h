@@ -93,6 +93,7 @@ struct timing_result {
   std::vector<process_result> processes;
   std::vector<check_outcome> checks;
   std::vector<double> fresh_ns, reused_ns;  ///< time of record of samples after / without fresh inputs
+  std::vector<double> fresh_extra_ns;       ///< per fresh_ns: the tree's CPU during its `inputs` beyond the busiest thread
   std::vector<double> inputs_bracket_ns;    ///< supervisor's clock around each `inputs`
   std::vector<double> inputs_cpu_ns;        ///< the harness tree's CPU time during each `inputs`
   double gap_cpu_ns = 0;                    ///< the tree's CPU time outside every command (sampling phase)
