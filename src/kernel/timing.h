@@ -55,7 +55,7 @@ struct process_result {
   double rtt_median_ns = 0;        ///< supervisor's ping round trip
   double bracket_excess_ns = 0;    ///< median(sample bracket − rtt) per launch
   double observed_ns = 0;          ///< median per launch of min(CPU time, bracket − rtt): what the supervisor saw
-  double unclaimed_ns = 0;         ///< median per launch of bracket − time of record: overhead the claim leaves out
+  double unclaimed_ns = 0;         ///< 10th percentile per launch of bracket − time of record: overhead the claim leaves out
   double harness_median_ns = 0;
   size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
   channel_findings findings;

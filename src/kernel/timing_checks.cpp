@@ -20,7 +20,7 @@ json process_result::to_json() const {
   return {{"process", index}, {"samples", samples_ns.size()}, {"median_ns", median_ns},
           {"harness_median_ns", harness_median_ns}, {"ping_rtt_median_ns", rtt_median_ns},
           {"bracket_minus_rtt_median_ns", bracket_excess_ns}, {"observed_median_ns", observed_ns},
-          {"unclaimed_median_ns", unclaimed_ns},
+          {"unclaimed_p10_ns", unclaimed_ns},
           {"harness_over_bracket", harness_over_bracket},
           {"channel", findings.to_json()}};
 }
