@@ -229,11 +229,6 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch) 
     if (smp.fresh) r.fresh_extra_ns.push_back(smp.inputs_extra_ns / batch);
   }
   pr.median_ns = pr.samples_ns.empty() ? 0 : median(pr.samples_ns);
-  std::vector<double> checked_cpu, fresh_cpu;
-  for (const auto& smp : s.samples())
-    if (!std::isnan(smp.cpu_ns) && smp.fresh) (smp.checked ? checked_cpu : fresh_cpu).push_back(smp.cpu_ns);
-  pr.checked_cpu_ns = checked_cpu.empty() ? 0 : median(checked_cpu);
-  pr.fresh_cpu_ns = fresh_cpu.empty() ? 0 : median(fresh_cpu);
   pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());
   pr.bracket_excess_ns = excess.empty() ? 0 : median(excess);
   pr.observed_ns = observed.empty() ? 0 : median(observed);

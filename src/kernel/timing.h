@@ -58,8 +58,6 @@ struct process_result {
   double unclaimed_ns = 0;         ///< 10th percentile per launch of bracket − time of record: overhead the claim leaves out
   double harness_median_ns = 0;
   size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
-  double checked_cpu_ns = 0;       ///< median tree CPU of checked samples, reply to stop included (not in the report)
-  double fresh_cpu_ns = 0;         ///< median tree CPU of unchecked samples after fresh inputs (not in the report)
   channel_findings findings;
   json to_json() const;
 };
