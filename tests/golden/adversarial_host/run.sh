@@ -62,8 +62,11 @@ attacks = {
     "helper": ("check", "input_reuse"),               # a helper process computes during `inputs`
     "helper_thread": ("check", "input_reuse"),        # the relay thread computes after the generator, before the reply
     # the answer written into the exchange memory after the reply: the supervisor stops the
-    # harness's process group the moment the reply arrives, before anything else
-    "race": ("check", "timed_outputs"),
+    # harness's process group the moment the reply arrives, before anything else (timed_outputs).
+    # On this loaded 2-core VM the supervisor sometimes wakes too late (1 of 4 runs caught by
+    # timed_outputs): then only clock_bracket (its reported ~0 us against the exchange copy's CPU)
+    # rejects it — see docs/harness-protocol.md "What remains"
+    "race": ("check", ("timed_outputs", "clock_bracket")),
 }
 for name, (kind, needle) in attacks.items():
     x = k[name]
