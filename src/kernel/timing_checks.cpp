@@ -283,11 +283,10 @@ void check_input_generation(timing_result& r, const timing_result& base) {
                                                           "sample, the baseline %.1f us: work done while inputs are "
                                                           "generated is not timed",
                                                           r.gpu_ns_per_fresh_gap / 1e3, base.gpu_ns_per_fresh_gap / 1e3), data);
-  else if (!r.inputs_cpu_ns.empty() && !base.inputs_cpu_ns.empty() && cpu > 1.3 * base_cpu + 300000)
-    r.integrity.set("input_generation", check_status::fail, strprintf("input generation used %.2f ms of CPU (every process of the "
-                                                          "harness), %.2f ms for the baseline (same generator): work "
-                                                          "done there is not timed",
-                                                          cpu / 1e6, base_cpu / 1e6), data);
+  // No margin on the CPU time against the baseline's (1.3x + 0.3 ms until issue 35 part 3): under
+  // load it rejected an honest kernel (11.0 against 7.7 ms) and missed one launch's work hidden
+  // next to ~8 ms of generation. Work beside the generating thread is charged to the fresh sample
+  // instead (input_reuse); the CPU times stay in the data.
   else if (!r.inputs_bracket_ns.empty() && !base.inputs_bracket_ns.empty() && mine > 1.5 * theirs + 2e6)
     r.integrity.set("input_generation", check_status::fail, strprintf("input generation took %.2f ms, %.2f ms for the baseline (same "
                                                           "generator): work done there is not timed",
