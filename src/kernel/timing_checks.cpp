@@ -308,15 +308,24 @@ void check_gain(timing_result& r, const timing_result& base) {
     for (const auto& p : t.processes) v.push_back(p.unclaimed_ns);
     return med(v);
   };
+  // The claimed gain at the same quantile as the overhead (each process's 10th percentile): under
+  // load the medians of the baseline grew by more than the gain the overhead's low end can show.
+  auto low = [](const timing_result& t) {
+    std::vector<double> v;
+    for (const auto& p : t.processes)
+      if (!p.samples_ns.empty()) v.push_back(percentile(p.samples_ns, 10));
+    return med(v);
+  };
   const double tb = base.stats.median, tc = r.stats.median, ub = unclaimed(base), uc = unclaimed(r);
+  const double claimed_low = low(base) - low(r);
   // Another harness (python against C++) has another overhead: then the baseline's whole
   // overhead and 50 us more are allowed on top.
   const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
   const double claimed = tb - tc, hidden = uc - ub,
                slack = 20000 + 0.1 * std::max(ub, 0.0) + 0.05 * tb + (same_harness ? 0 : std::max(ub, 0.0) + 50000);
-  json data = {{"claimed_gain_ns", claimed}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
+  json data = {{"claimed_gain_ns", claimed}, {"claimed_gain_p10_ns", claimed_low}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
                {"supervisor_gain_ns", claimed - hidden}, {"slack_ns", slack}, {"same_harness", same_harness}};
-  if (claimed > 0 && hidden > 0.5 * claimed + slack)
+  if (claimed > 0 && hidden > 0.5 * std::min(claimed, std::max(claimed_low, 0.0)) + slack)
     r.integrity.set("clock_gain", check_status::fail,
                     strprintf("the time of record claims %.1f us less per launch than the baseline, the supervisor's own "
                               "clock around the samples shows %.1f us: the reported times are not what happened",

@@ -226,9 +226,10 @@ TEST(exchange, busiest_thread_and_group_stop) {
   pid_t root = ::fork();
   if (root == 0) {
     ::setpgid(0, 0);
-    if (::fork() == 0)
-      for (volatile uint64_t x = 0;; ++x) {
-      }
+    if (::fork() == 0) {
+      std::atomic<uint64_t> x{0};
+      for (;;) x.fetch_add(1, std::memory_order_relaxed);
+    }
     ::pause();
     _exit(0);
   }
