@@ -274,7 +274,7 @@ json timing_result_schema() {
                          {"ping_rtt_median_ns", typed("number", "ns")},
                          {"bracket_minus_rtt_median_ns", typed("number", "ns")},
                          {"observed_median_ns", typed("number", "ns")},
-                         {"unclaimed_median_ns", typed("number", "ns: bracket − time of record, per launch")},
+                         {"unclaimed_p10_ns", typed("number", "ns: bracket − time of record, per launch, 10th percentile")},
                          {"harness_over_bracket", typed("number", "ratio")},
                          {"channel", closed({{"samples_without_gpu_work", typed("integer", "count")},
                                              {"marks_outside_bracket", typed("integer", "count")},

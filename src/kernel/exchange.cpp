@@ -138,8 +138,39 @@ uint64_t tree_cpu_ns(pid_t root) {
   return total;
 }
 
+std::vector<std::pair<pid_t, uint64_t>> thread_cpu_ns(pid_t root) {
+  std::vector<std::pair<pid_t, uint64_t>> out;
+  for (pid_t p : live_descendants(root)) {
+    const std::string task = "/proc/" + std::to_string(p) + "/task";
+    if (auto* d = ::opendir(task.c_str())) {
+      while (dirent* e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        std::ifstream f(task + "/" + e->d_name + "/schedstat");  // first field: time on the CPU, ns
+        unsigned long long ns = 0;
+        if (f >> ns) out.emplace_back(static_cast<pid_t>(std::atoi(e->d_name)), ns);
+      }
+      ::closedir(d);
+    }
+  }
+  return out;
+}
+
+uint64_t busiest_thread_ns(const std::vector<std::pair<pid_t, uint64_t>>& before,
+                           const std::vector<std::pair<pid_t, uint64_t>>& after) {
+  uint64_t best = 0;
+  for (const auto& [tid, ns] : after) {
+    auto it = std::find_if(before.begin(), before.end(), [t = tid](const auto& b) { return b.first == t; });
+    const uint64_t was = it == before.end() ? 0 : it->second;
+    best = std::max(best, ns > was ? ns - was : 0);
+  }
+  return best;
+}
+
 status stop_tree(pid_t root, double timeout_s, std::vector<pid_t>* stopped) {
   stopped->clear();
+  // The group first (the harness is a session leader; its processes are in its group unless
+  // they left it): nothing of it runs on while the tree is walked.
+  if (::getpgid(root) == root && ::kill(-root, SIGSTOP) == 0) stopped->push_back(root);
   // Twice: a process forked while the first pass ran is stopped by the second.
   for (int pass = 0; pass < 2; ++pass)
     for (pid_t p : live_descendants(root))
@@ -158,6 +189,7 @@ status stop_tree(pid_t root, double timeout_s, std::vector<pid_t>* stopped) {
 }
 
 void resume_tree(const std::vector<pid_t>& stopped) {
+  if (!stopped.empty() && ::getpgid(stopped.front()) == stopped.front()) ::kill(-stopped.front(), SIGCONT);
   for (pid_t p : stopped) ::kill(p, SIGCONT);
 }
 

@@ -57,10 +57,19 @@ std::vector<pid_t> live_descendants(pid_t root);
 /// ones (clock_getcpuclockid), plus the children they have reaped (cutime + cstime).
 uint64_t tree_cpu_ns(pid_t root);
 
-/// SIGSTOP to every process of the tree, then waits (up to `timeout_s`) until each is stopped;
-/// `stopped` gets the pids to resume. Error when a process would not stop.
+/// CPU time (ns) of each live thread of the tree (tid → ns, /proc/<pid>/task/<tid>/schedstat).
+/// Threads that exited and reaped children are in tree_cpu_ns only.
+std::vector<std::pair<pid_t, uint64_t>> thread_cpu_ns(pid_t root);
+/// The largest CPU time one live thread gained between two thread_cpu_ns snapshots.
+uint64_t busiest_thread_ns(const std::vector<std::pair<pid_t, uint64_t>>& before,
+                           const std::vector<std::pair<pid_t, uint64_t>>& after);
+
+/// SIGSTOP to the root's whole process group at once (one kill: every thread of every member
+/// stops without waiting for a walk of /proc), then to every process of the tree (members that
+/// left the group), then waits (up to `timeout_s`) until each is stopped; `stopped` gets the
+/// pids to resume. Error when a process would not stop.
 status stop_tree(pid_t root, double timeout_s, std::vector<pid_t>* stopped);
-/// SIGCONT to each.
+/// SIGCONT to each (the root's group included when the root is in `stopped`).
 void resume_tree(const std::vector<pid_t>& stopped);
 
 }  // namespace magpie::kernel

@@ -87,6 +87,7 @@ struct sample_record {
   uint64_t sent_mono = 0, recv_mono = 0;  ///< CLOCK_MONOTONIC ns
   double cpu_ns = std::nan("");  ///< CPU time of the harness's process tree during the command (all threads)
   double gap_cpu_ns = 0;          ///< its CPU time outside every command since the previous sample's reply
+  double inputs_extra_ns = 0;     ///< fresh: CPU time of the tree during `inputs` beyond its busiest thread
   bool fresh = false;             ///< inputs regenerated (from a secret seed) right before it
   bool checked = false;           ///< outputs read from the exchange memory and compared (decided after the reply)
   bool has_gpu = false;           ///< CUPTI attributed GPU work to it
@@ -152,7 +153,8 @@ class timing_session {
  private:
   /// Sends `cmd`, reads the reply; accounts the tree's CPU time (m_cmd_cpu, m_gap_cpu) and
   /// takes our clock right around the write and the read (m_sent, m_recv).
-  status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout);
+  /// `stop_after`: the tree is stopped right after the reply arrives (a checked sample; read_outputs resumes it).
+  status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout, bool stop_after = false);
   void read_cupti(sample_record* r);
 
   kernel_spec m_spec;
@@ -165,6 +167,9 @@ class timing_session {
   uint64_t m_cpu_mark = 0;       ///< tree CPU at the last reply
   double m_gap_cpu = 0;          ///< tree CPU outside commands since the last sample
   double m_cmd_cpu = 0;          ///< tree CPU during the last command
+  double m_inputs_extra = 0;     ///< tree CPU during the last `inputs` beyond its busiest thread
+  std::vector<pid_t> m_stopped;  ///< stopped after a checked sample's reply, until read_outputs
+  bool m_held = false;
   uint64_t m_sent = 0, m_recv = 0;
   json m_ready;
   std::vector<sample_record> m_samples;

@@ -100,7 +100,8 @@ status timing_session::await_ready() {
   return m_exchange->adopt(json_value(m_ready, "exchange")).with_context(m_spec.id);
 }
 
-status_or<std::string> timing_session::command(const std::string& cmd, const std::string& want, double timeout) {
+status_or<std::string> timing_session::command(const std::string& cmd, const std::string& want, double timeout,
+                                               bool stop_after) {
   uint64_t cpu0 = 0;
   if (m_accounting) {
     cpu0 = tree_cpu_ns(m_child->pid());
@@ -110,6 +111,18 @@ status_or<std::string> timing_session::command(const std::string& cmd, const std
   MAGPIE_RETURN_IF_ERROR(m_child->write_control(cmd));
   auto line = m_child->read_control_line(timeout);
   m_recv = mono_ns();
+  // A checked sample: the tree stops the moment its reply is here, before anything else we do
+  // (the walks of /proc below take longer than a kernel): what the exchange memory holds then
+  // is what the harness had written when it replied, give or take our wake-up.
+  if (stop_after && line.ok()) {
+    status st = stop_tree(m_child->pid(), 5.0, &m_stopped);
+    if (!st.ok()) {
+      resume_tree(m_stopped);
+      m_stopped.clear();
+      return st.with_context(m_spec.id + ": stopping the harness after a checked sample");
+    }
+    m_held = true;
+  }
   if (m_accounting) {
     m_cpu_mark = tree_cpu_ns(m_child->pid());
     m_cmd_cpu = m_cpu_mark > cpu0 ? static_cast<double>(m_cpu_mark - cpu0) : 0;
@@ -137,10 +150,17 @@ status timing_session::warmup(int launches) {
   return command(strprintf("warmup %d", launches), "ok", m_policy.sample_timeout_s + m_policy.setup_timeout_s).get_status();
 }
 
+// Generating inputs is one thread's work (the C++ harness's generator, the python harness's
+// get_inputs and copy): CPU time of the tree beyond its busiest thread ran elsewhere — a helper
+// thread or process working while, or right after, the inputs were made. That work precedes the
+// fresh sample and its clock never saw it: it is charged to that sample (inputs_extra_ns).
 status timing_session::inputs(uint64_t seed, double* bracket_ns, double* cpu_ns) {
   m_accounting = true;
+  const auto threads0 = thread_cpu_ns(m_child->pid());
   MAGPIE_RETURN_IF_ERROR(
       command(strprintf("inputs %llu", static_cast<unsigned long long>(seed)), "ok", m_policy.setup_timeout_s).get_status());
+  const uint64_t busiest = busiest_thread_ns(threads0, thread_cpu_ns(m_child->pid()));
+  m_inputs_extra = m_cmd_cpu > static_cast<double>(busiest) ? m_cmd_cpu - static_cast<double>(busiest) : 0;
   *bracket_ns = static_cast<double>(m_recv - m_sent);
   *cpu_ns = m_cmd_cpu;
   return ok_status();
@@ -164,7 +184,9 @@ status_or<sample_record> timing_session::sample(uint64_t id, int round, bool che
   if (!m_accounting) m_gap_cpu = 0;
   m_accounting = true;
   MAGPIE_ASSIGN_OR_RETURN(std::string rest, command(strprintf("sample %llu", static_cast<unsigned long long>(id)), "sample",
-                                                    m_policy.sample_timeout_s));
+                                                    m_policy.sample_timeout_s, check));
+  r.inputs_extra_ns = fresh ? m_inputs_extra : 0;
+  m_inputs_extra = 0;
   r.sent_mono = m_sent;
   r.recv_mono = m_recv;
   r.cpu_ns = m_cmd_cpu;
@@ -209,15 +231,20 @@ void timing_session::read_cupti(sample_record* r) {
 }
 
 status_or<std::vector<tensor>> timing_session::read_outputs() {
-  std::vector<pid_t> stopped;
-  status st = stop_tree(m_child->pid(), 5.0, &stopped);
+  status st = m_held ? ok_status() : stop_tree(m_child->pid(), 5.0, &m_stopped);
   status_or<std::vector<tensor>> out = st.ok() ? m_exchange->read() : status_or<std::vector<tensor>>(st);
-  resume_tree(stopped);
+  resume_tree(m_stopped);
+  m_stopped.clear();
+  m_held = false;
   // The CPU time of reading is ours: the stopped tree used none, so the mark stays valid.
   return out;
 }
 
 run_result timing_session::finish() {
+  if (m_held) {  // a checked sample that failed before its outputs were read
+    resume_tree(m_stopped);
+    m_held = false;
+  }
   (void)m_child->write_control("stop");
   run_result r = m_child->wait(30);
   if (m_channel) {

@@ -55,7 +55,7 @@ struct process_result {
   double rtt_median_ns = 0;        ///< supervisor's ping round trip
   double bracket_excess_ns = 0;    ///< median(sample bracket − rtt) per launch
   double observed_ns = 0;          ///< median per launch of min(CPU time, bracket − rtt): what the supervisor saw
-  double unclaimed_ns = 0;         ///< median per launch of bracket − time of record: overhead the claim leaves out
+  double unclaimed_ns = 0;         ///< 10th percentile per launch of bracket − time of record: overhead the claim leaves out
   double harness_median_ns = 0;
   size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
   channel_findings findings;
@@ -93,6 +93,7 @@ struct timing_result {
   std::vector<process_result> processes;
   std::vector<check_outcome> checks;
   std::vector<double> fresh_ns, reused_ns;  ///< time of record of samples after / without fresh inputs
+  std::vector<double> fresh_extra_ns;       ///< per fresh_ns: the tree's CPU during its `inputs` beyond the busiest thread
   std::vector<double> inputs_bracket_ns;    ///< supervisor's clock around each `inputs`
   std::vector<double> inputs_cpu_ns;        ///< the harness tree's CPU time during each `inputs`
   double gap_cpu_ns = 0;                    ///< the tree's CPU time outside every command (sampling phase)

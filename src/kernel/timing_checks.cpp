@@ -20,7 +20,7 @@ json process_result::to_json() const {
   return {{"process", index}, {"samples", samples_ns.size()}, {"median_ns", median_ns},
           {"harness_median_ns", harness_median_ns}, {"ping_rtt_median_ns", rtt_median_ns},
           {"bracket_minus_rtt_median_ns", bracket_excess_ns}, {"observed_median_ns", observed_ns},
-          {"unclaimed_median_ns", unclaimed_ns},
+          {"unclaimed_p10_ns", unclaimed_ns},
           {"harness_over_bracket", harness_over_bracket},
           {"channel", findings.to_json()}};
 }
@@ -208,25 +208,47 @@ void check_bracket(timing_result& r) {
                                      "verdicts are not certified");
 }
 
-void check_reuse(timing_result& r) {
+// Fresh samples are charged the work that preceded them out of sight of their clock: the CPU
+// time the harness's tree spent during their `inputs` beyond its busiest thread (generating
+// inputs is one thread's work; a helper thread or process computing the answer meanwhile, or
+// right after, is not), less what the baseline's harness spends there the same way (a generator
+// of its own that uses threads). Work done once per input set and reused by the samples that
+// repeat the inputs then makes fresh samples slower, like any other memoisation.
+void check_reuse(timing_result& r, const timing_result* base) {
   if (r.fresh_ns.size() < 3 || r.reused_ns.size() < 8) {
     r.integrity.set("input_reuse", check_status::skipped, "too few samples to compare fresh and repeated inputs");
     return;
   }
-  double f = med(r.fresh_ns), u = med(r.reused_ns), fmin = *std::min_element(r.fresh_ns.begin(), r.fresh_ns.end());
+  const timing_result& ref = base && !base->fresh_extra_ns.empty() ? *base : r;
+  const double usual_extra = med(ref.fresh_extra_ns);
+  std::vector<double> fresh = r.fresh_ns, charged;
+  for (size_t i = 0; i < fresh.size() && i < r.fresh_extra_ns.size(); ++i) {
+    charged.push_back(std::max(0.0, r.fresh_extra_ns[i] - usual_extra));
+    fresh[i] += charged.back();
+  }
+  double f = med(fresh), u = med(r.reused_ns), fmin = *std::min_element(fresh.begin(), fresh.end());
+  const double charge = med(charged);
   json data = {{"fresh_median_ns", f}, {"fresh_min_ns", fmin}, {"repeated_median_ns", u}, {"fresh", r.fresh_ns.size()},
-               {"repeated", r.reused_ns.size()}};
+               {"repeated", r.reused_ns.size()}, {"fresh_uncharged_median_ns", med(r.fresh_ns)},
+               {"charged_median_ns", charge}, {"baseline_extra_median_ns", usual_extra}};
   // Checked samples cannot be told from the other fresh ones, so a kernel that does the whole
   // work only where it might be checked does it on every fresh sample: fresh samples slower
   // than repeated ones (all of them slower than the typical repeated one). Honest kernels do
   // the same work on both: their medians agree within noise.
   if (fmin > 1.1 * u + 200 && f > 1.3 * u)
-    r.integrity.set("input_reuse", check_status::fail, strprintf("samples on fresh inputs take %.2fx as long as samples that repeat "
-                                                     "inputs (%.2f vs %.2f us): work skipped or results reused when the "
-                                                     "inputs did not change",
-                                                     f / u, f / 1e3, u / 1e3), data);
+    r.integrity.set("input_reuse", check_status::fail,
+                    strprintf("samples on fresh inputs take %.2fx as long as samples that repeat inputs (%.2f vs %.2f us%s): "
+                              "work skipped or results reused when the inputs did not change",
+                              f / u, f / 1e3, u / 1e3,
+                              charge > 0 ? strprintf(", with %.2f us of CPU time other threads or processes of the harness "
+                                                     "spent while its inputs were generated", charge / 1e3).c_str()
+                                         : ""),
+                    data);
   else
-    r.integrity.set("input_reuse", check_status::pass, "fresh and repeated inputs take the same time", data);
+    r.integrity.set("input_reuse", check_status::pass,
+                    "fresh and repeated inputs take the same time (fresh ones charged with the CPU time other threads "
+                    "spent while their inputs were generated)",
+                    data);
 }
 
 // Work between samples: the harness's process tree (every thread, child processes too) uses
@@ -261,11 +283,10 @@ void check_input_generation(timing_result& r, const timing_result& base) {
                                                           "sample, the baseline %.1f us: work done while inputs are "
                                                           "generated is not timed",
                                                           r.gpu_ns_per_fresh_gap / 1e3, base.gpu_ns_per_fresh_gap / 1e3), data);
-  else if (!r.inputs_cpu_ns.empty() && !base.inputs_cpu_ns.empty() && cpu > 1.3 * base_cpu + 300000)
-    r.integrity.set("input_generation", check_status::fail, strprintf("input generation used %.2f ms of CPU (every process of the "
-                                                          "harness), %.2f ms for the baseline (same generator): work "
-                                                          "done there is not timed",
-                                                          cpu / 1e6, base_cpu / 1e6), data);
+  // No margin on the CPU time against the baseline's (1.3x + 0.3 ms until issue 35 part 3): under
+  // load it rejected an honest kernel (11.0 against 7.7 ms) and missed one launch's work hidden
+  // next to ~8 ms of generation. Work beside the generating thread is charged to the fresh sample
+  // instead (input_reuse); the CPU times stay in the data.
   else if (!r.inputs_bracket_ns.empty() && !base.inputs_bracket_ns.empty() && mine > 1.5 * theirs + 2e6)
     r.integrity.set("input_generation", check_status::fail, strprintf("input generation took %.2f ms, %.2f ms for the baseline (same "
                                                           "generator): work done there is not timed",
@@ -287,15 +308,24 @@ void check_gain(timing_result& r, const timing_result& base) {
     for (const auto& p : t.processes) v.push_back(p.unclaimed_ns);
     return med(v);
   };
+  // The claimed gain at the same quantile as the overhead (each process's 10th percentile): under
+  // load the medians of the baseline grew by more than the gain the overhead's low end can show.
+  auto low = [](const timing_result& t) {
+    std::vector<double> v;
+    for (const auto& p : t.processes)
+      if (!p.samples_ns.empty()) v.push_back(percentile(p.samples_ns, 10));
+    return med(v);
+  };
   const double tb = base.stats.median, tc = r.stats.median, ub = unclaimed(base), uc = unclaimed(r);
+  const double claimed_low = low(base) - low(r);
   // Another harness (python against C++) has another overhead: then the baseline's whole
   // overhead and 50 us more are allowed on top.
   const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
   const double claimed = tb - tc, hidden = uc - ub,
                slack = 20000 + 0.1 * std::max(ub, 0.0) + 0.05 * tb + (same_harness ? 0 : std::max(ub, 0.0) + 50000);
-  json data = {{"claimed_gain_ns", claimed}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
+  json data = {{"claimed_gain_ns", claimed}, {"claimed_gain_p10_ns", claimed_low}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
                {"supervisor_gain_ns", claimed - hidden}, {"slack_ns", slack}, {"same_harness", same_harness}};
-  if (claimed > 0 && hidden > 0.5 * claimed + slack)
+  if (claimed > 0 && hidden > 0.5 * std::min(claimed, std::max(claimed_low, 0.0)) + slack)
     r.integrity.set("clock_gain", check_status::fail,
                     strprintf("the time of record claims %.1f us less per launch than the baseline, the supervisor's own "
                               "clock around the samples shows %.1f us: the reported times are not what happened",
@@ -347,8 +377,8 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
     check_outputs(r);
     if (r.source == "cupti") check_cupti(r);
     else check_bracket(r);
-    check_reuse(r);
     const bool vs_base = baseline >= 0 && static_cast<size_t>(baseline) != i && results[static_cast<size_t>(baseline)].ok;
+    check_reuse(r, vs_base ? &results[static_cast<size_t>(baseline)] : nullptr);
     check_gap_cpu(r, vs_base ? &results[static_cast<size_t>(baseline)] : nullptr);
     if (vs_base) {
       check_input_generation(r, results[static_cast<size_t>(baseline)]);

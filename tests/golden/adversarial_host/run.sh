@@ -5,12 +5,6 @@
 # reference's tensor files are gone from the workspace, and the report carries the integrity
 # block, the shuffled timing order and per-process medians.
 source "$MAGPIE_SOURCE_DIR/tests/golden/lib/common.sh"
-# KNOWN WEAKNESS (session 38, to fix): the `helper` attack (a forked helper computes during
-# `inputs`) is caught only by input_generation's CPU margin (1.3x the baseline + 0.3 ms); under the
-# candidate sandbox on a loaded 2-core VM it was certified faster in 2 of 3 runs (without the
-# sandbox 3 of 3 rejected). The sandbox itself is tested by golden sandbox_attacks; here it is off
-# until the helper's CPU is charged to the samples instead of compared with a margin.
-export MAGPIE_NO_SANDBOX=1
 HERE="$MAGPIE_SOURCE_DIR/tests/golden/adversarial_host"
 bin="$GOLDEN_TMP/bin"
 mkdir -p "$bin"
@@ -63,7 +57,16 @@ attacks = {
     # computed after replying to `inputs`: CPU time seen in /proc (between commands, or inside the
     # next sample's bracket when that command comes at once)
     "between": ("check", ("cpu_between_samples", "clock_bracket")),
-    "helper": ("check", "input_generation"),          # a helper process computes during `inputs`: its CPU time counts
+    # CPU time of the harness's tree during `inputs` beyond its busiest thread (the generator) is
+    # charged to the fresh sample it precedes: fresh samples then cost what the memoised work costs
+    "helper": ("check", "input_reuse"),               # a helper process computes during `inputs`
+    "helper_thread": ("check", "input_reuse"),        # the relay thread computes after the generator, before the reply
+    # the answer written into the exchange memory after the reply: the supervisor stops the
+    # harness's process group the moment the reply arrives, before anything else (timed_outputs).
+    # On this loaded 2-core VM the supervisor sometimes wakes too late (1 of 4 runs caught by
+    # timed_outputs): then only clock_bracket (its reported ~0 us against the exchange copy's CPU)
+    # rejects it — see docs/harness-protocol.md "What remains"
+    "race": ("check", ("timed_outputs", "clock_bracket")),
 }
 for name, (kind, needle) in attacks.items():
     x = k[name]

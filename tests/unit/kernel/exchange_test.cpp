@@ -195,3 +195,57 @@ TEST(integrity35, clock_bracket_cpu_needs_a_majority_of_processes) {
   EXPECT_EQ(status_of(two[1], "clock_bracket"), check_status::fail);
   EXPECT_TRUE(two[1].integrity.rejected());
 }
+
+TEST(integrity35, input_reuse_charges_fresh_samples_with_cpu_beyond_the_generating_thread) {
+  timing_policy p;
+  // Samples of 430 us either way; the attacker's helper computed the answer (630 us of CPU in
+  // another thread) while each fresh sample's inputs were made, the baseline's did not.
+  auto with_extra = [](double extra_ns) {
+    timing_result r = fake(430e3, 50e3, 0);
+    r.reused_ns.assign(30, 430e3);
+    r.fresh_ns.assign(6, 430e3);
+    r.fresh_extra_ns.assign(6, extra_ns);
+    return r;
+  };
+  std::vector<timing_result> r = {with_extra(0), with_extra(5e3), with_extra(630e3)};
+  check_timing_integrity(r, 0, p);
+  EXPECT_EQ(status_of(r[1], "input_reuse"), check_status::pass);
+  EXPECT_EQ(status_of(r[2], "input_reuse"), check_status::fail);
+  // A harness whose generator itself uses threads (the baseline's too) is not charged for them.
+  std::vector<timing_result> threaded = {with_extra(630e3), with_extra(640e3)};
+  check_timing_integrity(threaded, 0, p);
+  EXPECT_EQ(status_of(threaded[1], "input_reuse"), check_status::pass);
+}
+
+TEST(exchange, busiest_thread_and_group_stop) {
+  // Thread 11 gained 5 ms, thread 12 (new) 2 ms, thread 13 exited (absent after).
+  std::vector<std::pair<pid_t, uint64_t>> before = {{11, 100}, {13, 50}}, after = {{11, 5'000'100}, {12, 2'000'000}};
+  EXPECT_EQ(busiest_thread_ns(before, after), 5'000'000u);
+  EXPECT_EQ(busiest_thread_ns(after, after), 0u);
+  // The root is a group leader with a spinning child in its group: one kill stops both.
+  pid_t root = ::fork();
+  if (root == 0) {
+    ::setpgid(0, 0);
+    if (::fork() == 0) {
+      std::atomic<uint64_t> x{0};
+      for (;;) x.fetch_add(1, std::memory_order_relaxed);
+    }
+    ::pause();
+    _exit(0);
+  }
+  ::setpgid(root, root);
+  while (live_descendants(root).size() < 2) ::usleep(1000);
+  EXPECT_FALSE(thread_cpu_ns(root).empty());
+  std::vector<pid_t> stopped;
+  ASSERT_TRUE(stop_tree(root, 5.0, &stopped).ok());
+  EXPECT_EQ(stopped.front(), root);
+  const uint64_t frozen = tree_cpu_ns(root);
+  ::usleep(30000);
+  EXPECT_LT(tree_cpu_ns(root) - frozen, 2'000'000u);
+  resume_tree(stopped);
+  const uint64_t resumed = tree_cpu_ns(root);
+  ::usleep(50000);
+  EXPECT_GT(tree_cpu_ns(root) - resumed, 5'000'000u);  // the child spins again
+  for (pid_t p : live_descendants(root)) ::kill(p, SIGKILL);
+  ::waitpid(root, nullptr, 0);
+}
