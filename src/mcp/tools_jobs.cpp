@@ -48,7 +48,7 @@ status_or<json> saved_batch(tool_context& ctx, const json& a) {
   return read_json_file(fs::path(json_string(st, "batch")) / "batch.json");
 }
 
-tool_result jobs_list_tool(const json& a, tool_context& ctx) {
+tool_result list_tool(const json& a, tool_context& ctx) {
   std::vector<std::string> args = {"list", "--json"};
   if (arg_bool(a, "refresh", false)) args.push_back("--refresh");
   auto w = where_args(a, ctx);
@@ -63,7 +63,7 @@ tool_result jobs_list_tool(const json& a, tool_context& ctx) {
   return tool_result::ok(strprintf("%zu batch(es)", j->size()), out);
 }
 
-tool_result jobs_status_tool(const json& a, tool_context& ctx) {
+tool_result status_tool(const json& a, tool_context& ctx) {
   std::vector<std::string> args = {"status", batch_arg(a), "--json"};
   auto w = where_args(a, ctx);
   args.insert(args.end(), w.begin(), w.end());
@@ -86,7 +86,7 @@ tool_result collect_tool(const json& a, tool_context& ctx) {
   return tool_result::ok("collected " + batch_arg(a), out);
 }
 
-tool_result jobs_cancel_tool(const json& a, tool_context& ctx) {
+tool_result cancel_tool(const json& a, tool_context& ctx) {
   std::vector<std::string> args = {"jobs", "cancel", batch_arg(a)};
   for (const auto& n : arg_strings(a, "jobs")) args.push_back(n);
   auto w = where_args(a, ctx);
@@ -126,7 +126,7 @@ std::string run_status_word(const std::string& text) {
 }
 
 tool_result ray_list_tool(const json& a, tool_context& ctx) {
-  tool_result batches = jobs_list_tool(a, ctx);
+  tool_result batches = list_tool(a, ctx);
   if (batches.is_error) return batches;
   json out = batches.structured;
   for (const auto& r : ctx.runs().list())
@@ -138,7 +138,7 @@ tool_result ray_list_tool(const json& a, tool_context& ctx) {
 
 tool_result ray_status_tool(const json& a, tool_context& ctx) {
   std::string id = batch_arg(a);
-  if (!is_run_handle(id)) return jobs_status_tool(a, ctx);
+  if (!is_run_handle(id)) return status_tool(a, ctx);
   auto s = ctx.runs().status(id, 20);
   if (!s) return tool_result::error("unknown task_id '" + id + "'");
   std::string st = run_status_word(json_string(*s, "state"));
@@ -163,7 +163,7 @@ tool_result ray_result_tool(const json& a, tool_context& ctx) {
 
 tool_result ray_cancel_tool(const json& a, tool_context& ctx) {
   std::string id = batch_arg(a);
-  if (!is_run_handle(id)) return jobs_cancel_tool(a, ctx);
+  if (!is_run_handle(id)) return cancel_tool(a, ctx);
   if (!ctx.runs().status(id, 0)) return tool_result::error("unknown task_id '" + id + "'");
   bool ok = ctx.runs().cancel(id);
   return tool_result::ok(id + (ok ? ": cancellation requested" : ": not running"),
@@ -183,7 +183,7 @@ json task_row_schema() {
                   {"task_id", "status"});
 }
 
-json jobs_list_output_schema() {
+json list_output_schema() {
   return s_object({{"total", s_integer("tasks listed", 0)},
                    {"batches", s_array(sched::batch_list_row_schema(), "magpie jobs list --json rows")},
                    {"tasks", s_array(task_row_schema(), "Magpie's task view")}},
@@ -248,11 +248,11 @@ void add_jobs_tools(std::vector<tool_def>* out) {
   out->push_back(def("jobs_list", "List scheduler batches",
                      "Slurm and Ray batches under the shared directory with their engine, mode and job states.",
                      where_props({{"refresh", with_default(s_boolean("ask Slurm / Ray first"), false)}}, false), {}, true,
-                     jobs_list_tool, jobs_list_output_schema()));
+                     list_tool, list_output_schema()));
   out->push_back(def("jobs_status", "Batch job states",
                      "Ask the batch's engine (squeue/sacct or the Ray Jobs API) for its jobs' states; Ray jobs waiting "
                      "for others are submitted once those have ended.",
-                     where_props({{"batch", batch}}, false), {"batch"}, false, jobs_status_tool, status_output_schema()));
+                     where_props({{"batch", batch}}, false), {"batch"}, false, status_tool, status_output_schema()));
   out->push_back(def("jobs_collect", "Collect a batch",
                      "Wait for a batch, merge its jobs into one analyze/compare report (or gather a command job's "
                      "workspaces) and register it in the results store.",
@@ -264,12 +264,12 @@ void add_jobs_tools(std::vector<tool_def>* out) {
   out->push_back(def("jobs_cancel", "Cancel batch jobs",
                      "Cancel a batch's unfinished jobs (scancel / Ray stop), or only the named ones.",
                      where_props({{"batch", batch}, {"jobs", s_array(s_string("job name or id"), "only these")}}, false),
-                     {"batch"}, false, jobs_cancel_tool, cancel_output_schema()));
+                     {"batch"}, false, cancel_tool, cancel_output_schema()));
   const json task = s_string("the batch (Magpie's task id): directory or name under the shared directory, or a run "
                               "handle run-<n> of this server (benchmark, benchmark_batch)");
   out->push_back(def("ray_task_list", "List Ray/Slurm tasks (Magpie name)",
                      "Magpie's ray_task_list: {total, tasks[{task_id, status}]}: batches and this server's run handles.",
-                     where_props({}, true), {}, true, ray_list_tool, jobs_list_output_schema()));
+                     where_props({}, true), {}, true, ray_list_tool, list_output_schema()));
   out->push_back(def("ray_task_status", "Task status (Magpie name)",
                      "Magpie's ray_task_status: RUNNING | SUCCEEDED | FAILED | UNKNOWN, with every job's state.",
                      where_props({{"task_id", task}}, true), {"task_id"}, false, ray_status_tool, status_output_schema()));
