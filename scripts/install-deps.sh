@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Installs magpie's dependencies from Debian 12 (bookworm) packages.
-# Usage: scripts/install-deps.sh [--tests] [--print]   (as root, or with sudo available)
-#   (default)  what building and running magpie needs: compilers, CMake, the libraries it links,
-#              python3 for the Python harness and the example server.
-#   --tests    also what the test suite needs: GoogleTest, jsonschema, a real single-node Slurm
-#              with MariaDB (tests/slurm), Ray in a virtualenv (tests/ray), chromium (the
-#              report.html screenshot test). .ci/run uses it.
-#   --print    print the Debian packages that would be installed, one per line, and exit.
+# Usage: scripts/install-deps.sh [--test-build|--tests] [--print]   (as root, or with sudo available)
+#   (default)     what building and running magpie needs: compilers, CMake, the libraries it links,
+#                 python3 for the Python harness and the example server.
+#   --test-build  also GoogleTest: what building the tests needs (cmake --preset release).
+#   --tests       also what running the test suite needs: GoogleTest, jsonschema, a real single-node
+#                 Slurm with MariaDB (tests/slurm), Ray in a virtualenv (tests/ray), chromium (the
+#                 report.html screenshot test). .ci/run installs --test-build first and the rest
+#                 (--tests) in the background while it compiles.
+#   --print       print the Debian packages that would be installed, one per line, and exit.
 set -euo pipefail
 with_tests=0
+with_test_build=0
 print_only=0
 for a in "$@"; do
   case "$a" in
-    --tests) with_tests=1 ;;
+    --tests) with_tests=1; with_test_build=1 ;;
+    --test-build) with_test_build=1 ;;
     --print) print_only=1 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "install-deps: unknown option '$a' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -27,13 +31,14 @@ PKGS=(
   python3-aiohttp         # examples/serving/server.py (the bundled OpenAI-compatible example server)
   libxlsxwriter-dev       # trace: Excel export (loaded at run time)
 )
+TEST_BUILD_PKGS=(libgtest-dev libgmock-dev)
 TEST_PKGS=(
-  libgtest-dev libgmock-dev
   python3-jsonschema   # tests/golden/dropin_mcp_client: MCP output schemas (Draft 2020-12)
   slurm-wlm munge slurmdbd mariadb-server   # tests/slurm: a real single-node Slurm (with sacct)
   python3-venv iproute2                     # tests/ray: Ray's virtualenv; loopback in a private netns
   chromium                                  # tests/golden/trace_report_html: report.html screenshot test
 )
+if [ "$with_test_build" = 1 ]; then PKGS+=("${TEST_BUILD_PKGS[@]}"); fi
 if [ "$with_tests" = 1 ]; then PKGS+=("${TEST_PKGS[@]}"); fi
 if [ "$print_only" = 1 ]; then printf '%s\n' "${PKGS[@]}"; exit 0; fi
 SUDO=""

@@ -22,7 +22,7 @@
 namespace magpie::cli {
 namespace {
 
-constexpr const char* k_usage =
+constexpr const char* k_jobs_usage =
     "usage: magpie jobs <action> [options]\n"
     "actions:\n"
     "  list                  batches under the shared directory, with their job states\n"
@@ -34,7 +34,7 @@ constexpr const char* k_usage =
     "BATCH is a batch directory or its name under the shared directory (default ./results/batches).\n"
     "Run 'magpie jobs <action> --help' for its options.\n";
 
-int fail(const status& st) {
+int jobs_fail(const status& st) {
   std::fprintf(stderr, "magpie jobs: %s\n", st.message().c_str());
   return k_exit_failure;
 }
@@ -63,7 +63,7 @@ status_or<std::unique_ptr<sched::engine>> engine_of(const sched::batch& b) {
   return e;
 }
 
-int run_list(const std::vector<std::string>& args) {
+int run_jobs_list(const std::vector<std::string>& args) {
   arg_parser p("magpie jobs list",
                "List batches and the state of their jobs (as last recorded; add --refresh to ask Slurm / Ray).");
   add_where_flags(p);
@@ -106,10 +106,10 @@ int run_status(const std::vector<std::string>& args) {
   add_where_flags(p);
   if (auto rc = parse_or_exit(p, args)) return *rc;
   auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
-  if (!b.ok()) return fail(b.get_status());
+  if (!b.ok()) return jobs_fail(b.get_status());
   auto e = engine_of(*b);
-  if (!e.ok()) return fail(e.get_status());
-  if (auto r = sched::refresh_batch(*b, **e); !r.ok()) return fail(r.get_status());
+  if (!e.ok()) return jobs_fail(e.get_status());
+  if (auto r = sched::refresh_batch(*b, **e); !r.ok()) return jobs_fail(r.get_status());
   if (p.has("--json")) {
     std::fputs(dump_pretty(sched::batch_status_json(*b)).c_str(), stdout);  // schema: sched/report_schema.h
   } else {
@@ -126,12 +126,12 @@ int run_cancel(const std::vector<std::string>& args) {
   add_where_flags(p);
   if (auto rc = parse_or_exit(p, args)) return *rc;
   auto b = sched::batch::load(resolve_batch(p, p.positionals()[0]));
-  if (!b.ok()) return fail(b.get_status());
+  if (!b.ok()) return jobs_fail(b.get_status());
   auto e = engine_of(*b);
-  if (!e.ok()) return fail(e.get_status());
+  if (!e.ok()) return jobs_fail(e.get_status());
   (void)sched::refresh_batch(*b, **e);
   std::vector<std::string> names(p.positionals().begin() + 1, p.positionals().end());
-  if (auto st = sched::cancel_jobs(*b, **e, names); !st.ok()) return fail(st);
+  if (auto st = sched::cancel_jobs(*b, **e, names); !st.ok()) return jobs_fail(st);
   (void)sched::refresh_batch(*b, **e);
   std::fputs(sched::jobs_table(*b).c_str(), stdout);
   return k_exit_ok;
@@ -165,24 +165,24 @@ int run_submit(const std::vector<std::string>& args, const global_options& g) {
   if (auto rc = parse_or_exit(p, args)) return *rc;
   sched::scheduler_options so;
   auto env = sched::environment_from_flag(g.environment);
-  if (!env.ok()) return fail(env.get_status());
+  if (!env.ok()) return jobs_fail(env.get_status());
   so.environment = env->value_or(sched::run_environment::slurm);
   if (so.environment != sched::run_environment::slurm && so.environment != sched::run_environment::ray)
-    return fail(invalid_argument("jobs submit runs on slurm or ray, not '%s' (magpie -e slurm|ray jobs submit)",
+    return jobs_fail(invalid_argument("jobs submit runs on slurm or ray, not '%s' (magpie -e slurm|ray jobs submit)",
                                  sched::run_environment_name(*so.environment)));
-  if (auto st = apply_scheduler_flags(p, &so); !st.ok()) return fail(st);
+  if (auto st = apply_scheduler_flags(p, &so); !st.ok()) return jobs_fail(st);
   return print_batch_run(sched::run_command_batch(p.positionals(), so, p.value("--output-dir", "results"), p.has("--gpu")),
                          p.has("--json"));
 }
 
 int run_jobs(const std::vector<std::string>& args, const global_options& g) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    std::fputs(k_usage, args.empty() ? stderr : stdout);
+    std::fputs(k_jobs_usage, args.empty() ? stderr : stdout);
     return args.empty() ? k_exit_usage : k_exit_ok;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   const std::string& a = args[0];
-  if (a == "list") return run_list(rest);
+  if (a == "list") return run_jobs_list(rest);
   if (a == "status") return run_status(rest);
   if (a == "cancel") return run_cancel(rest);
   if (a == "collect") return run_collect(rest);
@@ -194,7 +194,7 @@ int run_jobs(const std::vector<std::string>& args, const global_options& g) {
     }
     return sched::run_task(rest[0]);
   }
-  return unknown_action("magpie jobs", a, {"list", "status", "cancel", "collect", "submit", "run-task"}, k_usage);
+  return unknown_action("magpie jobs", a, {"list", "status", "cancel", "collect", "submit", "run-task"}, k_jobs_usage);
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ constexpr const char* k_epilog =
     "  magpie optimize -c examples/loop/optimize.yaml --workspace /tmp/opt_aa --resume /tmp/opt/optimize_x \\\n"
     "      --from-step switch_in --control aa";
 
-arg_parser make_parser() {
+arg_parser make_optimize_parser() {
   arg_parser p("magpie optimize", "Run the optimization loop: benchmark, profile, analyse, map to source, compare candidates "
                                    "with a correctness gate, switch the winner in, re-measure end to end.");
   p.add_value("--config", "-c", "FILE", "optimize.yaml (required; see docs/optimization-loop.md)")
@@ -127,7 +127,7 @@ int dry_run(const optimize::optimize_config& c, const optimize::loop_options& o)
 }
 
 int run(const std::vector<std::string>& args, const global_options& g) {
-  arg_parser p = make_parser();
+  arg_parser p = make_optimize_parser();
   if (auto rc = parse_or_exit(p, args)) return *rc;
   fs::path cfg_path = p.has("--config") ? fs::path(p.value("--config")) : g.config_path;
   if (cfg_path.empty()) {

@@ -13,7 +13,7 @@
 namespace magpie::cli {
 namespace {
 
-constexpr const char* k_usage =
+constexpr const char* k_results_usage =
     "usage: magpie results <action> [options]\n"
     "actions:\n"
     "  register WORKSPACE...   add run workspaces (analyze/compare/benchmark) to the database\n"
@@ -48,7 +48,7 @@ fs::path db_path(const arg_parser& p) {
 
 bool explicit_db(const arg_parser& p) { return p.has("--results") || p.has("--db") || p.has("--output-dir"); }
 
-int fail(const status& st) {
+int results_fail(const status& st) {
   std::fprintf(stderr, "magpie results: %s\n", st.message().c_str());
   return k_exit_failure;
 }
@@ -79,7 +79,7 @@ int run_register(const std::vector<std::string>& args) {
     std::vector<fs::path> dbs = explicit_db(p) ? std::vector<fs::path>{db_path(p)} : store::run_db_paths(ws);
     for (const auto& db : dbs) {
       auto id = store::register_workspace(db, ws, {p.value("--group")});
-      if (!id.ok()) return fail(id.get_status());
+      if (!id.ok()) return results_fail(id.get_status());
       out.push_back({{"id", *id}, {"workspace", absolute_path(ws).string()}, {"db", absolute_path(db).string()}});
       if (!p.has("--json")) std::printf("registered run %lld: %s (%s)\n", static_cast<long long>(*id), ws.c_str(), db.c_str());
     }
@@ -88,18 +88,18 @@ int run_register(const std::vector<std::string>& args) {
   return k_exit_ok;
 }
 
-int run_list(const std::vector<std::string>& args) {
+int run_results_list(const std::vector<std::string>& args) {
   arg_parser p("magpie results list", "List registered runs, newest first.");
   p.add_value("--mode", "", "MODE", "only this mode", {"analyze", "compare", "benchmark"})
       .add_value("--limit", "-n", "N", "at most N runs (default 20; 0 = all)");
   add_db_flags(p);
   if (auto rc = parse_or_exit(p, args)) return *rc;
   auto limit = p.integer("--limit", 20);
-  if (!limit.ok()) return fail(limit.get_status());
+  if (!limit.ok()) return results_fail(limit.get_status());
   auto st = open_existing(db_path(p));
-  if (!st.ok()) return fail(st.get_status());
+  if (!st.ok()) return results_fail(st.get_status());
   auto rows = st->list(p.value("--mode"), static_cast<int>(*limit));
-  if (!rows.ok()) return fail(rows.get_status());
+  if (!rows.ok()) return results_fail(rows.get_status());
   if (p.has("--json")) {
     json a = json::array();
     for (const auto& r : *rows) a.push_back(store::run_to_json(r));
@@ -121,11 +121,11 @@ int run_show(const std::vector<std::string>& args) {
   add_db_flags(p);
   if (auto rc = parse_or_exit(p, args)) return *rc;
   auto st = open_existing(db_path(p));
-  if (!st.ok()) return fail(st.get_status());
+  if (!st.ok()) return results_fail(st.get_status());
   auto run = st->find(p.positionals()[0]);
-  if (!run.ok()) return fail(run.get_status());
+  if (!run.ok()) return results_fail(run.get_status());
   auto ms = st->metrics(run->id);
-  if (!ms.ok()) return fail(ms.get_status());
+  if (!ms.ok()) return results_fail(ms.get_status());
   auto reps = st->replicates(*run);
   json j = store::run_to_json(*run);
   j["replicates"] = json::array();
@@ -163,7 +163,7 @@ int run_compare(const std::vector<std::string>& args) {
   if (auto rc = parse_or_exit(p, args)) return *rc;
   store::compare_options o;
   auto alpha = p.number("--alpha", 0.05);
-  if (!alpha.ok() || *alpha <= 0 || *alpha >= 0.5) return fail(invalid_argument("--alpha must be in (0, 0.5)"));
+  if (!alpha.ok() || *alpha <= 0 || *alpha >= 0.5) return results_fail(invalid_argument("--alpha must be in (0, 0.5)"));
   o.alpha = *alpha;
   o.metric_filters = p.values("--metric");
   o.expand_replicates = !p.has("--no-replicates");
@@ -173,12 +173,12 @@ int run_compare(const std::vector<std::string>& args) {
     for (const auto* side : {&a, &b})
       for (const auto& ref : *side)
         if (!parse_int(ref))
-          if (auto id = store::register_workspace(db, ref); !id.ok()) return fail(id.get_status());
+          if (auto id = store::register_workspace(db, ref); !id.ok()) return results_fail(id.get_status());
   }
   auto st = open_existing(db);
-  if (!st.ok()) return fail(st.get_status());
+  if (!st.ok()) return results_fail(st.get_status());
   auto c = store::compare_runs(*st, a, b, o);
-  if (!c.ok()) return fail(c.get_status());
+  if (!c.ok()) return results_fail(c.get_status());
   if (p.has("--json")) std::fputs(dump_pretty(store::comparison_to_json(*c, o)).c_str(), stdout);
   else std::fputs(store::comparison_table(*c).c_str(), stdout);
   return k_exit_ok;
@@ -187,15 +187,15 @@ int run_compare(const std::vector<std::string>& args) {
 int run_results(const std::vector<std::string>& args, const global_options& g) {
   (void)g;
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::fputs(k_usage, args.empty() ? stderr : stdout);
+    std::fputs(k_results_usage, args.empty() ? stderr : stdout);
     return args.empty() ? k_exit_usage : k_exit_ok;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "register") return run_register(rest);
-  if (args[0] == "list") return run_list(rest);
+  if (args[0] == "list") return run_results_list(rest);
   if (args[0] == "show") return run_show(rest);
   if (args[0] == "compare") return run_compare(rest);
-  return unknown_action("magpie results", args[0], {"register", "list", "show", "compare"}, k_usage);
+  return unknown_action("magpie results", args[0], {"register", "list", "show", "compare"}, k_results_usage);
 }
 
 }  // namespace

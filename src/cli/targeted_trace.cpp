@@ -11,7 +11,7 @@
 namespace magpie::cli {
 namespace {
 
-constexpr const char* k_usage =
+constexpr const char* k_targeted_usage =
     "usage: magpie targeted-trace {adapt-torch,postprocess} [options]\n"
     "  adapt-torch   stream the kernel events of Torch-profiler traces that match target name patterns into\n"
     "                checksummed shards (<output-dir>/shards/trace_pid<P>_rank<R>.jsonl) and manifest.json\n"
@@ -19,7 +19,7 @@ constexpr const char* k_usage =
     "Diagnostic artifacts only (never reward-eligible). Run 'magpie targeted-trace <command> --help' for options.\n";
 
 /// Prints Magpie's "Error: <msg>" (on stdout, as Magpie does; also on stderr) and returns 1.
-int fail(const std::string& msg) {
+int targeted_fail(const std::string& msg) {
   std::printf("Error: %s\n", msg.c_str());
   std::fprintf(stderr, "magpie targeted-trace: %s\n", msg.c_str());
   return k_exit_failure;
@@ -27,7 +27,7 @@ int fail(const std::string& msg) {
 
 int print_json(const json& j) {
   auto text = serve::targeted::python_pretty_json(j);
-  if (!text.ok()) return fail(text.get_status().message());
+  if (!text.ok()) return targeted_fail(text.get_status().message());
   std::printf("%s\n", text->c_str());
   return k_exit_ok;
 }
@@ -53,7 +53,7 @@ int run_adapt(const std::vector<std::string>& args) {
       return k_exit_usage;
     }
   auto cfg = serve::targeted::load_target_config(p.value("--target-config"));
-  if (!cfg.ok()) return fail(cfg.get_status().message());
+  if (!cfg.ok()) return targeted_fail(cfg.get_status().message());
   serve::targeted::adapt_request req;
   for (const auto& t : p.values("--trace")) req.traces.emplace_back(t);
   req.trace_dir = p.value("--trace-dir");
@@ -63,7 +63,7 @@ int run_adapt(const std::vector<std::string>& args) {
   if (p.has("--framework-version")) req.framework_version = p.value("--framework-version");
   if (p.has("--image")) req.image = p.value("--image");
   auto manifest = serve::targeted::adapt_torch_traces(*cfg, req);
-  if (!manifest.ok()) return fail(manifest.get_status().message());
+  if (!manifest.ok()) return targeted_fail(manifest.get_status().message());
   return print_json(*manifest);
 }
 
@@ -82,22 +82,22 @@ int run_postprocess(const std::vector<std::string>& args) {
   std::optional<fs::path> out;
   if (p.has("--output")) out = p.value("--output");
   auto summary = serve::targeted::postprocess_trace_dir(p.value("--trace-dir"), out);
-  if (!summary.ok()) return fail(summary.get_status().message());
+  if (!summary.ok()) return targeted_fail(summary.get_status().message());
   std::vector<std::string> issues = json_strings(*summary, "issues");
-  if (p.has("--strict") && !issues.empty()) return fail(join(issues, "; "));
+  if (p.has("--strict") && !issues.empty()) return targeted_fail(join(issues, "; "));
   int rc = print_json(*summary);
   return rc != k_exit_ok ? rc : (json_bool(*summary, "valid", false) ? k_exit_ok : k_exit_failure);
 }
 
 int run_targeted_trace(const std::vector<std::string>& args, const global_options&) {
   if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    std::fputs(k_usage, args.empty() ? stderr : stdout);
+    std::fputs(k_targeted_usage, args.empty() ? stderr : stdout);
     return args.empty() ? k_exit_usage : k_exit_ok;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "adapt-torch") return run_adapt(rest);
   if (args[0] == "postprocess") return run_postprocess(rest);
-  return unknown_action("magpie targeted-trace", args[0], {"adapt-torch", "postprocess"}, k_usage);
+  return unknown_action("magpie targeted-trace", args[0], {"adapt-torch", "postprocess"}, k_targeted_usage);
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ std::string degenerate_reason(const std::string& name, const tensor& ref, const 
 
 namespace {
 
-void check_outputs(const held_trial& rt, const manifest_trial& ct, const loaded_trial& cl, const correctness_policy& p,
+void check_held_outputs(const held_trial& rt, const manifest_trial& ct, const loaded_trial& cl, const correctness_policy& p,
                    trial_verdict* v) {
   if (rt.outputs.size() != ct.outputs.size()) {
     v->failures.push_back(strprintf("%zu outputs, the reference has %zu", ct.outputs.size(), rt.outputs.size()));
@@ -173,7 +173,7 @@ trial_verdict compare_trial(const held_trial& rt, const manifest_trial& ct, cons
   loaded_trial cl = load(ct, true);
   if (!cl.error.empty()) v.failures.push_back("candidate files unreadable: " + cl.error);
   if (v.failures.empty()) check_inputs(rt, ct, cl, p, &v);
-  if (v.failures.empty()) check_outputs(rt, ct, cl, p, &v);
+  if (v.failures.empty()) check_held_outputs(rt, ct, cl, p, &v);
   v.passed = v.failures.empty();
   return v;
 }

@@ -75,7 +75,7 @@ namespace {
 // A run seed that fits a YAML/JSON signed integer when printed back as --seed.
 uint64_t fresh_run_seed() { return fresh_seed() >> 1; }
 
-std::string host_name() {
+std::string submit_host_name() {
   char buf[256] = {0};
   if (gethostname(buf, sizeof buf - 1) != 0) return "";
   return buf;
@@ -154,7 +154,7 @@ status_or<batch> new_batch(batch_mode mode, const std::string& label, const sche
   b.created = iso_time_now();
   b.token = strprintf("%08x", static_cast<unsigned>(fresh_seed() & 0xffffffffu));
   b.output_dir = absolute_path(output_dir);
-  b.submit_host = host_name();
+  b.submit_host = submit_host_name();
   return b;
 }
 

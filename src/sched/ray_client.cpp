@@ -66,7 +66,7 @@ std::string clipped(std::string s, size_t n) {
 }
 
 // Ray's message repeats the job's last log lines after the first line; the first says why.
-std::string first_line(const std::string& s) {
+std::string first_line_of(const std::string& s) {
   std::string t(trim(s));
   size_t nl = t.find('\n');
   if (nl != std::string::npos) t.resize(nl);
@@ -93,7 +93,7 @@ job_info parse_ray_job(const json& d) {
   j.state = ray_status_state(st, j.exit_status);
   j.state_text = st;
   if (j.state == job_state::timeout) j.reason = "TimeLimit";
-  else if (j.state == job_state::failed || j.state == job_state::cancelled) j.reason = first_line(json_string(d, "message"));
+  else if (j.state == job_state::failed || j.state == job_state::cancelled) j.reason = first_line_of(json_string(d, "message"));
   j.nodes = json_string(json_value(d, "driver_info"), "node_ip_address");
   if (std::string agent = json_string(d, "driver_agent_http_address"); j.nodes.empty() && !agent.empty()) {
     auto u = net::parse_base_url(agent);
@@ -131,7 +131,7 @@ status_or<json> ray_client::call(const std::string& method, const std::string& t
     return error(status_code::failed_precondition, "%s: HTTP %d: %s", what.c_str(), r->status, error_text(r->body).c_str());
   auto j = parse_json(r->body);
   if (!j.ok()) return parse_error("%s: the answer is not JSON (is this a Ray dashboard?): %s", what.c_str(),
-                                  first_line(r->body).c_str());
+                                  first_line_of(r->body).c_str());
   return *j;
 }
 

@@ -15,7 +15,7 @@ namespace magpie::serve::targeted {
 namespace {
 
 constexpr size_t k_max_line = 16u << 20;
-const std::string k_zero(64, '0');
+const std::string k_zero_digest(64, '0');
 
 bool is_sha(const json& v) {
   static const std::regex re("^[0-9a-f]{64}$");
@@ -101,7 +101,7 @@ struct shard_result {
 
 shard_result validate_shard(const fs::path& path, const json* receipt, const std::function<void(const json&)>& on_event) {
   json r = {{"path", path.string()}, {"valid", false}, {"complete", false}, {"event_count", 0}, {"byte_count", 0},
-            {"file_sha256", ""}, {"sequence_end", -1}, {"chain_checksum", k_zero}, {"counters", nullptr},
+            {"file_sha256", ""}, {"sequence_end", -1}, {"chain_checksum", k_zero_digest}, {"counters", nullptr},
             {"rank", nullptr}, {"pid", nullptr}, {"issues", json::array()}};
   shard_result out;
   std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -112,7 +112,7 @@ shard_result validate_shard(const fs::path& path, const json* receipt, const std
   }
   sha256_stream hash;
   int64_t expected = 0, events = 0, bytes = 0;
-  std::string previous = k_zero, line;
+  std::string previous = k_zero_digest, line;
   bool saw_header = false, saw_end = false;
   auto issue = [&](const std::string& s) { r["issues"].push_back(s); };
   char buf[1 << 16];

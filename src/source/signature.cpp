@@ -11,7 +11,7 @@
 namespace magpie::source {
 namespace {
 
-bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':'; }
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':'; }
 
 /// Identifier-like words ("a::b" kept whole) of `s` outside <…>, (…), {…} and […] ('<' and '>'
 /// count only outside parentheses: `enable_if_t<(W > 0)>`).
@@ -24,9 +24,9 @@ std::vector<std::string> top_level_words(std::string_view s) {
     if (c == ')' || c == '}' || c == ']') { paren = std::max(0, paren - 1); ++i; continue; }
     if (paren == 0 && c == '<') { ++angle; ++i; continue; }
     if (paren == 0 && c == '>') { angle = std::max(0, angle - 1); ++i; continue; }
-    if (paren > 0 || angle > 0 || !word_char(c)) { ++i; continue; }
+    if (paren > 0 || angle > 0 || !name_char(c)) { ++i; continue; }
     size_t j = i;
-    while (j < s.size() && word_char(s[j])) ++j;
+    while (j < s.size() && name_char(s[j])) ++j;
     out.emplace_back(s.substr(i, j - i));
     i = j;
   }

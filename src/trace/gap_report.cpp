@@ -25,7 +25,7 @@ void csv_line(std::string& out, const std::vector<std::string>& fields) {
   out += "\r\n";
 }
 
-std::vector<std::string> kernel_row(const kernel_stat& k, double total) {
+std::vector<std::string> kernel_cells(const kernel_stat& k, double total) {
   double pct = total > 0 ? k.total_us / total * 100.0 : 0.0;
   return {k.name, std::to_string(k.calls), py_fixed(k.total_us, 2), py_fixed(k.avg_us(), 2), py_fixed(pct, 2),
           k.unique_shapes()};
@@ -44,7 +44,7 @@ std::string gap_csv(const gap_result& r, const std::vector<std::string>& preambl
   header.insert(header.end(), source_header.begin(), source_header.end());
   csv_line(out, header);
   for (size_t i = 0; i < r.merged.size(); ++i) {
-    std::vector<std::string> row = kernel_row(r.merged[i], r.total_us);
+    std::vector<std::string> row = kernel_cells(r.merged[i], r.total_us);
     if (i < source_rows.size()) row.insert(row.end(), source_rows[i].begin(), source_rows[i].end());
     csv_line(out, row);
   }
@@ -54,7 +54,7 @@ std::string gap_csv(const gap_result& r, const std::vector<std::string>& preambl
 std::string gap_rank_csv(const rank_result& r) {
   std::string out;
   csv_line(out, k_gap_columns);
-  for (const auto& k : r.kernels) csv_line(out, kernel_row(k, r.total_us));
+  for (const auto& k : r.kernels) csv_line(out, kernel_cells(k, r.total_us));
   return out;
 }
 
