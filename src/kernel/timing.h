@@ -146,6 +146,7 @@ measure_outcome measure_interleaved(const measure_request& req);
 struct pilot_summary {
   std::vector<std::vector<double>> log_medians;  ///< per implementation, per process
   double within_var = 0;  ///< mean bootstrap variance of a pilot process's log median
+  double samples_per_process = 0;  ///< mean samples of record of a pilot process (within_var is at this many)
   double median_ns = 0;   ///< median per launch over every pilot sample
   double startup_s = 0;   ///< wall time to start and warm up the pilot's processes
   double round_s = 0;     ///< wall time of one round over the pilot's processes

@@ -4,6 +4,7 @@
 // median and the between-process variance (pooled over the run's implementations).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -128,6 +129,12 @@ struct process_plan {
 };
 process_plan plan_processes(double sd_process, int impls, int pilot, int max_processes, double band, double floor_band,
                             double confidence);
+/// The same with a per-process variance of the log median that depends on the processes per
+/// implementation (`var_at(n)`; a budget shared by more processes gives each fewer samples) and
+/// may be unaffordable (`var_at(n)` < 0: not a candidate). Targets unreachable: the affordable n
+/// with the highest P(A/A 'same').
+process_plan plan_processes(const std::function<double(int)>& var_at, int impls, int pilot, int max_processes, double band,
+                            double floor_band, double confidence);
 
 /// Sample sd of log process medians (0 with fewer than 2).
 double log_sd(const std::vector<double>& log_medians);
