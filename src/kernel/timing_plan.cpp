@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/stats.h"
 #include "core/strings.h"
 #include "kernel/timing.h"
 #include "kernel/verdict.h"
@@ -39,6 +40,19 @@ double chi2_quantile(double p, int df) {
 
 }  // namespace
 
+double unclaimed_difference_noise_ns(const timing_result& a, const timing_result& b) {
+  double se2 = 0;
+  int df = 0;
+  for (const timing_result* r : {&a, &b}) {
+    std::vector<double> v;
+    for (const auto& pr : r->processes) v.push_back(pr.unclaimed_ns);
+    if (v.size() < 2) return 0;
+    se2 += std::pow(stdev(v), 2) / static_cast<double>(v.size());
+    df += static_cast<int>(v.size()) - 1;
+  }
+  return t_quantile(0.998, df) * std::sqrt(se2);
+}
+
 json sampling_record::to_json() const {
   return {{"batch", batch},       {"batch_why", batch_why}, {"pilot_processes", pilot}, {"planned_processes", planned},
           {"used_processes", used}, {"pilot_sd", pilot_sd}, {"pilot_median_ns", pilot_median_ns}, {"why", why}};
@@ -73,7 +87,11 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
   // processes gives each fewer: the pilot's processes continue from `samples_per_process`, the new
   // ones get the rounds left after their start-up (start-up: the pilot's per wave of s.pilot).
   // Fewer than min_samples rounds left: n is not affordable (-1).
-  const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - pilot.within_var);
+  // The bootstrap's within part cannot exceed the spread the medians actually show: it treats the
+  // samples as independent and counts the load every process of a round shares (numpy A/A on the
+  // loaded VM, 2026-12-07: a bootstrap sd of 21% for 63-sample medians that were 0.8% apart).
+  const double within_var = std::min(pilot.within_var, s.pilot_sd * s.pilot_sd);
+  const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - within_var);
   const double between_up = df > 0 ? between * df / chi2_quantile(k_sd_upper_quantile, df) : 0;
   const double m = pilot.samples_per_process > 0 ? pilot.samples_per_process : p.min_samples;
   const auto var_at = [&](int batch, bool startup_costs) {
@@ -85,7 +103,7 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
       const double rounds = (pilot.left_s - start) / std::max(per_sample * std::max(K, 1) * n, 1e-12);
       if (fresh > 0 && rounds < p.min_samples) return -1.0;
       const double r = std::max(rounds, 1.0), kept = restart ? 0 : n - fresh;
-      const double within = pilot.within_var * m * (kept / (m + r) + fresh / r) / n;
+      const double within = within_var * m * (kept / (m + r) + fresh / r) / n;
       return between_up + within;
     };
   };
@@ -100,9 +118,9 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
   process_plan plan = plan_for(s.batch, false);
   s.planned = plan.processes;
   s.why = strprintf("pilot: %d process(es) per implementation, sd of log process medians %.2f%% (%d df), of which within-process "
-                    "%.2f%% at %.0f samples; planned with the between part's %.0f%% upper bound and the within part at the "
+                    "%.2f%% at %.0f samples (the bootstrap's, at most the spread); planned with the between part's %.0f%% upper bound and the within part at the "
                     "samples each process gets by the end (%.2f%% at %d processes); ",
-                    s.pilot, s.pilot_sd * 100, df, std::sqrt(pilot.within_var) * 100, m, (1 - k_sd_upper_quantile) * 100,
+                    s.pilot, s.pilot_sd * 100, df, std::sqrt(within_var) * 100, m, (1 - k_sd_upper_quantile) * 100,
                     sd_up * 100, s.pilot) + plan.why;
   // What the budget left affords: starting the new processes (with the batch, or without it when
   // a restart leaves no process min_samples rounds) and min_samples rounds over all.

@@ -79,8 +79,9 @@ struct verdict {
 
 /// Between-process variance of log(process median), pooled over implementations.
 struct process_variance {
-  double var = 0;  ///< σ²_b (log scale)
-  int df = 0;      ///< Σ (processes − 1)
+  double var = 0;    ///< σ²_b (log scale): the spread of process medians beyond their bootstrap variance
+  double total = 0;  ///< the spread of process medians itself (pooled sample variance): what the interval uses
+  int df = 0;        ///< Σ (processes − 1)
 };
 
 /// log(median) of each process and the bootstrap variance of each (resampling its samples).
@@ -92,7 +93,9 @@ process_medians summarize_processes(const impl_samples& s, int resamples, uint64
 process_variance pool_between_process(const std::vector<process_medians>& impls);
 
 /// Estimate and interval of median(base)/median(cand): the mean log process median of each
-/// side, variance σ²_b/P + Σ within/P² per side, Student-t quantile with the pooled df.
+/// side, variance total/P per side (the measured spread of process medians; with no df, one
+/// process a side, the medians' bootstrap variance Σ within/P²), Student-t quantile with the
+/// pooled df.
 verdict estimate_speedup(const process_medians& base, const process_medians& cand, const process_variance& pv,
                          const compare_policy& p);
 

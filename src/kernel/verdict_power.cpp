@@ -157,22 +157,26 @@ process_plan plan_processes(const std::function<double(int)>& var_at, int impls,
   // widened by the process spread leaves too little room below 3% for an affordable plan (the
   // power statement then says what was reached).
   const bool can_call_3pct = band <= floor_band + 1e-12 && k_power_difference > band;
-  const auto meets = [&](const odds& o) {
-    return o.var >= 0 && o.aa_same >= k_target_same && (!can_call_3pct || o.power >= k_target_power);
-  };
   const int lo = std::max(pilot, 2), hi = std::max(max_processes, lo);
-  int chosen = -1, best = lo;
-  odds best_odds = at(lo);
+  std::vector<odds> all;
+  for (int n = lo; n <= hi; ++n) all.push_back(at(n));
+  // The fewest meeting both targets; else (3% out of reach in what is affordable) the one with
+  // the highest power among those meeting the A/A target; else the affordable n with the highest
+  // P(A/A same).
+  int chosen = -1, strongest = -1;
+  for (int n = lo; n <= hi && chosen < 0; ++n) {
+    const odds& o = all[static_cast<size_t>(n - lo)];
+    if (o.var < 0 || o.aa_same < k_target_same) continue;
+    if (!can_call_3pct || o.power >= k_target_power) chosen = n;
+    else if (strongest < 0 || o.power > all[static_cast<size_t>(strongest - lo)].power + 1e-9) strongest = n;
+  }
+  const bool power_dropped = chosen < 0 && strongest > 0;
+  if (power_dropped) chosen = strongest;
+  int best = lo;
   for (int n = lo; n <= hi; ++n) {
-    const odds o = at(n);
-    if (meets(o)) {
-      chosen = n;
-      break;
-    }
-    if (o.var >= 0 && (best_odds.var < 0 || o.aa_same > best_odds.aa_same + 1e-9)) {
-      best = n;
-      best_odds = o;
-    }
+    const odds& o = all[static_cast<size_t>(n - lo)];
+    const odds& b = all[static_cast<size_t>(best - lo)];
+    if (o.var >= 0 && (b.var < 0 || o.aa_same > b.aa_same + 1e-9)) best = n;
   }
   process_plan plan;
   plan.processes = std::max(chosen > 0 ? chosen : best, pilot);
@@ -185,9 +189,12 @@ process_plan plan_processes(const std::function<double(int)>& var_at, int impls,
   if (chosen < 0 && plan.processes >= hi)
     plan.why += strprintf(" (capped at max_processes %d)", hi);
   else if (chosen < 0)
-    plan.why += strprintf(" (the most of the affordable numbers up to max_processes %d: more processes would each get too "
-                          "few samples, or could not be started, in the budget left)",
+    plan.why += strprintf(" (the highest P(A/A same) of the numbers up to max_processes %d that the budget affords: more "
+                          "processes would each get too few samples, or could not be started)",
                           hi);
+  else if (power_dropped)
+    plan.why += strprintf(" (P(3%% slower called) %.2f reached by no affordable number up to max_processes %d: the "
+                          "most powerful that keeps P(A/A same))", k_target_power, hi);
   else if (!can_call_3pct)
     plan.why += " (3% power not planned for: the band is wider than the configured tolerance)";
   return plan;
