@@ -62,6 +62,7 @@ struct live_session {
   bool active = false;
   int fresh_unchecked = 0;  ///< samples given fresh inputs that are not compared
   bool retired = false;     ///< a pilot process stopped for a new batch: its samples do not count
+  int from_round = 0;       ///< its samples of record start at this round (the plan's first, when it added processes)
   explicit live_session(const timing_policy& p) : crit(p), batch(p.batch) {}
 };
 
@@ -203,7 +204,7 @@ void work_before_fresh(const timing_session& s, double* kernels, double* gpu_ns)
   *gpu_ns = n ? ns / n : 0;
 }
 
-process_result finalize_process(timing_session& s, timing_result& r, int batch) {
+process_result finalize_process(timing_session& s, timing_result& r, int batch, int from_round) {
   process_result pr;
   pr.index = s.process();
   std::vector<double> harness, excess, observed, unclaimed;
@@ -219,7 +220,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch) 
     if (smp.harness_ns * batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
     r.gap_cpu_ns += smp.gap_cpu_ns;
     ++r.gap_samples;
-    if (std::isnan(v)) continue;
+    if (std::isnan(v) || smp.round < from_round) continue;
     // Not minus the ping round trip: measured once, at start-up, it can be inflated by the
     // other processes' start (under load, a 1 ms round trip made one process's overhead
     // negative); the round trip is part of every implementation's overhead anyway.
@@ -270,7 +271,7 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
       if (ls->s->cupti_active()) r.cupti_kernels = ls->s->cupti().summary(true, true);
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
-    process_result pr = finalize_process(*ls->s, r, ls->batch);
+    process_result pr = finalize_process(*ls->s, r, ls->batch, ls->from_round);
     for (const auto& smp : ls->s->samples()) harness[ls->impl].push_back(smp.harness_ns);
     r.samples_ns.insert(r.samples_ns.end(), pr.samples_ns.begin(), pr.samples_ns.end());
     r.processes.push_back(std::move(pr));
@@ -477,6 +478,13 @@ sampling_record apply_plan(sampler& sm, double startup_s, int pilot_rounds, doub
     start_processes(req, req.policy, P0, rec.used - P0, sm.st, sm.live);
   }
   if (rec.used > P0 || restart) keep_affordable(sm, ps, rec, monotonic_seconds() - s0, restart ? 0 : P0);
+  // Processes started at different times are not alike on a machine whose load changes: on the
+  // loaded VM (2026-12-07, host A/A) the pilot's processes, whose medians mixed the quieter pilot
+  // rounds with the later ones, ran 2.7-2.8 ms against 3.3-3.5 ms for the processes the plan
+  // added. With processes added, every process's samples of record are the rounds from here on
+  // (the pilot's rounds served the plan and the checks).
+  if (!restart && rec.used > P0)
+    for (auto& ls : sm.live) ls->from_round = sm.round;
   MAGPIE_LOG_INFO("timing plan: batch %d, %d process(es) per implementation (pilot %d): %s", rec.batch, rec.used, P0,
                   rec.why.c_str());
   return rec;
