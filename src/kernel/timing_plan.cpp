@@ -87,10 +87,9 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
   // processes gives each fewer: the pilot's processes continue from `samples_per_process`, the new
   // ones get the rounds left after their start-up (start-up: the pilot's per wave of s.pilot).
   // Fewer than min_samples rounds left: n is not affordable (-1).
-  // The bootstrap's within part cannot exceed the spread the medians actually show: it treats the
-  // samples as independent and counts the load every process of a round shares (numpy A/A on the
-  // loaded VM, 2026-12-07: a bootstrap sd of 21% for 63-sample medians that were 0.8% apart).
-  const double within_var = std::min(pilot.within_var, s.pilot_sd * s.pilot_sd);
+  // The within part is the medians' bootstrap variance, as the verdict's floor uses it
+  // (docs/statistics.md: it overstates under a shared load, but the verdict keeps it).
+  const double within_var = pilot.within_var;
   const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - within_var);
   const double between_up = df > 0 ? between * df / chi2_quantile(k_sd_upper_quantile, df) : 0;
   const double m = pilot.samples_per_process > 0 ? pilot.samples_per_process : p.min_samples;
@@ -118,7 +117,7 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
   process_plan plan = plan_for(s.batch, false);
   s.planned = plan.processes;
   s.why = strprintf("pilot: %d process(es) per implementation, sd of log process medians %.2f%% (%d df), of which within-process "
-                    "%.2f%% at %.0f samples (the bootstrap's, at most the spread); planned with the between part's %.0f%% upper bound and the within part at the "
+                    "%.2f%% at %.0f samples (bootstrap); planned with the between part's %.0f%% upper bound and the within part at the "
                     "samples each process gets by the end (%.2f%% at %d processes); ",
                     s.pilot, s.pilot_sd * 100, df, std::sqrt(within_var) * 100, m, (1 - k_sd_upper_quantile) * 100,
                     sd_up * 100, s.pilot) + plan.why;

@@ -93,9 +93,8 @@ process_medians summarize_processes(const impl_samples& s, int resamples, uint64
 process_variance pool_between_process(const std::vector<process_medians>& impls);
 
 /// Estimate and interval of median(base)/median(cand): the mean log process median of each
-/// side, variance total/P per side (the measured spread of process medians; with no df, one
-/// process a side, the medians' bootstrap variance Σ within/P²), Student-t quantile with the
-/// pooled df.
+/// side, variance max(total/P, Σ within/P²) per side (the measured spread of process medians,
+/// the medians' bootstrap variance as a floor), Student-t quantile with the pooled df.
 verdict estimate_speedup(const process_medians& base, const process_medians& cand, const process_variance& pv,
                          const compare_policy& p);
 

@@ -258,7 +258,7 @@ std::vector<impl_samples> shared_load(const std::vector<double>& levels, int pro
 }
 }  // namespace
 
-TEST(verdict_stats, load_shared_by_a_round_cancels_instead_of_widening_the_interval) {
+TEST(verdict_stats, load_shared_by_a_round_gives_no_false_difference) {
   compare_policy p;
   int same = 0, slower = 0, n = 0;
   double boot = 0, spread = 0;
@@ -267,6 +267,7 @@ TEST(verdict_stats, load_shared_by_a_round_cancels_instead_of_widening_the_inter
     auto v = build_verdicts({impl(s[0]), impl(s[1]), impl(s[2])}, 0, p, seed);
     EXPECT_NE(v[1].verdict, verdict_kind::faster) << v[1].reason;
     EXPECT_NE(v[1].verdict, verdict_kind::slower) << v[1].reason;
+    EXPECT_NE(v[2].verdict, verdict_kind::faster) << v[2].reason;
     same += v[1].verdict == verdict_kind::same;
     slower += v[2].verdict == verdict_kind::slower;
     ++n;
@@ -277,6 +278,9 @@ TEST(verdict_stats, load_shared_by_a_round_cancels_instead_of_widening_the_inter
   // The medians' bootstrap variance (samples taken as independent) is far above their spread:
   // it counts the shared load, which cancels in the ratio (the interval once added it).
   EXPECT_GT(boot, 10 * spread) << boot / n << " vs " << spread / n;
-  EXPECT_GE(same, 19) << same << "/" << n;
-  EXPECT_GE(slower, 19) << slower << "/" << n;
+  // The bootstrap floor keeps such intervals wide (docs/statistics.md: without it, two processes
+  // a side called an identical copy `slower` under load): no false difference, and the 6%
+  // slower copy is never called faster.
+  RecordProperty("aa_same", same);
+  RecordProperty("six_percent_slower_called", slower);
 }
