@@ -172,12 +172,19 @@ process_plan plan_processes(const std::function<double(int)>& var_at, int impls,
   }
   const bool power_dropped = chosen < 0 && strongest > 0;
   if (power_dropped) chosen = strongest;
-  int best = lo;
+  int best = lo, smallest = lo;
   for (int n = lo; n <= hi; ++n) {
     const odds& o = all[static_cast<size_t>(n - lo)];
     const odds& b = all[static_cast<size_t>(best - lo)];
+    const odds& m = all[static_cast<size_t>(smallest - lo)];
     if (o.var >= 0 && (b.var < 0 || o.aa_same > b.aa_same + 1e-9)) best = n;
+    if (o.var >= 0 && (m.var < 0 || o.var / n < m.var / smallest)) smallest = n;
   }
+  // P(A/A same) below one half everywhere (a pilot spread far beyond the band): the smallest
+  // planned interval, not the n whose few df give the best lottery on a small estimated se. A
+  // pilot's 2-df spread is often a fluke (host A/A, 2026-12-07: pilot sd 21.7%, final process
+  // medians 5.7% apart, left at 2 processes and ambiguous), and more processes can show it.
+  if (all[static_cast<size_t>(best - lo)].aa_same < 0.5) best = smallest;
   process_plan plan;
   plan.processes = std::max(chosen > 0 ? chosen : best, pilot);
   const odds o = at(plan.processes);

@@ -188,3 +188,13 @@ TEST(clock_gain_noise, an_identical_copy_with_noisy_overheads_under_load_passes)
   EXPECT_EQ(clock_gain_of(shaved[1]), "fail");
   EXPECT_LT(unclaimed_difference_noise_ns(shaved[1], shaved[0]), 20e3);
 }
+
+TEST(sampling_plan, a_pilot_spread_beyond_any_plan_still_adds_the_processes_the_budget_affords) {
+  // Pilot medians 20-40% apart (2 df): P(A/A same) ~0 at every n up to max_processes. The tie
+  // goes to the smallest planned interval (more processes), not to the pilot's 2 (host A/A,
+  // 2026-12-07: pilot sd 21.7%, final medians 5.7% apart, left at 2 processes: ambiguous).
+  timing_policy p;
+  sampling_record r = decide_sampling(pilot_of({{100.0, 140.0}, {120.0, 90.0}}, 1e-8, 100e3, 10), p, 0.02, 0.95);
+  EXPECT_GT(r.used, 2) << r.why;
+  EXPECT_GT(r.pilot_sd, 0.15);
+}
