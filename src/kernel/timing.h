@@ -160,12 +160,12 @@ struct pilot_summary {
 sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy& p, double same_tolerance, double confidence);
 inline constexpr double k_pilot_share = 0.3;  ///< of the budget, before a compare plans its processes
 
-/// How far apart the unclaimed overheads (bracket − time of record, process_result::unclaimed_ns)
-/// of two implementations' processes can be by chance: t(0.998, P_a + P_b − 2) × the standard
-/// error of the difference of their means, from the spread of each side's process values (0 with
-/// fewer than two processes a side). Identical code on a loaded machine differs by milliseconds
-/// there (docs/statistics.md): the clock_gain check allows this much on top of its slack.
-double unclaimed_difference_noise_ns(const timing_result& a, const timing_result& b);
+/// How far apart the process medians of two implementations can be by chance: 3 × the standard
+/// error of the difference of their mean process medians, from each side's spread (0 with fewer
+/// than two processes a side). clock_gain holds a candidate to the gain it claims only beyond
+/// this: on a loaded machine an identical copy's chance 0.8% gain met a chance 1 ms difference of
+/// overheads and was rejected (docs/statistics.md).
+double median_difference_noise_ns(const timing_result& a, const timing_result& b);
 
 /// A checked sample's outputs (`got`, laid out as `layout`) compared completely with the
 /// reference's for `seed`; without reference outputs, at least written (not the poison).

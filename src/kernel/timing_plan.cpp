@@ -40,17 +40,15 @@ double chi2_quantile(double p, int df) {
 
 }  // namespace
 
-double unclaimed_difference_noise_ns(const timing_result& a, const timing_result& b) {
+double median_difference_noise_ns(const timing_result& a, const timing_result& b) {
   double se2 = 0;
-  int df = 0;
   for (const timing_result* r : {&a, &b}) {
     std::vector<double> v;
-    for (const auto& pr : r->processes) v.push_back(pr.unclaimed_ns);
+    for (const auto& pr : r->processes) v.push_back(pr.median_ns);
     if (v.size() < 2) return 0;
     se2 += std::pow(stdev(v), 2) / static_cast<double>(v.size());
-    df += static_cast<int>(v.size()) - 1;
   }
-  return t_quantile(0.998, df) * std::sqrt(se2);
+  return 3 * std::sqrt(se2);
 }
 
 json sampling_record::to_json() const {

@@ -143,21 +143,21 @@ TEST(sampling_plan, warm_short_kernels_are_batched_cold_ones_are_not) {
 
 namespace {
 
-// Processes of one implementation: time of record `record_ns`, unclaimed overheads `unclaimed`.
-timing_result with_overheads(double record_ns, std::vector<double> unclaimed) {
+// Processes of one implementation: medians `medians`, unclaimed overheads `unclaimed`.
+timing_result with_overheads(std::vector<double> medians, std::vector<double> unclaimed) {
   timing_result r;
   r.ok = true;
   r.source = "host_clock";
   for (size_t p = 0; p < unclaimed.size(); ++p) {
     process_result pr;
     pr.index = static_cast<int>(p);
-    pr.median_ns = pr.harness_median_ns = record_ns;
-    pr.observed_ns = record_ns + unclaimed[p];
+    pr.median_ns = pr.harness_median_ns = medians[p];
+    pr.observed_ns = medians[p] + unclaimed[p];
     pr.unclaimed_ns = unclaimed[p];
-    pr.samples_ns.assign(20, record_ns);
+    pr.samples_ns.assign(20, medians[p]);
     r.processes.push_back(pr);
+    r.samples_ns.insert(r.samples_ns.end(), pr.samples_ns.begin(), pr.samples_ns.end());
   }
-  r.samples_ns.assign(20 * unclaimed.size(), record_ns);
   r.stats = summarize(r.samples_ns);
   return r;
 }
@@ -170,23 +170,22 @@ std::string clock_gain_of(const timing_result& r) {
 
 }  // namespace
 
-TEST(clock_gain_noise, an_identical_copy_with_noisy_overheads_under_load_passes) {
+TEST(clock_gain_noise, a_chance_gain_of_an_identical_copy_is_not_held_against_it) {
   timing_policy p;
   // The numpy A/A pair of 2026-12-07 on the loaded 2-core VM (rejected before): the copy's
-  // median 0.8% lower by chance, its processes' unclaimed overheads ~1 ms above the baseline's,
-  // which themselves spread by milliseconds between processes.
-  std::vector<timing_result> aa = {with_overheads(3.52e6, {3.06e6, 5.33e6, 1.7e6, 4.1e6}),
-                                   with_overheads(3.49e6, {4.49e6, 3.85e6, 6.2e6, 4.9e6})};
+  // median 0.8% lower by chance, within its processes' spread, and its unclaimed overheads ~1 ms
+  // above the baseline's (scheduling on a machine at load 6).
+  std::vector<timing_result> aa = {with_overheads({3.50e6, 3.56e6}, {3.06e6, 4.1e6}),
+                                   with_overheads({3.47e6, 3.53e6}, {4.49e6, 4.9e6})};
   check_timing_integrity(aa, 0, p);
   EXPECT_EQ(clock_gain_of(aa[1]), "pass");
-  EXPECT_GT(unclaimed_difference_noise_ns(aa[1], aa[0]), 1e6);
-  // A relay hiding 400 us per launch on a quiet machine (overheads consistent between processes)
-  // is still caught: the noise allowance is what the processes' own spread gives.
-  std::vector<timing_result> shaved = {with_overheads(1e6, {50e3, 52e3, 49e3, 51e3}),
-                                       with_overheads(0.6e6, {450e3, 452e3, 448e3, 451e3})};
+  EXPECT_GT(median_difference_noise_ns(aa[1], aa[0]), 30e3);
+  // A relay hiding 400 us per launch claims a gain far beyond the medians' spread: still caught
+  // (the golden adversarial_host `shave` and adversarial_py `patch_send` are the real-binary checks).
+  std::vector<timing_result> shaved = {with_overheads({1e6, 1.01e6}, {50e3, 52e3}),
+                                       with_overheads({0.6e6, 0.605e6}, {450e3, 452e3})};
   check_timing_integrity(shaved, 0, p);
   EXPECT_EQ(clock_gain_of(shaved[1]), "fail");
-  EXPECT_LT(unclaimed_difference_noise_ns(shaved[1], shaved[0]), 20e3);
 }
 
 TEST(sampling_plan, a_pilot_spread_beyond_any_plan_still_adds_the_processes_the_budget_affords) {
