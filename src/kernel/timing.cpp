@@ -62,6 +62,7 @@ struct live_session {
   bool active = false;
   int fresh_unchecked = 0;  ///< samples given fresh inputs that are not compared
   bool retired = false;     ///< a pilot process stopped for a new batch: its samples do not count
+  int from_round = 0;       ///< its samples of record start at this round (the plan's first, when it added processes)
   explicit live_session(const timing_policy& p) : crit(p), batch(p.batch) {}
 };
 
@@ -203,7 +204,7 @@ void work_before_fresh(const timing_session& s, double* kernels, double* gpu_ns)
   *gpu_ns = n ? ns / n : 0;
 }
 
-process_result finalize_process(timing_session& s, timing_result& r, int batch) {
+process_result finalize_process(timing_session& s, timing_result& r, int batch, int from_round) {
   process_result pr;
   pr.index = s.process();
   std::vector<double> harness, excess, observed, unclaimed;
@@ -219,7 +220,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch) 
     if (smp.harness_ns * batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
     r.gap_cpu_ns += smp.gap_cpu_ns;
     ++r.gap_samples;
-    if (std::isnan(v)) continue;
+    if (std::isnan(v) || smp.round < from_round) continue;
     // Not minus the ping round trip: measured once, at start-up, it can be inflated by the
     // other processes' start (under load, a 1 ms round trip made one process's overhead
     // negative); the round trip is part of every implementation's overhead anyway.
@@ -274,7 +275,7 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
       if (ls->s->cupti_active()) r.cupti_kernels = ls->s->cupti().summary(true, true);
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
-    process_result pr = finalize_process(*ls->s, r, ls->batch);
+    process_result pr = finalize_process(*ls->s, r, ls->batch, ls->from_round);
     for (const auto& smp : ls->s->samples()) harness[ls->impl].push_back(smp.harness_ns);
     r.samples_ns.insert(r.samples_ns.end(), pr.samples_ns.begin(), pr.samples_ns.end());
     r.processes.push_back(std::move(pr));
@@ -397,6 +398,7 @@ pilot_summary summarize_pilot(const std::vector<std::unique_ptr<live_session>>& 
   }
   process_medians pm = summarize_processes(pooled, 100, 0x9e3779b97f4a7c15ull);
   p.within_var = pm.within_var.empty() ? 0 : mean(pm.within_var);
+  p.samples_per_process = pooled.processes.empty() ? 0 : static_cast<double>(all.size()) / static_cast<double>(pooled.processes.size());
   p.median_ns = all.empty() ? 0 : median(all);
   p.startup_s = startup_s;
   p.round_s = round_s;
@@ -419,6 +421,40 @@ void retire(std::vector<std::unique_ptr<live_session>>& live, std::vector<impl_s
   }
 }
 
+// The plan priced the new processes' start-up at the pilot's; on a loaded machine it can take
+// much longer (2026-12-07, numpy A/A on the shared 2-core VM: 20 processes planned to start in
+// 5.2 s left 3 samples each, whose medians spread by 24-43% and made the verdict). A process
+// whose median rests on a few samples is noise, not a measurement: when the time left cannot give
+// every process min_samples more rounds at the pilot's cost per sample, the newest processes are
+// stopped unused (never below `keep` started before the plan, or the first wave after a restart).
+void keep_affordable(sampler& sm, const pilot_summary& ps, sampling_record& rec, double took_s, int keep) {
+  const measure_request& req = sm.req;
+  const size_t K = req.kernels.size();
+  const double per_sample = ps.round_s / static_cast<double>(std::max<size_t>(K * static_cast<size_t>(req.policy.processes), 1)) +
+                            (rec.batch - 1) * ps.median_ns * 1e-9;
+  const double left = req.policy.max_time_s - sm.wall();
+  const int floor_n = std::max(keep, req.policy.processes);
+  int n = rec.used;
+  while (n > floor_n && left < req.policy.min_samples * per_sample * static_cast<double>(K) * n) --n;
+  if (n == rec.used) return;
+  int drop = rec.used - n;
+  std::vector<int> dropped(K, 0);
+  for (auto it = sm.live.rbegin(); it != sm.live.rend() && drop > 0; ++it) {
+    live_session& ls = **it;
+    if (!ls.s || ls.retired || dropped[ls.impl] >= rec.used - n) continue;
+    ls.active = false;
+    ls.retired = true;
+    (void)ls.s->finish();
+    ++dropped[ls.impl];
+    if (std::all_of(dropped.begin(), dropped.end(), [&](int d) { return d >= rec.used - n; })) drop = 0;
+  }
+  rec.why += strprintf("; starting them took %.1f s (priced at the pilot's %.2f s per wave): the %.1f s left gives %d "
+                       "process(es) per implementation min_samples %d rounds, so the newest %d per implementation were "
+                       "stopped unused",
+                       took_s, ps.startup_s, std::max(left, 0.0), n, req.policy.min_samples, rec.used - n);
+  rec.used = n;
+}
+
 sampling_record unplanned(const timing_policy& p, const char* why) {
   sampling_record s;
   s.batch = p.batch;
@@ -435,7 +471,9 @@ sampling_record apply_plan(sampler& sm, double startup_s, int pilot_rounds, doub
                                      req.policy.max_time_s - sm.wall());
   sampling_record rec = decide_sampling(ps, req.policy, req.same_tolerance, req.confidence);
   const int P0 = req.policy.processes;
-  if (rec.batch != req.policy.batch) {
+  const double s0 = monotonic_seconds();
+  const bool restart = rec.batch != req.policy.batch;
+  if (restart) {
     timing_policy np = req.policy;
     np.batch = rec.batch;
     retire(sm.live, sm.st);
@@ -443,6 +481,14 @@ sampling_record apply_plan(sampler& sm, double startup_s, int pilot_rounds, doub
   } else if (rec.used > P0) {
     start_processes(req, req.policy, P0, rec.used - P0, sm.st, sm.live);
   }
+  if (rec.used > P0 || restart) keep_affordable(sm, ps, rec, monotonic_seconds() - s0, restart ? 0 : P0);
+  // Processes started at different times are not alike on a machine whose load changes: on the
+  // loaded VM (2026-12-07, host A/A) the pilot's processes, whose medians mixed the quieter pilot
+  // rounds with the later ones, ran 2.7-2.8 ms against 3.3-3.5 ms for the processes the plan
+  // added. With processes added, every process's samples of record are the rounds from here on
+  // (the pilot's rounds served the plan and the checks).
+  if (!restart && rec.used > P0)
+    for (auto& ls : sm.live) ls->from_round = sm.round;
   MAGPIE_LOG_INFO("timing plan: batch %d, %d process(es) per implementation (pilot %d): %s", rec.batch, rec.used, P0,
                   rec.why.c_str());
   return rec;

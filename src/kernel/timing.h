@@ -147,6 +147,7 @@ measure_outcome measure_interleaved(const measure_request& req);
 struct pilot_summary {
   std::vector<std::vector<double>> log_medians;  ///< per implementation, per process
   double within_var = 0;  ///< mean bootstrap variance of a pilot process's log median
+  double samples_per_process = 0;  ///< mean samples of record of a pilot process (within_var is at this many)
   double median_ns = 0;   ///< median per launch over every pilot sample
   double startup_s = 0;   ///< wall time to start and warm up the pilot's processes
   double round_s = 0;     ///< wall time of one round over the pilot's processes
@@ -159,6 +160,13 @@ struct pilot_summary {
 /// start and sample `min_samples` times.
 sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy& p, double same_tolerance, double confidence);
 inline constexpr double k_pilot_share = 0.3;  ///< of the budget, before a compare plans its processes
+
+/// How far apart the process medians of two implementations can be by chance: 3 × the standard
+/// error of the difference of their mean process medians, from each side's spread (0 with fewer
+/// than two processes a side). clock_gain holds a candidate to the gain it claims only beyond
+/// this: on a loaded machine an identical copy's chance 0.8% gain met a chance 1 ms difference of
+/// overheads and was rejected (docs/statistics.md).
+double median_difference_noise_ns(const timing_result& a, const timing_result& b);
 
 /// A checked sample's outputs (`got`, laid out as `layout`) compared completely with the
 /// reference's for `seed`; without reference outputs, at least written (not the poison).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/stats.h"
 #include "core/strings.h"
 #include "kernel/timing.h"
 #include "kernel/verdict.h"
@@ -39,6 +40,17 @@ double chi2_quantile(double p, int df) {
 
 }  // namespace
 
+double median_difference_noise_ns(const timing_result& a, const timing_result& b) {
+  double se2 = 0;
+  for (const timing_result* r : {&a, &b}) {
+    std::vector<double> v;
+    for (const auto& pr : r->processes) v.push_back(pr.median_ns);
+    if (v.size() < 2) return 0;
+    se2 += std::pow(stdev(v), 2) / static_cast<double>(v.size());
+  }
+  return 3 * std::sqrt(se2);
+}
+
 json sampling_record::to_json() const {
   return {{"batch", batch},       {"batch_why", batch_why}, {"pilot_processes", pilot}, {"planned_processes", planned},
           {"used_processes", used}, {"pilot_sd", pilot_sd}, {"pilot_median_ns", pilot_median_ns}, {"why", why}};
@@ -67,49 +79,66 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
       df += static_cast<int>(m.size() - 1);
     }
   s.pilot_sd = df > 0 ? std::sqrt(acc / df) : 0;
-  // Processes average the between-process part; the within part (each pilot median's own noise)
-  // shrinks with the samples a process gets: about 1/k_pilot_share times the pilot's by the end.
-  const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - pilot.within_var);
+  // The variance of one process's log median at the end, with n processes per implementation:
+  // the between part (its 80% upper bound: the pilot has few df) plus the within part, which
+  // shrinks with the samples that process gets by the end — and a budget shared by more
+  // processes gives each fewer: the pilot's processes continue from `samples_per_process`, the new
+  // ones get the rounds left after their start-up (start-up: the pilot's per wave of s.pilot).
+  // Fewer than min_samples rounds left: n is not affordable (-1).
+  // The within part is the medians' bootstrap variance, as the verdict's floor uses it
+  // (docs/statistics.md: it overstates under a shared load, but the verdict keeps it).
+  const double within_var = pilot.within_var;
+  const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - within_var);
   const double between_up = df > 0 ? between * df / chi2_quantile(k_sd_upper_quantile, df) : 0;
-  const double sd_up = std::sqrt(between_up + pilot.within_var * k_pilot_share);
+  const double m = pilot.samples_per_process > 0 ? pilot.samples_per_process : p.min_samples;
+  const auto var_at = [&](int batch, bool startup_costs) {
+    return [&, batch, startup_costs](int n) -> double {
+      const bool restart = batch != p.batch;
+      const int fresh = restart ? n : n - s.pilot;
+      const double per_sample = pilot.round_s / std::max(K * s.pilot, 1) + (batch - 1) * pilot.median_ns * 1e-9;
+      const double start = startup_costs && fresh > 0 ? pilot.startup_s * std::ceil(static_cast<double>(fresh) / s.pilot) : 0;
+      const double rounds = (pilot.left_s - start) / std::max(per_sample * std::max(K, 1) * n, 1e-12);
+      if (fresh > 0 && rounds < p.min_samples) return -1.0;
+      const double r = std::max(rounds, 1.0), kept = restart ? 0 : n - fresh;
+      const double within = within_var * m * (kept / (m + r) + fresh / r) / n;
+      return between_up + within;
+    };
+  };
   const double band = std::clamp(k_band_sd_factor * s.pilot_sd, same_tolerance, k_band_ceiling_factor * same_tolerance);
   const int max_p = std::max(p.max_processes, s.pilot);
-  process_plan plan = df > 0 ? plan_processes(sd_up, std::max(K, 2), s.pilot, max_p, band, same_tolerance, confidence)
-                             : process_plan{s.pilot, 0, 0, "one process per implementation in the pilot: no spread measured"};
+  const int impls = std::max(K, 2);
+  const auto plan_for = [&](int batch, bool startup_costs) {
+    return df > 0 ? plan_processes(var_at(batch, startup_costs), impls, s.pilot, max_p, band, same_tolerance, confidence)
+                  : process_plan{s.pilot, 0, 0, "one process per implementation in the pilot: no spread measured"};
+  };
+  const double sd_up = std::sqrt(std::max(var_at(s.batch, false)(s.pilot), 0.0));
+  process_plan plan = plan_for(s.batch, false);
   s.planned = plan.processes;
   s.why = strprintf("pilot: %d process(es) per implementation, sd of log process medians %.2f%% (%d df), of which within-process "
-                    "%.2f%%; planned at %.2f%% (the between part's %.0f%% upper bound, the within part at the end's samples); ",
-                    s.pilot, s.pilot_sd * 100, df, std::sqrt(pilot.within_var) * 100, sd_up * 100,
-                    (1 - k_sd_upper_quantile) * 100) + plan.why;
-  // What the budget left affords: starting the new processes and min_samples rounds over all.
-  const auto cost = [&](int n, int batch) {
-    const bool restart = batch != p.batch;
-    const double per_sample = pilot.round_s / std::max(K * s.pilot, 1) + (batch - 1) * pilot.median_ns * 1e-9;
-    const int fresh = restart ? n : n - s.pilot;
-    if (fresh <= 0) return 0.0;
-    return pilot.startup_s * std::ceil(static_cast<double>(fresh) / s.pilot) + p.min_samples * per_sample * K * n;
-  };
-  const auto fit = [&](int batch) {
-    int n = std::max(s.planned, s.pilot);
-    while (n > s.pilot && cost(n, batch) > pilot.left_s) --n;
-    return n;
-  };
-  int n = fit(s.batch);
-  if (s.batch != p.batch && cost(n, s.batch) > pilot.left_s) {
+                    "%.2f%% at %.0f samples (bootstrap); planned with the between part's %.0f%% upper bound and the within part at the "
+                    "samples each process gets by the end (%.2f%% at %d processes); ",
+                    s.pilot, s.pilot_sd * 100, df, std::sqrt(within_var) * 100, m, (1 - k_sd_upper_quantile) * 100,
+                    sd_up * 100, s.pilot) + plan.why;
+  // What the budget left affords: starting the new processes (with the batch, or without it when
+  // a restart leaves no process min_samples rounds) and min_samples rounds over all.
+  process_plan afforded = plan_for(s.batch, true);
+  if (s.batch != p.batch && var_at(s.batch, true)(afforded.processes) < 0) {
     s.batch_why = strprintf("pilot median %.2f us, but the budget left (%.1f s) cannot restart the processes with batch %d: "
                             "batch %d",
                             pilot.median_ns / 1e3, pilot.left_s, s.batch, p.batch);
     s.batch = p.batch;
-    n = fit(s.batch);
+    afforded = plan_for(s.batch, true);
   } else if (s.batch != p.batch) {
     s.batch_why = strprintf("pilot median %.2f us < %.0f us: %d launches back to back per sample (~%.0f us), same inputs each "
                             "launch, so launches 2..n find them in cache (a warm measurement; the pilot's batch-1 processes "
                             "were stopped and their samples dropped)",
                             pilot.median_ns / 1e3, k_short_kernel_ns / 1e3, s.batch, s.batch * pilot.median_ns / 1e3);
   }
+  const int n = std::min(afforded.processes, s.planned);
   if (n < s.planned)
-    s.why += strprintf("; the budget left (%.1f s) affords %d (start-up %.2f s per wave of %d, %.2f ms per round)",
-                       pilot.left_s, n, pilot.startup_s, s.pilot, pilot.round_s * 1e3);
+    s.why += strprintf("; the budget left (%.1f s) affords %d (start-up %.2f s per wave of %d, %.2f ms per round, at least "
+                       "min_samples %d rounds each): %s",
+                       pilot.left_s, n, pilot.startup_s, s.pilot, pilot.round_s * 1e3, p.min_samples, afforded.why.c_str());
   s.used = n;
   return s;
 }

@@ -4,6 +4,7 @@
 // median and the between-process variance (pooled over the run's implementations).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,8 +79,9 @@ struct verdict {
 
 /// Between-process variance of log(process median), pooled over implementations.
 struct process_variance {
-  double var = 0;  ///< σ²_b (log scale)
-  int df = 0;      ///< Σ (processes − 1)
+  double var = 0;    ///< σ²_b (log scale): the spread of process medians beyond their bootstrap variance
+  double total = 0;  ///< the spread of process medians itself (pooled sample variance): what the interval uses
+  int df = 0;        ///< Σ (processes − 1)
 };
 
 /// log(median) of each process and the bootstrap variance of each (resampling its samples).
@@ -91,7 +93,8 @@ process_medians summarize_processes(const impl_samples& s, int resamples, uint64
 process_variance pool_between_process(const std::vector<process_medians>& impls);
 
 /// Estimate and interval of median(base)/median(cand): the mean log process median of each
-/// side, variance σ²_b/P + Σ within/P² per side, Student-t quantile with the pooled df.
+/// side, variance max(total/P, Σ within/P²) per side (the measured spread of process medians,
+/// the medians' bootstrap variance as a floor), Student-t quantile with the pooled df.
 verdict estimate_speedup(const process_medians& base, const process_medians& cand, const process_variance& pv,
                          const compare_policy& p);
 
@@ -128,6 +131,12 @@ struct process_plan {
 };
 process_plan plan_processes(double sd_process, int impls, int pilot, int max_processes, double band, double floor_band,
                             double confidence);
+/// The same with a per-process variance of the log median that depends on the processes per
+/// implementation (`var_at(n)`; a budget shared by more processes gives each fewer samples) and
+/// may be unaffordable (`var_at(n)` < 0: not a candidate). Targets unreachable: the affordable n
+/// with the highest P(A/A 'same').
+process_plan plan_processes(const std::function<double(int)>& var_at, int impls, int pilot, int max_processes, double band,
+                            double floor_band, double confidence);
 
 /// Sample sd of log process medians (0 with fewer than 2).
 double log_sd(const std::vector<double>& log_medians);

@@ -134,31 +134,74 @@ std::string decide_line(double log_speedup, double var_between, double var_withi
 
 process_plan plan_processes(double sd_process, int impls, int pilot, int max_processes, double band, double floor_band,
                             double confidence) {
-  process_plan plan;
-  plan.processes = pilot;
-  const auto aa_same = [&](int n) {
-    const int df = impls * (n - 1);
-    return interval_probabilities(0, sd_process * std::sqrt(2.0 / n), df, band, confidence).same;
+  return plan_processes([v = sd_process * sd_process](int) { return v; }, impls, pilot, max_processes, band, floor_band,
+                        confidence);
+}
+
+process_plan plan_processes(const std::function<double(int)>& var_at, int impls, int pilot, int max_processes, double band,
+                            double floor_band, double confidence) {
+  struct odds {
+    double var = -1, aa_same = 0, power = 0;
   };
-  const auto power = [&](int n) {
+  const auto at = [&](int n) {
+    odds o;
+    o.var = var_at(n);
+    if (o.var < 0) return o;
     const int df = impls * (n - 1);
-    const double se = sd_process * std::sqrt(2.0 / n), d = std::log1p(k_power_difference);
-    return interval_probabilities(-d, se, df, band, confidence).slower;
+    const double se = std::sqrt(std::max(o.var, 0.0) * 2.0 / n), d = std::log1p(k_power_difference);
+    o.aa_same = interval_probabilities(0, se, df, band, confidence).same;
+    o.power = interval_probabilities(-d, se, df, band, confidence).slower;
+    return o;
   };
-  int n = std::max(pilot, 2);
   // Power for a 3% difference is planned for only while the band is the configured floor: a band
   // widened by the process spread leaves too little room below 3% for an affordable plan (the
   // power statement then says what was reached).
   const bool can_call_3pct = band <= floor_band + 1e-12 && k_power_difference > band;
-  while (n < max_processes && (aa_same(n) < k_target_same || (can_call_3pct && power(n) < k_target_power))) ++n;
-  plan.processes = std::max(n, pilot);
-  plan.aa_same = aa_same(plan.processes);
-  plan.power = power(plan.processes);
+  const int lo = std::max(pilot, 2), hi = std::max(max_processes, lo);
+  std::vector<odds> all;
+  for (int n = lo; n <= hi; ++n) all.push_back(at(n));
+  // The fewest meeting both targets; else (3% out of reach in what is affordable) the one with
+  // the highest power among those meeting the A/A target; else the affordable n with the highest
+  // P(A/A same).
+  int chosen = -1, strongest = -1;
+  for (int n = lo; n <= hi && chosen < 0; ++n) {
+    const odds& o = all[static_cast<size_t>(n - lo)];
+    if (o.var < 0 || o.aa_same < k_target_same) continue;
+    if (!can_call_3pct || o.power >= k_target_power) chosen = n;
+    else if (strongest < 0 || o.power > all[static_cast<size_t>(strongest - lo)].power + 1e-9) strongest = n;
+  }
+  const bool power_dropped = chosen < 0 && strongest > 0;
+  if (power_dropped) chosen = strongest;
+  int best = lo, smallest = lo;
+  for (int n = lo; n <= hi; ++n) {
+    const odds& o = all[static_cast<size_t>(n - lo)];
+    const odds& b = all[static_cast<size_t>(best - lo)];
+    const odds& m = all[static_cast<size_t>(smallest - lo)];
+    if (o.var >= 0 && (b.var < 0 || o.aa_same > b.aa_same + 1e-9)) best = n;
+    if (o.var >= 0 && (m.var < 0 || o.var / n < m.var / smallest)) smallest = n;
+  }
+  // P(A/A same) below one half everywhere (a pilot spread far beyond the band): the smallest
+  // planned interval, not the n whose few df give the best lottery on a small estimated se. A
+  // pilot's 2-df spread is often a fluke (host A/A, 2026-12-07: pilot sd 21.7%, final process
+  // medians 5.7% apart, left at 2 processes and ambiguous), and more processes can show it.
+  if (all[static_cast<size_t>(best - lo)].aa_same < 0.5) best = smallest;
+  process_plan plan;
+  plan.processes = std::max(chosen > 0 ? chosen : best, pilot);
+  const odds o = at(plan.processes);
+  plan.aa_same = o.aa_same;
+  plan.power = o.power;
   plan.why = strprintf("process-median sd %.2f%%, band ±%.1f%%: %d process(es) per implementation give P(A/A same) %.2f "
                        "and P(3%% slower called) %.2f",
-                       sd_process * 100, band * 100, plan.processes, plan.aa_same, plan.power);
-  if (plan.processes >= max_processes && (plan.aa_same < k_target_same || (can_call_3pct && plan.power < k_target_power)))
-    plan.why += strprintf(" (capped at max_processes %d)", max_processes);
+                       std::sqrt(std::max(o.var, 0.0)) * 100, band * 100, plan.processes, plan.aa_same, plan.power);
+  if (chosen < 0 && plan.processes >= hi)
+    plan.why += strprintf(" (capped at max_processes %d)", hi);
+  else if (chosen < 0)
+    plan.why += strprintf(" (the highest P(A/A same) of the numbers up to max_processes %d that the budget affords: more "
+                          "processes would each get too few samples, or could not be started)",
+                          hi);
+  else if (power_dropped)
+    plan.why += strprintf(" (P(3%% slower called) %.2f reached by no affordable number up to max_processes %d: the "
+                          "most powerful that keeps P(A/A same))", k_target_power, hi);
   else if (!can_call_3pct)
     plan.why += " (3% power not planned for: the band is wider than the configured tolerance)";
   return plan;
