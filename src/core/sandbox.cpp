@@ -81,7 +81,8 @@ void drop_capabilities() {
 
 // PID 1 of the new namespaces: the private mount tree, then the command.
 [[noreturn]] void enter(const std::vector<std::string>& rw, const std::vector<std::string>& hide,
-                        const std::vector<std::string>& cmd, const std::string& cwd, int status_fd) {
+                        const std::vector<std::string>& keep, const std::vector<std::string>& cmd,
+                        const std::string& cwd, int status_fd) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);  // the helper killed: the namespace goes too
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) die("make / rslave");
   // Writable directories are opened before anything covers them.
@@ -93,7 +94,9 @@ void drop_capabilities() {
   }
   // What the command must still read under /tmp once the private /tmp covers it: its working
   // directory, the directory of its executable and of every absolute path among its arguments
-  // (a test's scratch workspace lives there). Bound read-only; hides below apply inside them.
+  // (a test's scratch workspace lives there), and what the caller names (--ro: magpie's own
+  // harness files when magpie itself lives under /tmp). Bound read-only; hides below apply
+  // inside them.
   std::vector<std::string> ro;
   auto under_tmp = [](const std::string& p) { return p.rfind("/tmp/", 0) == 0; };
   auto add_ro = [&](std::string d) {
@@ -103,6 +106,7 @@ void drop_capabilities() {
     if (under_tmp(d) && std::find(ro.begin(), ro.end(), d) == ro.end()) ro.push_back(d);
   };
   add_ro(cwd);
+  for (const auto& d : keep) add_ro(d);
   for (const auto& a : cmd)
     if (!a.empty() && a[0] == '/') add_ro(a);
   std::vector<int> ro_fd;
@@ -215,6 +219,7 @@ std::vector<std::string> sandbox_argv(const sandbox_spec& s, const std::string& 
   std::vector<std::string> out{"magpie", "__sandbox"};
   for (const auto& d : s.writable) out.insert(out.end(), {"--rw", d.string()});
   for (const auto& d : s.hidden) out.insert(out.end(), {"--hide", d.string()});
+  for (const auto& d : s.readable) out.insert(out.end(), {"--ro", d.string()});
   out.push_back("--");
   out.push_back(exe);
   out.insert(out.end(), argv.begin() + (argv.empty() ? 0 : 1), argv.end());
@@ -222,16 +227,16 @@ std::vector<std::string> sandbox_argv(const sandbox_spec& s, const std::string& 
 }
 
 void sandbox_helper_main(int argc, char** argv) {
-  std::vector<std::string> rw, hide, cmd;
+  std::vector<std::string> rw, hide, keep, cmd;
   int i = 2;
   for (; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--") break;
-    if (i + 1 >= argc || (a != "--rw" && a != "--hide")) {
-      std::fprintf(stderr, "usage: magpie __sandbox [--rw DIR]... [--hide DIR]... -- EXE ARGS...\n");
+    if (i + 1 >= argc || (a != "--rw" && a != "--hide" && a != "--ro")) {
+      std::fprintf(stderr, "usage: magpie __sandbox [--rw DIR]... [--hide DIR]... [--ro DIR]... -- EXE ARGS...\n");
       std::_Exit(125);
     }
-    (a == "--rw" ? rw : hide).push_back(argv[++i]);
+    (a == "--rw" ? rw : a == "--hide" ? hide : keep).push_back(argv[++i]);
   }
   for (++i; i < argc; ++i) cmd.push_back(argv[i]);
   if (cmd.empty()) std::_Exit(125);
@@ -247,7 +252,7 @@ void sandbox_helper_main(int argc, char** argv) {
   if (pid < 0) die("fork");
   if (pid == 0) {
     ::close(sp[0]);
-    enter(rw, hide, cmd, cwd, sp[1]);
+    enter(rw, hide, keep, cmd, cwd, sp[1]);
   }
   ::close(sp[1]);
   // Outside: wait, then end as the command ended (signals from the supervisor reach the command

@@ -20,6 +20,7 @@ struct sandbox_spec {
   bool enabled = false;
   std::vector<fs::path> writable;  ///< bound read-write (everything else is read-only)
   std::vector<fs::path> hidden;    ///< covered by an empty read-only tmpfs (writable ones reappear)
+  std::vector<fs::path> readable;  ///< kept readable (read-only) where the private /tmp covers them
 };
 
 /// Why a sandbox cannot be made here ("" when it can): MAGPIE_NO_SANDBOX=1, no magpie

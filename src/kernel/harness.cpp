@@ -6,6 +6,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "kernel/prepare.h"
 
 namespace magpie::kernel {
 
@@ -80,6 +81,19 @@ void hide_from_candidates(const fs::path& dir) {
   if (std::find(g_hidden.begin(), g_hidden.end(), d) == g_hidden.end()) g_hidden.push_back(d);
 }
 
+namespace {
+
+// A directory kept readable in the sandbox: as named, and where its links lead.
+void add_readable(sandbox_spec& s, const fs::path& d) {
+  if (d.empty()) return;
+  std::error_code ec;
+  fs::path real = fs::canonical(d, ec);
+  for (const fs::path& p : {absolute_path(d), ec ? fs::path() : real})
+    if (!p.empty() && std::find(s.readable.begin(), s.readable.end(), p) == s.readable.end()) s.readable.push_back(p);
+}
+
+}  // namespace
+
 sandbox_spec candidate_sandbox(const prepared_kernel& k, const fs::path& out_dir) {
   sandbox_spec s;
   s.enabled = true;
@@ -89,6 +103,13 @@ sandbox_spec candidate_sandbox(const prepared_kernel& k, const fs::path& out_dir
     s.writable.push_back(absolute_path(out_dir));
     s.hidden.push_back(absolute_path(out_dir).parent_path());
   }
+  // Magpie's own harness files (PYTHONPATH's python/magpie_bench, include/) stay readable when
+  // they live under /tmp (a clone there), which the sandbox's private /tmp would cover.
+  for (const auto& [name, value] : k.env)
+    if (name == "PYTHONPATH")
+      for (const auto& d : split(value, ':'))
+        if (!d.empty() && d[0] == '/') add_readable(s, d);
+  add_readable(s, resource_dir("include"));
   std::lock_guard<std::mutex> lock(g_hidden_mu);
   for (const auto& h : g_hidden)
     if (std::find(s.hidden.begin(), s.hidden.end(), h) == s.hidden.end()) s.hidden.push_back(h);

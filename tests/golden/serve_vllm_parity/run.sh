@@ -72,7 +72,7 @@ assert r["role_only_chunks"] > 0 and r["coalesced_events"] > 0, (r["role_only_ch
 assert r["completed"] >= 10, r["completed"]
 assert r["max_concurrency"] == 6 and r["request_rate"] == 150
 assert r["mean_ttft_ms"] < r["mean_ttft_content_ms"], "vLLM TTFT counts the role-only chunk"
-# vLLM's E2EL ends at the last chunk, never after the response; equal when every last chunk and
+# vLLM E2EL ends at the last chunk, never after the response; equal when every last chunk and
 # its [DONE] arrived in one read (3 events per write; under load reads coalesce writes).
 assert r["mean_e2el_ms"] <= r["mean_e2el_response_ms"], "vLLM E2EL ends at the last chunk"
 assert r["endpoint_type"] == "openai-chat" and r["label"] is None and r["rtfx"] == 0
