@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <algorithm>
+#include <climits>
 #include <mutex>
 
 #include "core/strings.h"
@@ -109,6 +110,17 @@ void drop_capabilities() {
   for (const auto& d : keep) add_ro(d);
   for (const auto& a : cmd)
     if (!a.empty() && a[0] == '/') add_ro(a);
+  // Bound in this order: real directories before paths through a symbolic link (a build's
+  // python/ -> the source tree's), each group parents first; a path already visible through an
+  // earlier bind (a link inside a bound directory whose target is bound too) is left as it is.
+  auto through_link = [](const std::string& d) {
+    char real[PATH_MAX];
+    return ::realpath(d.c_str(), real) == nullptr || d != real;
+  };
+  std::stable_sort(ro.begin(), ro.end(), [&](const std::string& a, const std::string& b) {
+    const bool la = through_link(a), lb = through_link(b);
+    return la != lb ? !la : a.size() < b.size();
+  });
   std::vector<int> ro_fd;
   for (const auto& d : ro) ro_fd.push_back(::open(d.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (mount_setattr_rec("/", MOUNT_ATTR_RDONLY, 0, true) != 0) die("make / read-only");
@@ -117,6 +129,11 @@ void drop_capabilities() {
   if (::access("/dev/shm", F_OK) == 0) tmpfs("/dev/shm", "mode=1777");
   for (size_t i = 0; i < ro.size(); ++i) {
     if (ro_fd[i] < 0) continue;
+    struct stat seen{};
+    if (::stat(ro[i].c_str(), &seen) == 0 && S_ISDIR(seen.st_mode)) {
+      ::close(ro_fd[i]);
+      continue;
+    }
     mkdirs(ro[i]);
     std::string src = "/proc/self/fd/" + std::to_string(ro_fd[i]);
     if (::mount(src.c_str(), ro[i].c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) die("bind", ro[i]);
