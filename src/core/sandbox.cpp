@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <climits>
 #include <mutex>
+#include <utility>
 
 #include "core/strings.h"
 #include "core/subprocess.h"
@@ -113,14 +114,15 @@ void drop_capabilities() {
   // Bound in this order: real directories before paths through a symbolic link (a build's
   // python/ -> the source tree's), each group parents first; a path already visible through an
   // earlier bind (a link inside a bound directory whose target is bound too) is left as it is.
-  auto through_link = [](const std::string& d) {
+  std::vector<std::pair<bool, std::string>> order;  // (through a link, path): resolved once each
+  for (auto& d : ro) {
     char real[PATH_MAX];
-    return ::realpath(d.c_str(), real) == nullptr || d != real;
-  };
-  std::stable_sort(ro.begin(), ro.end(), [&](const std::string& a, const std::string& b) {
-    const bool la = through_link(a), lb = through_link(b);
-    return la != lb ? !la : a.size() < b.size();
+    order.emplace_back(::realpath(d.c_str(), real) == nullptr || d != real, std::move(d));
+  }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? !a.first : a.second.size() < b.second.size();
   });
+  for (size_t i = 0; i < ro.size(); ++i) ro[i] = std::move(order[i].second);
   std::vector<int> ro_fd;
   for (const auto& d : ro) ro_fd.push_back(::open(d.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
   if (mount_setattr_rec("/", MOUNT_ATTR_RDONLY, 0, true) != 0) die("make / read-only");
