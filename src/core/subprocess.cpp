@@ -373,6 +373,8 @@ bool child_process::poll_output(double max_wait_s) {
   return !m_exited;
 }
 
+double child_process::age_seconds() const { return monotonic_seconds() - m_start; }
+
 run_result child_process::wait(double timeout_s) {
   double deadline = timeout_s > 0 ? m_start + timeout_s : 0;
   close_fd(m_ctrl_w);  // a waiting harness sees EOF on its command channel

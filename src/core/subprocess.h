@@ -70,7 +70,10 @@ class child_process {
   /// Pumps output (capture, callbacks, forwarding) for up to max_wait_s without killing
   /// anything, for callers that supervise a long-running child; returns running().
   bool poll_output(double max_wait_s);
-  /// Waits for exit, pumping output; ends the tree at the deadline (timeout_s <= 0: none). After
+  /// Seconds since spawn (monotonic clock).
+  double age_seconds() const;
+  /// Waits for exit, pumping output; ends the tree at the deadline, timeout_s after spawn, not
+  /// after this call (timeout_s <= 0: none). After
   /// the exit, members of its tree still running (setsid descendants included) are ended too.
   run_result wait(double timeout_s);
   /// Ends the child's whole process tree (core/process_tree.h: every descendant and its process

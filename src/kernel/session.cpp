@@ -246,7 +246,8 @@ run_result timing_session::finish() {
     m_held = false;
   }
   (void)m_child->write_control("stop");
-  run_result r = m_child->wait(30);
+  // 30 s to exit after "stop", however long the harness has lived (wait's deadline counts from spawn).
+  run_result r = m_child->wait(m_child->age_seconds() + 30);
   if (m_channel) {
     m_channel->poll(&m_cupti);
     m_cupti.attribute();
