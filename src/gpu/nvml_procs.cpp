@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <mutex>
 #include <sstream>
 
 namespace magpie::gpu {
@@ -55,46 +56,68 @@ bool is_own_descendant(pid_t pid) {
   return false;
 }
 
-gpu_processes list_gpu_compute_processes() {
-  gpu_processes out;
+namespace {
+
+// NVML loaded and initialised once, on first use, and kept until exit: a snapshot is taken with
+// every checked sample's harness stopped, and nvmlInit costs far more than a query.
+struct nvml_api {
+  std::string why;  ///< non-empty: unusable, and why
+  count_fn count = nullptr;
+  handle_fn handle = nullptr;
+  procs_fn procs = nullptr;
+  error_fn err = nullptr;
+};
+
+nvml_api load_nvml() {
+  nvml_api a;
   void* h = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (h == nullptr) {
-    out.why = "NVML not found (libnvidia-ml.so.1: no NVIDIA driver here)";
-    return out;
+    a.why = "NVML not found (libnvidia-ml.so.1: no NVIDIA driver here)";
+    return a;
   }
   auto init = reinterpret_cast<init_fn>(::dlsym(h, "nvmlInit_v2"));
-  auto shutdown = reinterpret_cast<init_fn>(::dlsym(h, "nvmlShutdown"));
-  auto count = reinterpret_cast<count_fn>(::dlsym(h, "nvmlDeviceGetCount_v2"));
-  auto handle = reinterpret_cast<handle_fn>(::dlsym(h, "nvmlDeviceGetHandleByIndex_v2"));
-  auto procs = reinterpret_cast<procs_fn>(::dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3"));
-  if (procs == nullptr) procs = reinterpret_cast<procs_fn>(::dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2"));
-  auto err = reinterpret_cast<error_fn>(::dlsym(h, "nvmlErrorString"));
-  if (!init || !shutdown || !count || !handle || !procs) {
-    out.why = "NVML lacks nvmlDeviceGetComputeRunningProcesses_v2/_v3 (driver too old)";
+  a.count = reinterpret_cast<count_fn>(::dlsym(h, "nvmlDeviceGetCount_v2"));
+  a.handle = reinterpret_cast<handle_fn>(::dlsym(h, "nvmlDeviceGetHandleByIndex_v2"));
+  a.procs = reinterpret_cast<procs_fn>(::dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3"));
+  if (a.procs == nullptr) a.procs = reinterpret_cast<procs_fn>(::dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v2"));
+  a.err = reinterpret_cast<error_fn>(::dlsym(h, "nvmlErrorString"));
+  if (!init || !a.count || !a.handle || !a.procs) {
+    a.why = "NVML lacks nvmlDeviceGetComputeRunningProcesses_v2/_v3 (driver too old)";
     ::dlclose(h);
-    return out;
+    return a;
   }
   if (int rc = init(); rc != 0) {
-    out.why = std::string("nvmlInit failed: ") + (err ? err(rc) : std::to_string(rc).c_str());
+    a.why = std::string("nvmlInit failed: ") + (a.err ? a.err(rc) : std::to_string(rc).c_str());
     ::dlclose(h);
-    return out;
   }
+  return a;
+}
+
+}  // namespace
+
+gpu_processes list_gpu_compute_processes() {
+  static std::mutex mu;
+  static const nvml_api api = load_nvml();
+  std::lock_guard<std::mutex> lock(mu);
+  gpu_processes out;
+  out.why = api.why;
+  if (!api.why.empty()) return out;
   unsigned int n = 0;
-  out.available = count(&n) == 0;
+  out.available = api.count(&n) == 0;
   for (unsigned int d = 0; out.available && d < n; ++d) {
     nvml_device dev = nullptr;
-    if (handle(d, &dev) != 0) continue;
+    if (api.handle(d, &dev) != 0) continue;
     std::vector<nvml_process_info> buf(64);
     unsigned int k = static_cast<unsigned int>(buf.size());
-    int rc = procs(dev, &k, buf.data());
+    int rc = api.procs(dev, &k, buf.data());
     if (rc == 7) {  // NVML_ERROR_INSUFFICIENT_SIZE: k is the count needed
       buf.resize(k + 16);
       k = static_cast<unsigned int>(buf.size());
-      rc = procs(dev, &k, buf.data());
+      rc = api.procs(dev, &k, buf.data());
     }
     if (rc != 0) {
       out.available = false;
-      out.why = std::string("nvmlDeviceGetComputeRunningProcesses failed: ") + (err ? err(rc) : std::to_string(rc).c_str());
+      out.why = std::string("nvmlDeviceGetComputeRunningProcesses failed: ") + (api.err ? api.err(rc) : std::to_string(rc).c_str());
       break;
     }
     for (unsigned int i = 0; i < k; ++i) {
@@ -102,8 +125,6 @@ gpu_processes list_gpu_compute_processes() {
       out.processes.push_back({d, pid, buf[i].used_gpu_memory, comm_of(pid)});
     }
   }
-  shutdown();
-  ::dlclose(h);
   return out;
 }
 

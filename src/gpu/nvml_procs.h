@@ -23,8 +23,8 @@ struct gpu_processes {
   std::vector<gpu_process> processes;
 };
 
-/// Every compute process on every NVIDIA GPU NVML sees (once per call: NVML is initialised and
-/// shut down each time).
+/// Every compute process on every NVIDIA GPU NVML sees. NVML is loaded and initialised on the
+/// first call and kept until exit (a failure to load is kept too); thread-safe.
 gpu_processes list_gpu_compute_processes();
 
 /// Whether `pid` is this process or one of its descendants (parent chain in /proc).

@@ -101,6 +101,12 @@ struct channel_findings {
   size_t marks_outside_bracket = 0;  ///< sample marks not between our send and the reply
   size_t ops_outside_window = 0;     ///< attributed GPU work running before begin / after end
   size_t unexpected_marks = 0;       ///< windows for ids we never issued, or marked twice
+  /// NVML snapshots taken while the tree was stopped for a checked sample (0: no NVML here).
+  size_t gpu_snapshots = 0;
+  /// Most processes of the harness's own tree, beyond one, seen holding a GPU in a snapshot:
+  /// only one process may (work in another one is outside every measured window: a CUDA IPC helper).
+  size_t extra_gpu_holders = 0;
+  std::string gpu_holders;           ///< "pid (comm), ..." of that snapshot
   json to_json() const;
 };
 
@@ -156,6 +162,8 @@ class timing_session {
   /// `stop_after`: the tree is stopped right after the reply arrives (a checked sample; read_outputs resumes it).
   status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout, bool stop_after = false);
   void read_cupti(sample_record* r);
+  /// With the tree stopped (m_stopped): which of its processes hold a GPU (NVML), into m_findings.
+  void note_gpu_holders();
 
   kernel_spec m_spec;
   timing_policy m_policy;

@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "gpu/nvml_procs.h"
 #include "kernel/harness.h"
 
 namespace magpie::kernel {
@@ -26,7 +27,8 @@ constexpr uint64_t k_mark_slack_ns = 100000;
 
 json channel_findings::to_json() const {
   return {{"samples_without_gpu_work", samples_without_gpu}, {"marks_outside_bracket", marks_outside_bracket},
-          {"ops_outside_window", ops_outside_window}, {"unexpected_marks", unexpected_marks}};
+          {"ops_outside_window", ops_outside_window}, {"unexpected_marks", unexpected_marks},
+          {"gpu_snapshots", gpu_snapshots}, {"extra_gpu_holders", extra_gpu_holders}, {"gpu_holders", gpu_holders}};
 }
 
 status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_kernel& k, const timing_policy& p,
@@ -232,12 +234,29 @@ void timing_session::read_cupti(sample_record* r) {
 
 status_or<std::vector<tensor>> timing_session::read_outputs() {
   status st = m_held ? ok_status() : stop_tree(m_child->pid(), 5.0, &m_stopped);
+  if (st.ok()) note_gpu_holders();
   status_or<std::vector<tensor>> out = st.ok() ? m_exchange->read() : status_or<std::vector<tensor>>(st);
   resume_tree(m_stopped);
   m_stopped.clear();
   m_held = false;
   // The CPU time of reading is ours: the stopped tree used none, so the mark stays valid.
   return out;
+}
+
+void timing_session::note_gpu_holders() {
+  gpu::gpu_processes g = gpu::list_gpu_compute_processes();
+  if (!g.available) return;
+  ++m_findings.gpu_snapshots;
+  std::vector<const gpu::gpu_process*> mine;
+  for (const auto& p : g.processes)
+    if (std::find(m_stopped.begin(), m_stopped.end(), p.pid) != m_stopped.end() &&
+        std::none_of(mine.begin(), mine.end(), [&](const gpu::gpu_process* q) { return q->pid == p.pid; }))
+      mine.push_back(&p);
+  if (mine.size() <= 1 || mine.size() - 1 <= m_findings.extra_gpu_holders) return;
+  m_findings.extra_gpu_holders = mine.size() - 1;
+  m_findings.gpu_holders.clear();
+  for (const auto* p : mine)
+    m_findings.gpu_holders += (m_findings.gpu_holders.empty() ? "" : ", ") + std::to_string(p->pid) + " (" + p->name + ")";
 }
 
 run_result timing_session::finish() {

@@ -340,6 +340,22 @@ void check_gain(timing_result& r, const timing_result& base) {
 
 namespace {
 
+// gpu_processes, within each harness's tree: while the tree was stopped for a checked sample, at
+// most one of its processes held a GPU. A second one (a helper sharing the buffers through CUDA
+// IPC) computes where no window, record or clock of ours sees it: rejected, not warned.
+bool check_tree_gpu_holders(timing_result& r) {
+  for (const auto& p : r.processes) {
+    if (p.findings.extra_gpu_holders == 0) continue;
+    r.integrity.set("gpu_processes", check_status::fail,
+                    strprintf("process %d: %zu process(es) of the harness's own tree besides it held a GPU while the tree "
+                              "was stopped for a checked sample (%s): GPU work outside the measured process",
+                              p.index, p.findings.extra_gpu_holders, p.findings.gpu_holders.c_str()),
+                    {{"process", p.index}, {"holders", p.findings.gpu_holders}});
+    return true;
+  }
+  return false;
+}
+
 // gpu_processes: every compute process on the GPUs, right after the timing stage, must be magpie
 // itself or one of its descendants (a harness); another process holding a GPU may be a helper of
 // a candidate's doing work outside its process tree (CUDA IPC), or a neighbour disturbing the
@@ -361,9 +377,15 @@ void check_gpu_processes(std::vector<timing_result>& results) {
                              : strprintf("%zu process(es) outside magpie's harnesses hold a GPU (NVML): work may run "
                                          "outside the measured process trees", foreign.size());
   }
-  for (auto& r : results)
-    if (!r.processes.empty() && !timed_by_host_clock(r))
-      r.integrity.set("gpu_processes", st, detail, {{"foreign", foreign}});
+  for (auto& r : results) {
+    if (r.processes.empty() || timed_by_host_clock(r)) continue;
+    if (check_tree_gpu_holders(r)) continue;
+    size_t snaps = 0;
+    for (const auto& p : r.processes) snaps += p.findings.gpu_snapshots;
+    r.integrity.set("gpu_processes", st,
+                    snaps ? detail + strprintf("; %zu snapshots with the harness stopped: at most one GPU process per tree", snaps) : detail,
+                    {{"foreign", foreign}, {"tree_snapshots", snaps}});
+  }
 }
 
 }  // namespace

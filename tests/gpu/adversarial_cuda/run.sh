@@ -10,7 +10,7 @@ mkdir -p "$OUTD/bin"
 S=${SUITE_BIN:-$OUTD/bin/suite}  # SUITE_BIN: a suite already built (shared with tests/gpu/aa_h200.sh)
 [ -x "$S" ] || nvcc -O3 -std=c++17 -arch=sm_90 -I"$SRC/include" "$HERE/suite.cu" -o "$S" || { echo "build failed"; exit 1; }
 honest="reference aa_copy honest_float4 honest_side_stream honest_worker honest_graph honest_multistream slow3"
-attacks="setup_kernel setup_hidden_copy early_exit forge_records steal_bootstrap forge_marks mode_sniff stale_output memo_fingerprint half_precision worker_async gap_compute"
+attacks="setup_kernel setup_hidden_copy early_exit forge_records steal_bootstrap forge_marks mode_sniff stale_output memo_fingerprint half_precision worker_async gap_compute ipc_helper"
 {
   echo "reference: {id: reference, type: cuda, testcase_command: [\"$S\", reference]}"
   echo "kernels:"
@@ -29,4 +29,4 @@ rep=$(ls -d "$OUTD"/res/compare_*/compare_report.json | tail -1)
 python3 "$SRC/tests/gpu/adversarial_check.py" "$rep" baseline=accept aa_copy=accept honest_float4=accept \
   honest_side_stream=accept honest_worker=accept honest_graph=accept honest_multistream=accept slow3=slower setup_kernel=reject setup_hidden_copy=reject \
   early_exit=reject forge_records=reject steal_bootstrap=reject forge_marks=reject mode_sniff=reject \
-  stale_output=reject memo_fingerprint=reject half_precision=reject worker_async=not_faster gap_compute=reject
+  stale_output=reject memo_fingerprint=reject half_precision=reject worker_async=not_faster gap_compute=reject ipc_helper=reject

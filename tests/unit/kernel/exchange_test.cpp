@@ -249,3 +249,25 @@ TEST(exchange, busiest_thread_and_group_stop) {
   for (pid_t p : live_descendants(root)) ::kill(p, SIGKILL);
   ::waitpid(root, nullptr, 0);
 }
+
+TEST(integrity35, a_second_gpu_process_in_a_harness_tree_is_rejected) {
+  timing_policy p;
+  // CUDA-event timed kernels (not the host clock); the second implementation's harness had a
+  // helper holding the GPU beside it in one snapshot taken with its tree stopped (CUDA IPC).
+  auto gpu_timed = [](size_t extra) {
+    timing_result r = fake(60e3, 5e3, 0);
+    r.source = "cuda_events";
+    for (auto& pr : r.processes) pr.findings.gpu_snapshots = 4;
+    r.processes[1].findings.extra_gpu_holders = extra;
+    if (extra) r.processes[1].findings.gpu_holders = "4242 (suite), 4250 (suite)";
+    return r;
+  };
+  std::vector<timing_result> r = {gpu_timed(0), gpu_timed(1)};
+  check_timing_integrity(r, 0, p);
+  EXPECT_NE(status_of(r[0], "gpu_processes"), check_status::fail);
+  EXPECT_EQ(status_of(r[1], "gpu_processes"), check_status::fail);
+  EXPECT_TRUE(r[1].integrity.rejected());
+  const integrity_check* c = r[1].integrity.find("gpu_processes");
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(c->detail.find("4250 (suite)"), std::string::npos) << c->detail;
+}
