@@ -110,6 +110,16 @@ struct channel_findings {
   json to_json() const;
 };
 
+/// Where the supervisor's wall time went for one harness process (ns, summed over its
+/// samples): the commands' round trips (write to reply), walks of /proc for the tree's CPU
+/// time, reading and attributing CUPTI records, NVML snapshots, reading and judging checked
+/// outputs, and one_sample's whole time (the rest of it is the measuring loop's own).
+struct supervisor_cost {
+  double commands_ns = 0, proc_ns = 0, cupti_ns = 0, nvml_ns = 0, outputs_ns = 0, samples_wall_ns = 0;
+  size_t commands = 0, samples = 0;
+  json to_json() const;
+};
+
 /// MAGPIE_BENCH_INIT_SEED of a run whose correctness seeds are `seeds` (the same for every
 /// implementation, for correctness and timing processes alike).
 inline uint64_t model_init_seed(const std::vector<uint64_t>& seeds) { return seeds.empty() ? 0 : seeds.front() ^ 0x5eedull; }
@@ -150,6 +160,13 @@ class timing_session {
   /// GPU operations recorded although the harness said it times on the CPU.
   size_t gpu_ops_under_host_timer() const { return m_channel && !m_gpu_timer ? m_cupti.ops().size() : 0; }
   const channel_findings& findings() const { return m_findings; }
+  const supervisor_cost& cost() const { return m_cost; }
+  /// one_sample's wall time for one sample, and the part of it spent reading/judging outputs.
+  void add_sample_cost(double wall_ns, double outputs_ns) {
+    m_cost.samples_wall_ns += wall_ns;
+    m_cost.outputs_ns += outputs_ns;
+    ++m_cost.samples;
+  }
   const std::vector<std::string>& warnings() const { return m_warnings; }
   const kernel_spec& spec() const { return m_spec; }
   int process() const { return m_process; }
@@ -184,6 +201,7 @@ class timing_session {
   std::vector<double> m_rtt;
   cupti_log m_cupti;
   channel_findings m_findings;
+  supervisor_cost m_cost;
   std::vector<std::string> m_warnings;
   uint64_t m_first_sample_ts = 0, m_harness_tid = 0;
   bool m_gpu_timer = true;  ///< the ready line's timer is not host_clock

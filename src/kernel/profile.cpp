@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/strings.h"
+#include "kernel/harness.h"
 
 namespace magpie::kernel {
 
@@ -94,6 +95,9 @@ stage_result run_ncu(const prepared_kernel& k, const perf_policy& p, const timin
     s.argv.insert(s.argv.end(), argv.begin(), argv.end());
     s.cwd = k.cwd;
     s.env = k.env;
+    // ncu runs the candidate: in the candidate's sandbox like every other run of it (issue 35;
+    // ncu read the counters inside it on an H100, 2026-12-07).
+    s.sandbox = candidate_sandbox(k);
     if (protocol) {
       s.env.emplace_back("MAGPIE_BENCH_PROTOCOL", "1");
       s.env.emplace_back("MAGPIE_BENCH_MODE", "profile");

@@ -31,6 +31,19 @@ json channel_findings::to_json() const {
           {"gpu_snapshots", gpu_snapshots}, {"extra_gpu_holders", extra_gpu_holders}, {"gpu_holders", gpu_holders}};
 }
 
+json supervisor_cost::to_json() const {
+  auto per = [&](double ns) { return samples ? ns / 1e3 / static_cast<double>(samples) : 0.0; };
+  return {{"samples", samples},
+          {"commands", commands},
+          {"per_sample_us",
+           {{"wall", per(samples_wall_ns)},
+            {"commands", per(commands_ns)},
+            {"proc_accounting", per(proc_ns)},
+            {"cupti", per(cupti_ns)},
+            {"nvml", per(nvml_ns)},
+            {"outputs", per(outputs_ns)}}}};
+}
+
 status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_kernel& k, const timing_policy& p,
                                                                  uint64_t seed, uint64_t init_seed,
                                                                  const cupti_setup& cupti, int process) {
@@ -105,6 +118,7 @@ status timing_session::await_ready() {
 status_or<std::string> timing_session::command(const std::string& cmd, const std::string& want, double timeout,
                                                bool stop_after) {
   uint64_t cpu0 = 0;
+  const uint64_t t0 = mono_ns();
   if (m_accounting) {
     cpu0 = tree_cpu_ns(m_child->pid());
     if (m_cpu_mark && cpu0 > m_cpu_mark) m_gap_cpu += static_cast<double>(cpu0 - m_cpu_mark);
@@ -125,10 +139,14 @@ status_or<std::string> timing_session::command(const std::string& cmd, const std
     }
     m_held = true;
   }
+  const uint64_t t1 = mono_ns();
   if (m_accounting) {
     m_cpu_mark = tree_cpu_ns(m_child->pid());
     m_cmd_cpu = m_cpu_mark > cpu0 ? static_cast<double>(m_cpu_mark - cpu0) : 0;
   }
+  m_cost.commands_ns += static_cast<double>(m_recv - m_sent);
+  m_cost.proc_ns += static_cast<double>((m_sent - t0) + (mono_ns() - t1));
+  ++m_cost.commands;
   if (!line.ok()) return line.get_status().with_context(m_spec.id + ": '" + cmd + "'");
   if (starts_with(*line, "error"))
     return error(status_code::failed_precondition, "%s: harness error: %s", m_spec.id.c_str(),
@@ -205,7 +223,11 @@ status_or<sample_record> timing_session::sample(uint64_t id, int round, bool che
     std::string w = json_string(extra, "warning");
     if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end()) m_warnings.push_back(w);
   }
-  if (cupti_active()) read_cupti(&r);
+  if (cupti_active()) {
+    const uint64_t c0 = mono_ns();
+    read_cupti(&r);
+    m_cost.cupti_ns += static_cast<double>(mono_ns() - c0);
+  }
   m_samples.push_back(r);
   return r;
 }
@@ -244,7 +266,9 @@ status_or<std::vector<tensor>> timing_session::read_outputs() {
 }
 
 void timing_session::note_gpu_holders() {
+  const uint64_t t0 = mono_ns();
   gpu::gpu_processes g = gpu::list_gpu_compute_processes();
+  m_cost.nvml_ns += static_cast<double>(mono_ns() - t0);
   if (!g.available) return;
   ++m_findings.gpu_snapshots;
   std::vector<const gpu::gpu_process*> mine;

@@ -144,6 +144,7 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
     fail_impl(st, smp.get_status().message());
     return false;
   }
+  const double t_out = monotonic_seconds();
   if (check_seed) {
     auto got = s.read_outputs();
     if (!got.ok()) {
@@ -155,7 +156,9 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
     c.process = s.process();
     st.result.checks.push_back(c);
   }
-  if (fresh) *overhead_s += monotonic_seconds() - t_in;
+  const double t_end = monotonic_seconds();
+  s.add_sample_cost((t_end - t_in) * 1e9, (t_end - t_out) * 1e9);
+  if (fresh) *overhead_s += t_end - t_in;
   double v = s.cupti_active() ? (smp->has_gpu ? smp->gpu_ns : smp->harness_ns) : smp->harness_ns;
   ls.crit.add(v);
   return true;
@@ -239,6 +242,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
   pr.unclaimed_ns = unclaimed.empty() ? 0 : percentile(unclaimed, 10);
   pr.harness_median_ns = harness.empty() ? 0 : median(harness);
   pr.findings = s.findings();
+  pr.cost = s.cost();
   r.gpu_ops_under_host_timer += s.gpu_ops_under_host_timer();
   if (s.cupti_active()) {
     const cupti_log& log = s.cupti();

@@ -59,6 +59,7 @@ struct process_result {
   double harness_median_ns = 0;
   size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
   channel_findings findings;
+  supervisor_cost cost;
   json to_json() const;
 };
 

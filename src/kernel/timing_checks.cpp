@@ -22,7 +22,7 @@ json process_result::to_json() const {
           {"bracket_minus_rtt_median_ns", bracket_excess_ns}, {"observed_median_ns", observed_ns},
           {"unclaimed_p10_ns", unclaimed_ns},
           {"harness_over_bracket", harness_over_bracket},
-          {"channel", findings.to_json()}};
+          {"channel", findings.to_json()}, {"supervisor_cost", cost.to_json()}};
 }
 
 json timing_result::to_json(const timing_policy& p) const {

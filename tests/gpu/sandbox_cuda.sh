@@ -9,7 +9,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { echo "ski
 BUILD=${1:-${MAGPIE_BUILD_DIR:-build}}
 BIN="$(cd "$BUILD" && pwd)/magpie"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
-OUT=${OUT:-$(mktemp -d)}
+OUT=${OUT:-$(mktemp -d)}; mkdir -p "$OUT"
 export MAGPIE_NO_PROGRESS=1 MAGPIE_HOME="$SRC" MAGPIE_DATA_DIR="$SRC/data" MAGPIE_NO_STORE=1
 T0=$(date +%s)
 rc=0
