@@ -161,7 +161,9 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
 namespace {
 
 // The typed inputs of the verdict builder (kernel/verdict.h) for one evaluated kernel.
-verdict_input verdict_input_of(const kernel_eval& k) {
+// rounds_shared: the processes of every implementation were sampled in the same rounds (one
+// interleaved sampler; not with compare workers, whose GPUs each run their own rounds).
+verdict_input verdict_input_of(const kernel_eval& k, bool rounds_shared) {
   verdict_input v;
   v.id = k.spec.id;
   v.correct = k.correctness.state == stage_state::success;
@@ -177,7 +179,10 @@ verdict_input verdict_input_of(const kernel_eval& k) {
   const integrity_check* tm = k.integrity.find("timer");
   v.trusted_timer = !(tm && tm->status == check_status::warn);
   if (timing_ok)
-    for (const auto& p : k.timing->processes) v.samples.processes.push_back(p.samples_ns);
+    for (const auto& p : k.timing->processes) {
+      v.samples.processes.push_back(p.samples_ns);
+      if (rounds_shared) v.samples.rounds.push_back(p.rounds);
+    }
   return v;
 }
 
@@ -327,7 +332,7 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   for (auto& k : ks) compute_score(k);
 
   std::vector<verdict_input> vin;
-  for (const auto& k : ks) vin.push_back(verdict_input_of(k));
+  for (const auto& k : ks) vin.push_back(verdict_input_of(k, !ctx.workers.bound()));
   std::vector<verdict> vs = build_verdicts(vin, b, req.compare, ctx.run_seed);
   std::vector<compare_kernel> cks;
   for (int i = 0; i < n; ++i) cks.push_back(compare_kernel_of(ks[static_cast<size_t>(i)], vs[static_cast<size_t>(i)]));

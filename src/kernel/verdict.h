@@ -19,7 +19,18 @@ namespace magpie::kernel {
 /// Samples of record (ns per launch) of one implementation, one vector per process.
 struct impl_samples {
   std::vector<std::vector<double>> processes;
+  /// The round of each sample (parallel to `processes`; empty: unknown, nothing is adjusted).
+  std::vector<std::vector<int>> rounds;
 };
+
+/// The samples with each round's shared load divided out: a sample of process i in round r is
+/// divided by exp(median over the OTHER processes sampled in round r — of every implementation
+/// given — of log(their sample / their process's median)). Rounds where fewer than 2 other
+/// processes were sampled, and implementations without `rounds`, are kept as they are. The load
+/// that a round puts on every process cancels in the ratio of two implementations; the medians'
+/// bootstrap, which resamples samples as independent, counts it as each median's own noise
+/// (docs/statistics.md). Leaving the process out of its own round's effect keeps its own noise.
+std::vector<impl_samples> without_round_effects(const std::vector<const impl_samples*>& impls);
 
 /// What the verdict builder needs to know about one implementation.
 struct verdict_input {
@@ -87,6 +98,10 @@ struct process_variance {
 /// log(median) of each process and the bootstrap variance of each (resampling its samples).
 struct process_medians {
   std::vector<double> log_median, within_var;
+  /// The bootstrap variance of each median before the rounds' shared load was divided out
+  /// (without_round_effects); == within_var where nothing was adjusted. faster / slower must hold
+  /// against it too (build_verdicts).
+  std::vector<double> raw_within_var;
 };
 process_medians summarize_processes(const impl_samples& s, int resamples, uint64_t seed);
 
@@ -96,7 +111,7 @@ process_variance pool_between_process(const std::vector<process_medians>& impls)
 /// side, variance max(total/P, Σ within/P²) per side (the measured spread of process medians,
 /// the medians' bootstrap variance as a floor), Student-t quantile with the pooled df.
 verdict estimate_speedup(const process_medians& base, const process_medians& cand, const process_variance& pv,
-                         const compare_policy& p);
+                         const compare_policy& p, bool raw_floor = false);
 
 /// Verdicts for every implementation against `baseline`.
 std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int baseline, const compare_policy& p,
