@@ -62,11 +62,12 @@ kernels:
   - {id: k_a, type: host, source_files: [$EX/vector_add.cpp]}
   - {id: k_broken, type: host, source_files: [$GOLDEN_TMP/broken.cpp]}
   - {id: k_c, type: host, source_files: [$EX/vector_add_unrolled.cpp]}
-correctness: {trials: 2}
+correctness: {trials: 5}
 Y
 "$MAGPIE_BIN" compare -k "$GOLDEN_TMP/broken.yaml" -o "$out/broken" --no-perf > "$GOLDEN_TMP/b.txt" 2> "$GOLDEN_TMP/b.err" \
-  && fail "a compare with a kernel that does not compile exited 0"
-[ "$(grep -o '\[k_[a-z]*\] compile: [A-Z]*' "$GOLDEN_TMP/b.err" | tr '\n' ' ')" = \
+  || fail "compare with a kernel that does not compile: exited $? (the failure belongs in the report)"
+grep -q "k_broken.*FAILED\|k_broken.*failed" "$GOLDEN_TMP/b.txt" || fail "the failed compile is not in the summary: $(cat "$GOLDEN_TMP/b.txt")"
+[ "$(grep -oE '\[k_[a-z]+\] compile: (SUCCESS|FAILED)' "$GOLDEN_TMP/b.err" | tr '\n' ' ')" = \
   "[k_a] compile: SUCCESS [k_broken] compile: FAILED [k_c] compile: SUCCESS " ] || fail "compile log order: $(cat "$GOLDEN_TMP/b.err")"
 ws=$(workspace_of "$out/broken" compare)
 check_json "$ws/compare_report.json" <<'PY'
