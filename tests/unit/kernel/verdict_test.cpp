@@ -322,6 +322,7 @@ TEST(verdict_stats, rounds_known_take_the_shared_load_out_of_the_floor) {
   EXPECT_GE(same, 19) << "A/A same in " << same << " of 20";
   // A 10% difference under this load is called: the unadjusted floor still holds the call back
   // only where the raw samples cannot carry it.
+  RecordProperty("aa_same", same);
   RecordProperty("six_percent_slower_called", slower6);
   RecordProperty("ten_percent_slower_called", slower10);
 }
