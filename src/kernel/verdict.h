@@ -57,6 +57,10 @@ inline constexpr double k_power_difference = 0.03;    ///< the difference the po
 inline constexpr double k_target_same = 0.98;         ///< planning: P(A/A 'same') wanted (0.95 is the acceptance; the band is itself estimated)
 inline constexpr double k_target_power = 0.80;        ///< planning: P(3% difference called) wanted
 inline constexpr int k_max_planned_processes = 64;    ///< beyond this a `decide` line says "too small to matter"
+/// From this many pooled df of process medians on, the interval is their spread alone (random
+/// effects on process-level data); below it each median's bootstrap variance is a floor.
+/// faster / slower always need the unadjusted floor too (docs/statistics.md).
+inline constexpr int k_df_spread_trusted = 10;
 
 /// The 'same' band of one comparison: [1 − band, 1 + band] on the speedup, and why.
 struct same_band {
@@ -109,7 +113,8 @@ process_variance pool_between_process(const std::vector<process_medians>& impls)
 
 /// Estimate and interval of median(base)/median(cand): the mean log process median of each
 /// side, variance max(total/P, Σ within/P²) per side (the measured spread of process medians,
-/// the medians' bootstrap variance as a floor), Student-t quantile with the pooled df.
+/// the medians' bootstrap variance as a floor while pv.df < k_df_spread_trusted; raw_floor: the
+/// unadjusted bootstrap variance as a floor at any df), Student-t quantile with the pooled df.
 verdict estimate_speedup(const process_medians& base, const process_medians& cand, const process_variance& pv,
                          const compare_policy& p, bool raw_floor = false);
 

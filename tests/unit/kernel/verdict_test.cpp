@@ -354,3 +354,38 @@ TEST(verdict_stats, a_difference_must_stand_against_the_unadjusted_floor) {
   EXPECT_NE(v[1].reason.find("held back"), std::string::npos) << v[1].reason;
   EXPECT_NE(v[1].decide.find("more processes"), std::string::npos) << v[1].decide;
 }
+
+// From k_df_spread_trusted pooled df on, the interval for `same` is the process medians' spread
+// alone; a real 10% difference (the CPU acceptance's) must still not come out `same`, 8 processes a
+// side of 12 samples: with the band below 10% (process sd 2%, ±5% per launch) never; with the
+// loaded VM's numpy noise (±60% per launch: medians spread ~12%, the band at its 10% ceiling) at
+// most TOST's 5% at the band's edge.
+TEST(verdict_stats, spread_alone_at_enough_df_never_calls_ten_percent_same) {
+  compare_policy p;
+  p.bootstrap_resamples = 60;
+  struct config {
+    double sd, noise;
+    int max_same10;
+    const char* name;
+  };
+  const int runs = 200;
+  for (const config& c : {config{0.02, 0.05, 0, "quiet"}, config{0.03, 0.6, runs / 20, "loaded"},
+                          config{0.06, 0.6, runs / 20, "loaded_sd6"}}) {
+    splitmix64 rng(static_cast<uint64_t>(c.sd * 1000 + c.noise * 100));
+    int same10 = 0, same_aa = 0, wrong = 0;
+    for (int r = 0; r < runs; ++r) {
+      auto a = random_effects(3.5e6, 8, c.sd, 12, c.noise, rng);
+      auto b = random_effects(3.5e6, 8, c.sd, 12, c.noise, rng);
+      auto d = random_effects(3.5e6 * 1.10, 8, c.sd, 12, c.noise, rng);
+      auto v = build_verdicts({impl(a), impl(b), impl(d)}, 0, p, static_cast<uint64_t>(r));
+      EXPECT_GE(v[1].df, k_df_spread_trusted);
+      same_aa += v[1].verdict == verdict_kind::same;
+      same10 += v[2].verdict == verdict_kind::same;
+      wrong += v[1].verdict == verdict_kind::faster || v[1].verdict == verdict_kind::slower || v[2].verdict == verdict_kind::faster;
+    }
+    EXPECT_LE(same10, c.max_same10) << c.name;
+    EXPECT_EQ(wrong, 0) << c.name;
+    RecordProperty(std::string("aa_same_") + c.name, same_aa);
+    RecordProperty(std::string("ten_percent_same_") + c.name, same10);
+  }
+}
