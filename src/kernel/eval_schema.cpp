@@ -371,6 +371,11 @@ json kernel_report_schema(const std::string& mode, const json& scheduler) {
   cp["timing_order"] = timing_order_schema();
   cp["workers"] = worker;
   cp["summary"] = typed("string", "comparison summary text");
+  cp["phases"] = closed({{"compile_s", typed("number", "compiling every implementation (in parallel), s")},
+                         {"correctness_s", typed("number", "the correctness runs (reference first), s")},
+                         {"timing_s", typed("number", "timing and profiler stages, s")},
+                         {"other_s", typed("number", "workspace, detection, verdicts, report, s")},
+                         {"total_s", typed("number", "the compare's wall time, s")}});
   compare_results["additionalProperties"] = false;
   compare_results["required"] = {"kernel_results", "comparison_metrics", "winner", "rankings", "verdicts", "summary"};
   json results;

@@ -1,6 +1,7 @@
 #include "kernel/evaluate.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "core/log.h"
 #include "core/stats.h"
@@ -78,6 +79,24 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
   return ctx;
 }
 
+void compile_all(const std::vector<kernel_eval*>& ks, const eval_context& ctx) {
+  prepare_context pc = ctx.pctx;
+  pc.log_commands = false;
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  run_on_workers(ks.size(), static_cast<int>(std::min(8u, cores)), [&](size_t i, int) {
+    ks[i]->prepared = prepare_kernel(ks[i]->spec, pc, &ks[i]->compiling);
+    ks[i]->compiled = true;
+  });
+  for (const kernel_eval* k : ks) {
+    const json& cmds = json_value(k->compiling.detail, "commands");
+    if (!cmds.is_array() || cmds.empty()) continue;
+    for (const auto& c : cmds) MAGPIE_LOG_INFO("[%s] compile: %s", k->spec.id.c_str(), c.get<std::string>().c_str());
+    MAGPIE_LOG_INFO("[%s] compile: %s in %.1f s%s", k->spec.id.c_str(), stage_state_name(k->compiling.state),
+                    json_number(k->compiling.detail, "duration_s", 0),
+                    k->compiling.errors.empty() ? "" : (" — " + k->compiling.errors.front()).c_str());
+  }
+}
+
 std::optional<reference_inputs> python_reference_inputs(const kernel_spec& ref) {
   if (!is_python(ref.type)) return std::nullopt;
   reference_inputs ri;
@@ -149,7 +168,8 @@ void append_binding(kernel_eval& k) {
 }  // namespace
 
 void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_reference* reference, bool is_reference) {
-  k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
+  if (!k.compiled) k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
+  k.compiled = true;
   append_binding(k);
   if (k.compiling.state == stage_state::failed) {
     k.correctness.state = stage_state::skipped;

@@ -28,6 +28,7 @@ struct kernel_eval {
   bool timed_out = false;
   double score = 0;
   env_list device_env;                      ///< binds its correctness processes to one GPU (compare workers)
+  bool compiled = false;                    ///< `prepared` and `compiling` set already (compile_all)
   kernel_outcome outcome() const;
   bool speaks_protocol() const { return run && run->result.has_value(); }
 };
@@ -67,6 +68,12 @@ status_or<eval_context> make_context(const eval_request& req, const std::string&
 /// (nullptr: none); `is_reference` marks the entry that produces them (k.held is then set and
 /// the reference's files are removed before any candidate runs).
 void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_reference* reference, bool is_reference);
+/// Compiles every kernel of `ks` (prepare_kernel) before any correctness run, in parallel up to
+/// the machine's cores (at most 8; nothing is timed meanwhile). Each kernel builds into its own
+/// directory and keeps its own outcome (a failed compile fails only that kernel); the commands
+/// and outcomes are logged afterwards in the order of `ks`, so the log does not depend on which
+/// compile finished first. Marks them `compiled` (evaluate_correctness then runs no compile).
+void compile_all(const std::vector<kernel_eval*>& ks, const eval_context& ctx);
 /// The reference_inputs for a python reference spec (nullopt for other types).
 std::optional<reference_inputs> python_reference_inputs(const kernel_spec& ref);
 /// Timing (interleaved across `ks`) and profiler stages for kernels that passed correctness.

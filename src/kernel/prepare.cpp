@@ -87,7 +87,8 @@ void run_compile(const kernel_spec& s, const prepare_context& ctx, const argv_li
     sp.cwd = s.working_dir;
     sp.env = s.env;
     ran.push_back(argv_to_display(cmds[i]));
-    MAGPIE_LOG_INFO("[%s] compile %zu/%zu: %s", s.id.c_str(), i + 1, cmds.size(), argv_to_display(cmds[i]).c_str());
+    if (ctx.log_commands)
+      MAGPIE_LOG_INFO("[%s] compile %zu/%zu: %s", s.id.c_str(), i + 1, cmds.size(), argv_to_display(cmds[i]).c_str());
     auto r = run_command(sp, ctx.compile_timeout_s);
     if (!r.ok() || !r->success()) {
       st->state = stage_state::failed;

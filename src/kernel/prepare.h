@@ -21,6 +21,9 @@ struct prepare_context {
   fs::path build_root;            ///< <workspace>/build
   bool enable_default_compile = false;  ///< also compile when a testcase_command is given
   double compile_timeout_s = 600;
+  /// Log each compile command as it starts (info). Off where compiles run in parallel: the
+  /// caller logs them afterwards in kernel order (compile_all), so logs do not interleave.
+  bool log_commands = true;
 };
 
 /// Directory of a runtime resource shipped with magpie ("include", "python", "data"):

@@ -161,7 +161,9 @@ status_or<run_outcome> run_analyze(const eval_request& req_in) {
 namespace {
 
 // The typed inputs of the verdict builder (kernel/verdict.h) for one evaluated kernel.
-verdict_input verdict_input_of(const kernel_eval& k) {
+// rounds_shared: the processes of every implementation were sampled in the same rounds (one
+// interleaved sampler; not with compare workers, whose GPUs each run their own rounds).
+verdict_input verdict_input_of(const kernel_eval& k, bool rounds_shared) {
   verdict_input v;
   v.id = k.spec.id;
   v.correct = k.correctness.state == stage_state::success;
@@ -177,7 +179,10 @@ verdict_input verdict_input_of(const kernel_eval& k) {
   const integrity_check* tm = k.integrity.find("timer");
   v.trusted_timer = !(tm && tm->status == check_status::warn);
   if (timing_ok)
-    for (const auto& p : k.timing->processes) v.samples.processes.push_back(p.samples_ns);
+    for (const auto& p : k.timing->processes) {
+      v.samples.processes.push_back(p.samples_ns);
+      if (rounds_shared) v.samples.rounds.push_back(p.rounds);
+    }
   return v;
 }
 
@@ -239,6 +244,7 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   int n = static_cast<int>(req.kernels.size());
   if (req.baseline_index < 0 || req.baseline_index >= n)
     return invalid_argument("--baseline %d is out of range (0..%d)", req.baseline_index, n - 1);
+  const double t_start = monotonic_seconds();
   MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, ""));
   MAGPIE_ASSIGN_OR_RETURN(ctx.workers, plan_compare_workers(req));
   std::vector<kernel_eval> ks(static_cast<size_t>(n));
@@ -250,13 +256,29 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   const kernel_eval* ref_eval = nullptr;
   const bool baseline_is_reference = !req.reference && !req.external_ref;
   ctx.ref_inputs = python_reference_inputs(req.reference ? *req.reference : req.kernels[static_cast<size_t>(b)]);
+  // Every implementation (and a local reference) is compiled first, in parallel (compile_all);
+  // then correctness (the reference first), then timing, each phase alone on the machine.
+  if (req.reference && !req.external_ref) {
+    sep_ref.emplace();
+    sep_ref->spec = *req.reference;
+  }
+  const double t_compile = monotonic_seconds();
+  {
+    std::vector<kernel_eval*> to_compile;
+    if (sep_ref) to_compile.push_back(&*sep_ref);
+    for (auto& k : ks) to_compile.push_back(&k);
+    compile_all(to_compile, ctx);
+  }
+  const double t_correct = monotonic_seconds();
   if (req.external_ref) {
     sep_ref = external_reference_eval(*req.external_ref, req);
     ref_m = held_of(*sep_ref);
     ref_id = sep_ref->spec.id;
     ref_eval = &*sep_ref;
   } else if (req.reference) {
-    sep_ref = evaluate_reference(ctx, *req.reference);
+    sep_ref->device_env = ctx.workers.bind(0);
+    evaluate_correctness(*sep_ref, ctx, nullptr, true);
+    compute_score(*sep_ref);
     ref_m = held_of(*sep_ref);
     ref_id = sep_ref->spec.id;
     ref_eval = &*sep_ref;
@@ -291,7 +313,6 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
         // kernel: its failure leaves the others to their own testcases, as in Magpie.
         const bool ref_failed = !ref_eval->correctness.success() && !baseline_is_reference;
         if (!ref_m && (ref_failed || ref_eval->basis != correctness_basis::exit_code)) {
-          k.prepared = prepare_kernel(k.spec, ctx.pctx, &k.compiling);
           fail_for_reference(k, *ref_eval);
         } else {
           k.device_env = ctx.workers.bind(slot % ctx.workers.workers);
@@ -305,11 +326,13 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   bar.finish();
   std::vector<kernel_eval*> all;
   for (auto& k : ks) all.push_back(&k);
+  const double t_timing = monotonic_seconds();
   evaluate_performance(all, ctx, ref_m);
+  const double t_timed = monotonic_seconds();
   for (auto& k : ks) compute_score(k);
 
   std::vector<verdict_input> vin;
-  for (const auto& k : ks) vin.push_back(verdict_input_of(k));
+  for (const auto& k : ks) vin.push_back(verdict_input_of(k, !ctx.workers.bound()));
   std::vector<verdict> vs = build_verdicts(vin, b, req.compare, ctx.run_seed);
   std::vector<compare_kernel> cks;
   for (int i = 0; i < n; ++i) cks.push_back(compare_kernel_of(ks[static_cast<size_t>(i)], vs[static_cast<size_t>(i)]));
@@ -332,6 +355,17 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   results["workers"] = ctx.workers.to_json();
   const std::string summary = cr.summary();
   results["summary"] = summary;
+  // Where the compare's wall time went (the cost of a compare, issue 36): `other` is the
+  // workspace, GPU detection, verdicts and this report.
+  const double t_end = monotonic_seconds();
+  results["phases"] = {{"compile_s", t_correct - t_compile},
+                       {"correctness_s", t_timing - t_correct},
+                       {"timing_s", t_timed - t_timing},
+                       {"other_s", (t_end - t_start) - (t_timed - t_compile)},
+                       {"total_s", t_end - t_start}};
+  MAGPIE_LOG_INFO("compare phases: compile %.1f s, correctness %.1f s, timing %.1f s, other %.1f s (total %.1f s)",
+                  t_correct - t_compile, t_timing - t_correct, t_timed - t_timing, (t_end - t_start) - (t_timed - t_compile),
+                  t_end - t_start);
   report["results"] = results;
   if (sep_ref) report["reference"] = reference_json(*sep_ref, ctx);
   if (req.external_ref) report["external_reference"] = external_reference_json(*req.external_ref);

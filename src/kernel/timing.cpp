@@ -229,6 +229,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     // negative); the round trip is part of every implementation's overhead anyway.
     unclaimed.push_back(smp.bracket_ns / batch - v);
     pr.samples_ns.push_back(v);
+    pr.rounds.push_back(smp.round);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
     if (smp.fresh) r.fresh_extra_ns.push_back(smp.inputs_extra_ns / batch);
   }
@@ -377,11 +378,13 @@ struct sampler {
 };
 
 // Samples of record of one process (as one_sample counted them).
-std::vector<double> values_of(const live_session& ls) {
+std::vector<double> values_of(const live_session& ls, std::vector<int>* rounds = nullptr) {
   std::vector<double> v;
   for (const auto& smp : ls.s->samples()) {
     double x = ls.s->cupti_active() ? (smp.has_gpu ? smp.gpu_ns : smp.harness_ns) : smp.harness_ns;
-    if (std::isfinite(x) && x > 0) v.push_back(x);
+    if (!std::isfinite(x) || x <= 0) continue;
+    v.push_back(x);
+    if (rounds) rounds->push_back(smp.round);
   }
   return v;
 }
@@ -394,13 +397,17 @@ pilot_summary summarize_pilot(const std::vector<std::unique_ptr<live_session>>& 
   impl_samples pooled;
   for (const auto& ls : live) {
     if (!ls->active) continue;
-    std::vector<double> v = values_of(*ls);
+    std::vector<int> rounds;
+    std::vector<double> v = values_of(*ls, &rounds);
     if (v.empty()) continue;
     p.log_medians[ls->impl].push_back(std::log(median(v)));
     all.insert(all.end(), v.begin(), v.end());
     pooled.processes.push_back(std::move(v));
+    pooled.rounds.push_back(std::move(rounds));
   }
-  process_medians pm = summarize_processes(pooled, 100, 0x9e3779b97f4a7c15ull);
+  // The pilot's processes are sampled in the same rounds: the within part is planned without the
+  // load they shared (as the verdict's interval floor is; kernel/verdict.h without_round_effects).
+  process_medians pm = summarize_processes(without_round_effects({&pooled})[0], 100, 0x9e3779b97f4a7c15ull);
   p.within_var = pm.within_var.empty() ? 0 : mean(pm.within_var);
   p.samples_per_process = pooled.processes.empty() ? 0 : static_cast<double>(all.size()) / static_cast<double>(pooled.processes.size());
   p.median_ns = all.empty() ? 0 : median(all);

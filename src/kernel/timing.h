@@ -51,6 +51,7 @@ struct check_outcome {
 struct process_result {
   int index = 0;
   std::vector<double> samples_ns;  ///< time of record per launch
+  std::vector<int> rounds;         ///< the sampling round of each (parallel to samples_ns)
   double median_ns = 0;
   double rtt_median_ns = 0;        ///< supervisor's ping round trip
   double bracket_excess_ns = 0;    ///< median(sample bracket − rtt) per launch

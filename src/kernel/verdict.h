@@ -19,7 +19,18 @@ namespace magpie::kernel {
 /// Samples of record (ns per launch) of one implementation, one vector per process.
 struct impl_samples {
   std::vector<std::vector<double>> processes;
+  /// The round of each sample (parallel to `processes`; empty: unknown, nothing is adjusted).
+  std::vector<std::vector<int>> rounds;
 };
+
+/// The samples with each round's shared load divided out: a sample of process i in round r is
+/// divided by exp(median over the OTHER processes sampled in round r — of every implementation
+/// given — of log(their sample / their process's median)). Rounds where fewer than 2 other
+/// processes were sampled, and implementations without `rounds`, are kept as they are. The load
+/// that a round puts on every process cancels in the ratio of two implementations; the medians'
+/// bootstrap, which resamples samples as independent, counts it as each median's own noise
+/// (docs/statistics.md). Leaving the process out of its own round's effect keeps its own noise.
+std::vector<impl_samples> without_round_effects(const std::vector<const impl_samples*>& impls);
 
 /// What the verdict builder needs to know about one implementation.
 struct verdict_input {
@@ -46,6 +57,10 @@ inline constexpr double k_power_difference = 0.03;    ///< the difference the po
 inline constexpr double k_target_same = 0.98;         ///< planning: P(A/A 'same') wanted (0.95 is the acceptance; the band is itself estimated)
 inline constexpr double k_target_power = 0.80;        ///< planning: P(3% difference called) wanted
 inline constexpr int k_max_planned_processes = 64;    ///< beyond this a `decide` line says "too small to matter"
+/// From this many pooled df of process medians on, the interval is their spread alone (random
+/// effects on process-level data); below it each median's bootstrap variance is a floor.
+/// faster / slower always need the unadjusted floor too (docs/statistics.md).
+inline constexpr int k_df_spread_trusted = 10;
 
 /// The 'same' band of one comparison: [1 − band, 1 + band] on the speedup, and why.
 struct same_band {
@@ -87,6 +102,10 @@ struct process_variance {
 /// log(median) of each process and the bootstrap variance of each (resampling its samples).
 struct process_medians {
   std::vector<double> log_median, within_var;
+  /// The bootstrap variance of each median before the rounds' shared load was divided out
+  /// (without_round_effects); == within_var where nothing was adjusted. faster / slower must hold
+  /// against it too (build_verdicts).
+  std::vector<double> raw_within_var;
 };
 process_medians summarize_processes(const impl_samples& s, int resamples, uint64_t seed);
 
@@ -94,9 +113,10 @@ process_variance pool_between_process(const std::vector<process_medians>& impls)
 
 /// Estimate and interval of median(base)/median(cand): the mean log process median of each
 /// side, variance max(total/P, Σ within/P²) per side (the measured spread of process medians,
-/// the medians' bootstrap variance as a floor), Student-t quantile with the pooled df.
+/// the medians' bootstrap variance as a floor while pv.df < k_df_spread_trusted; raw_floor: the
+/// unadjusted bootstrap variance as a floor at any df), Student-t quantile with the pooled df.
 verdict estimate_speedup(const process_medians& base, const process_medians& cand, const process_variance& pv,
-                         const compare_policy& p);
+                         const compare_policy& p, bool raw_floor = false);
 
 /// Verdicts for every implementation against `baseline`.
 std::vector<verdict> build_verdicts(const std::vector<verdict_input>& impls, int baseline, const compare_policy& p,

@@ -47,6 +47,38 @@ assert bad["outcome"] == "incorrect" and bad["performance_state"] == "SKIPPED"
 # the three timed kernels were sampled interleaved: equal sample counts
 n = [res["kernel_results"][i]["timing"]["samples"] for i in range(3)]
 assert len(set(n)) == 1, n
+# where the wall time went (issue 36): the phases add up to the total
+ph = res["phases"]
+assert all(ph[k] >= 0 for k in ("compile_s", "correctness_s", "timing_s", "other_s")), ph
+assert abs(ph["compile_s"] + ph["correctness_s"] + ph["timing_s"] + ph["other_s"] - ph["total_s"]) < 0.01, ph
+assert ph["compile_s"] > 0 and ph["timing_s"] > 0, ph
+PY
+# Compiles run in parallel before any correctness run (issue 36): a kernel that does not compile
+# fails alone, with its compiler's message; the others compile, pass and are timed; the log names
+# every kernel's compile in kernel order, whichever finished first.
+printf 'int main( { return 0; }\n' > "$GOLDEN_TMP/broken.cpp"
+cat > "$GOLDEN_TMP/broken.yaml" <<Y
+kernels:
+  - {id: k_a, type: host, source_files: [$EX/vector_add.cpp]}
+  - {id: k_broken, type: host, source_files: [$GOLDEN_TMP/broken.cpp]}
+  - {id: k_c, type: host, source_files: [$EX/vector_add_unrolled.cpp]}
+correctness: {trials: 5}
+Y
+"$MAGPIE_BIN" compare -k "$GOLDEN_TMP/broken.yaml" -o "$out/broken" --no-perf > "$GOLDEN_TMP/b.txt" 2> "$GOLDEN_TMP/b.err" \
+  || fail "compare with a kernel that does not compile: exited $? (the failure belongs in the report)"
+grep -q "k_broken.*FAILED\|k_broken.*failed" "$GOLDEN_TMP/b.txt" || fail "the failed compile is not in the summary: $(cat "$GOLDEN_TMP/b.txt")"
+[ "$(grep -oE '\[k_[a-z]+\] compile: (SUCCESS|FAILED)' "$GOLDEN_TMP/b.err" | tr '\n' ' ')" = \
+  "[k_a] compile: SUCCESS [k_broken] compile: FAILED [k_c] compile: SUCCESS " ] || fail "compile log order: $(cat "$GOLDEN_TMP/b.err")"
+ws=$(workspace_of "$out/broken" compare)
+check_json "$ws/compare_report.json" <<'PY'
+import json, sys
+res = json.load(open(sys.argv[1]))["results"]
+k = {x["extra"]["kernel_id"]: x for x in res["kernel_results"]}
+assert k["k_broken"]["compiling_state"] == "FAILED" and k["k_broken"]["outcome"] == "failed", k["k_broken"]
+assert any("Compile command 1/1 failed" in e for e in k["k_broken"]["errors"]), k["k_broken"]["errors"]
+for i in ("k_a", "k_c"):
+    assert k[i]["compiling_state"] == "SUCCESS" and k[i]["correctness_state"] == "SUCCESS", k[i]
+assert res["phases"]["compile_s"] > 0, res["phases"]
 PY
 # Positional kernels: ids kernel_<i>_<stem>, compare needs >= 2 kernels, bad baseline is an error.
 set +e
