@@ -10,6 +10,7 @@
 #include "core/strings.h"
 #include "trace/chunked_store.h"
 #include "trace/discovery.h"
+#include "trace/health_printer.h"
 #include "trace/util.h"
 
 namespace magpie::trace {
@@ -385,10 +386,13 @@ status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::p
   rr.stats = st;
   sink.finish(cfg, &rr);
   rr.health = check_read(st);
-  if (rr.missing_dur)
-    rr.health.add(input_status::partial, strprintf("%llu of %llu counted events without a usable \"dur\" (counted as 0 us)",
-                                                   static_cast<unsigned long long>(rr.missing_dur),
-                                                   static_cast<unsigned long long>(rr.events_after_filter)));
+  if (rr.missing_dur) {
+    read_problem p;
+    p.kind = read_problem_kind::counted_missing_dur;
+    p.count = rr.missing_dur;
+    p.of = rr.events_after_filter;
+    rr.health.add(std::move(p));
+  }
   return rr;
 }
 
@@ -432,14 +436,23 @@ void analyze_one(const gap_config& cfg, const rank_trace& f, gap_result& r) {
   if (!rr.ok()) {
     r.errors.push_back(strprintf("Failed to analyze rank %d (%s): %s", f.rank, f.path.filename().c_str(),
                                  rr.get_status().message().c_str()));
-    r.health.add(input_status::partial, who + ": " + rr.get_status().message());
+    read_problem p;
+    p.kind = read_problem_kind::rank_unreadable;
+    p.detail = rr.get_status().message();
+    p.scope = who;
+    r.health.add(std::move(p));
     return;
   }
-  for (const auto& p : rr->health.problems) r.health.add(input_status::partial, who + ": " + p);
+  for (read_problem p : rr->health.problems) {  // a bad rank makes the whole result partial, not unusable
+    p.severity = input_status::partial;
+    p.scope = who;
+    r.health.add(std::move(p));
+  }
+  std::vector<std::string> texts = problem_texts(rr->health);
   if (rr->health.usable())
-    for (const auto& p : rr->health.problems) r.warnings.push_back(who + ": " + p);
+    for (const auto& t : texts) r.warnings.push_back(who + ": " + t);
   if (!rr->health.usable()) {
-    r.errors.push_back(who + ": " + join(rr->health.problems, "; ") + " (rank skipped)");
+    r.errors.push_back(who + ": " + join(texts, "; ") + " (rank skipped)");
     return;
   }
   r.ranks.push_back(std::move(rr).value());

@@ -1,5 +1,7 @@
 #include "trace/gap_printer.h"
 
+#include "trace/health_printer.h"
+
 namespace magpie::trace {
 
 json gap_result_json(const gap_result& r) {
@@ -29,12 +31,12 @@ json gap_result_json(const gap_result& r) {
                      {"events_in_window", rr.events_in_window},
                      {"events_counted", rr.events_after_filter},
                      {"events_without_dur", rr.missing_dur},
-                     {"input", rr.health.to_json()},
+                     {"input", input_health_json(rr.health)},
                      {"read", rr.stats.to_json()}});
   }
   j["ranks"] = ranks;
   j["warnings"] = r.warnings;
-  j["input"] = r.health.to_json();
+  j["input"] = input_health_json(r.health);
   j["discovery"] = r.discovery_summary;
   return j;
 }

@@ -5,6 +5,7 @@
 #include "core/strings.h"
 #include "trace/api.h"
 #include "trace/health.h"
+#include "trace/health_printer.h"
 #include "trace/report.h"
 #include "trace/report_result.h"
 #include "trace/xlsx.h"
@@ -48,7 +49,7 @@ status_or<inference_result> run_inference_analysis(const inference_config& cfg, 
   const trace_model& m = *loaded;
   const input_health& health = b.input.emplace(check_model(m, true));
   for (const auto& p : health.problems)
-    (health.usable() ? b.warnings : b.errors).push_back(rank0.filename().string() + ": " + p);
+    (health.usable() ? b.warnings : b.errors).push_back(rank0.filename().string() + ": " + problem_text(p));
   if (!health.usable()) return b;
   MAGPIE_ASSIGN_OR_RETURN(spec_choice sc, choose_gpu_spec(cfg.gpu_spec_file, cfg.gpu_name, m.device_name, cfg.use_achievable));
   if (sc.spec) b.spec = std::make_shared<const gpu::gpu_spec>(std::move(*sc.spec));

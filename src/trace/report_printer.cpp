@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "trace/health_printer.h"
 #include "trace/report.h"
 
 namespace magpie::trace {
@@ -33,7 +34,7 @@ json trace_summary_json(const trace_summary& t) {
 json trace_report_json(const report_result& r) {
   json j;
   j["trace"] = trace_summary_json(r.trace);
-  j["input"] = r.input.to_json();
+  j["input"] = input_health_json(r.input);
   if (r.input.usable()) {
     j["rules"] = rules_json(r.tracelens_compat, r.analysis);
     j["gpu_spec_choice"] = r.gpu_spec_choice;
@@ -84,7 +85,7 @@ json inference_result_json(const inference_result& r) {
     b["stage_results"][s.stage] = stage_result_json(s, pick, r.tracelens_compat);
   }
   b["rank0_trace"] = r.rank0_trace ? json(r.rank0_trace->string()) : json(nullptr);
-  if (r.input) b["input"] = r.input->to_json();
+  if (r.input) b["input"] = input_health_json(*r.input);
   if (r.analysed) {
     b["gpu_spec_choice"] = r.gpu_spec_choice;
     b["split_source"] = r.split.source;
