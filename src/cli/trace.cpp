@@ -19,6 +19,7 @@
 #include "trace/discovery.h"
 #include "trace/gap_analysis.h"
 #include "trace/gap_printer.h"
+#include "trace/analysis_printer.h"
 #include "trace/health.h"
 #include "trace/health_printer.h"
 #include "trace/report.h"
@@ -169,7 +170,7 @@ int report_one(const arg_parser& p, const trace::report_config& cfg, const fs::p
   }
   std::printf("Trace report: %s\nTrace: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(), trace.c_str(),
               r->gpu_spec_choice.c_str(), r->analysis.timeline_rule.c_str());
-  print_timeline_rows("GPU timeline", r->analysis.timeline.to_json());
+  print_timeline_rows("GPU timeline", trace::timeline_json(r->analysis.timeline));
   const trace::timeline_breakdown& tl = r->analysis.timeline;
   if (tl.total_comm > 0) {
     const auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
@@ -320,13 +321,13 @@ int run_timeline(const std::vector<std::string>& args) {
   trace::timeline_breakdown t = trace::gpu_timeline(*m, events, static_cast<int64_t>(*micro * 1000), compat);
   std::string rule = compat ? "linked GPU events only (TraceLens default)" : "all GPU events (unlinked included)";
   if (p.has("--json")) {
-    std::puts(dump_pretty(json{{"gpu_timeline", t.to_json()}, {"rule", rule}, {"events", events.size()},
+    std::puts(dump_pretty(json{{"gpu_timeline", trace::timeline_json(t)}, {"rule", rule}, {"events", events.size()},
                                {"trace", trace::trace_summary_json(m->summary())}, {"input", trace::input_health_json(input)}})
                   .c_str());
     return exit_code;
   }
   std::printf("rule: %s (%zu of %zu GPU events)\n", rule.c_str(), events.size(), m->gpu.size());
-  print_timeline_rows("type", t.to_json());
+  print_timeline_rows("type", trace::timeline_json(t));
   return exit_code;
 }
 

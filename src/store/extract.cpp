@@ -5,6 +5,7 @@
 #include <ctime>
 #include <set>
 
+#include "core/state_row_codec.h"
 #include "core/states.h"
 #include "core/strings.h"
 

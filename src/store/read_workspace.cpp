@@ -3,6 +3,7 @@
 #include <ctime>
 
 #include "core/states.h"
+#include "core/state_row_codec.h"
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "store/extract.h"

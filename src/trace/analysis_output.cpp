@@ -4,6 +4,7 @@
 #include "core/csv.h"
 #include "core/strings.h"
 #include "trace/analysis.h"
+#include "trace/analysis_printer.h"
 #include "trace/util.h"
 
 namespace magpie::trace {
@@ -74,8 +75,8 @@ std::string kernels_csv(const analysis& a) {
 
 json analysis_json(const analysis& a, size_t max_rows) {
   json j;
-  j["gpu_timeline"] = a.timeline.to_json();
-  j["communication"] = a.timeline.communication_json();
+  j["gpu_timeline"] = timeline_json(a.timeline);
+  j["communication"] = communication_json(a.timeline);
   json cats = json::object();
   for (const auto& [c, us] : a.category_busy_us) cats[c] = us;
   j["kernel_category_busy_us"] = cats;

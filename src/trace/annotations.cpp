@@ -29,13 +29,6 @@ step_phase step_annotation::phase() const {
   return step_phase::idle;
 }
 
-json step_annotation::to_json() const {
-  return json{{"format", format},   {"detailed", detailed}, {"phase", phase()},   {"batch_size", batch_size},
-              {"num_requests", num_requests}, {"c_reqs", c_reqs}, {"c_sq", c_sq}, {"c_sk", c_sk},
-              {"c_sqsq", c_sqsq},   {"c_sqsk", c_sqsk},     {"g_reqs", g_reqs},   {"g_sq", g_sq},
-              {"g_sk", g_sk},       {"g_sqsq", g_sqsq},     {"g_sqsk", g_sqsk}};
-}
-
 namespace {
 
 int64_t to_i(const std::string& s) { return parse_int(s).value_or(0); }

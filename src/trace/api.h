@@ -57,10 +57,7 @@ struct gap_config {
 
   /// Magpie's range checks: 0 ≤ start ≤ 100, 0 ≤ end ≤ 100, start < end; top_k ≥ 1.
   status validate() const;
-  /// Magpie's to_dict() keys in Magpie's order (the report's "gap_analysis.config").
-  json to_json() const;
-  /// From a `gap_analysis:` mapping (Magpie's from_dict: absent keys keep defaults).
-  static status_or<gap_config> from_json(const json& j);
+  // JSON (upstream to_dict / from_dict): trace/gap_config_codec.h.
 };
 
 /// Standalone gap analysis over every rank trace found in `trace_dir` (a workspace holding

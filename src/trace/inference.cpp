@@ -78,13 +78,11 @@ status_or<inference_result> run_inference_analysis(const inference_config& cfg, 
       continue;
     }
     r.analysis = analyze(m, split.steps[*r.pick.step].gpu, b.spec.get(), spans, opts);
-    json fl = json::array();
-    MAGPIE_RETURN_IF_ERROR(
-        write_analysis_files(r.output_dir, r.analysis, cfg.export_format == "excel", r.pick.label + ".xlsx", {}, &fl));
+    MAGPIE_RETURN_IF_ERROR(write_analysis_files(r.output_dir, r.analysis, cfg.export_format == "excel",
+                                                r.pick.label + ".xlsx", {}, &r.files));
     r.simple_summary_file = out_dir / (r.pick.label + "_ISL" + label_value(cfg.isl) + "_OSL" + label_value(cfg.osl) +
                                        "_CONC" + label_value(cfg.conc) + "_kernel_roofline_simple.csv");
     MAGPIE_RETURN_IF_ERROR(write_file_atomic(r.simple_summary_file, roofline_simple_csv(r.analysis)));
-    for (const auto& f : fl) r.files.push_back(f.get<std::string>());
     b.output_files.insert(b.output_files.end(), r.files.begin(), r.files.end());
     b.output_files.push_back(r.simple_summary_file.string());
   }

@@ -20,26 +20,6 @@ namespace magpie::trace {
 using detail::scan;
 using detail::scan_ctx;
 
-json read_stats::to_json() const {
-  return json{{"path", path},
-              {"gzip", gzip},
-              {"root", root_is_list ? "list" : "object"},
-              {"has_trace_events", has_trace_events},
-              {"file_bytes", file_bytes},
-              {"json_bytes", json_bytes},
-              {"events", events},
-              {"non_object_elements", non_object_elements},
-              {"events_with_bad_fields", events_with_bad_fields},
-              {"events_bad_ts", events_bad_ts},
-              {"events_bad_dur", events_bad_dur},
-              {"events_negative_dur", events_negative_dur},
-              {"events_bad_other", events_bad_other},
-              {"complete", complete},
-              {"error", error},
-              {"error_offset", error_offset},
-              {"seconds", seconds}};
-}
-
 namespace {
 
 inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }

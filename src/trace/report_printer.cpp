@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "trace/analysis_printer.h"
 #include "trace/health_printer.h"
 #include "trace/report.h"
 
@@ -28,7 +29,7 @@ json trace_summary_json(const trace_summary& t) {
               {"negative_dur_set_to_zero", t.negative_dur},
               {"tree_bleeds_attached", t.tree_bleeds},
               {"stream_overruns_clipped", t.clipped_kernels},
-              {"read", t.stats.to_json()}};
+              {"read", read_stats_json(t.stats)}};
 }
 
 json trace_report_json(const report_result& r) {
@@ -57,7 +58,7 @@ json stage_result_json(const stage_result& s, const json& pick, bool tracelens_c
   }
   r["files"] = s.files;
   r["simple_summary_file"] = s.simple_summary_file.string();
-  r["gpu_timeline"] = s.analysis.timeline.to_json();
+  r["gpu_timeline"] = timeline_json(s.analysis.timeline);
   r["rules"] = rules_json(tracelens_compat, s.analysis);
   return r;
 }
@@ -80,7 +81,7 @@ json inference_result_json(const inference_result& r) {
   b["phase_picks"] = json::object();
   b["stage_results"] = json::object();
   for (const auto& s : r.stage_results) {
-    json pick = s.pick.to_json(r.split);
+    json pick = phase_pick_json(s.pick, r.split);
     b["phase_picks"][s.stage] = pick;
     b["stage_results"][s.stage] = stage_result_json(s, pick, r.tracelens_compat);
   }

@@ -146,23 +146,6 @@ phase_pick pick_step(const stage_split& s, const std::string& stage, std::option
   return p;
 }
 
-json phase_pick::to_json(const stage_split& s) const {
-  json j{{"stage", stage}, {"output_label", label}, {"selection_reason", selection_reason}};
-  if (!step) {
-    j["row_index"] = nullptr;
-    return j;
-  }
-  const step_info& st = s.steps[*step];
-  j["row_index"] = st.idx;
-  j["step_name"] = st.name;
-  j["batch_size"] = st.batch_size;
-  j["phase_avg_conc"] = st.num_requests;
-  j["num_gpu_events"] = st.gpu.size();
-  j["gpu_duration"] = static_cast<double>(st.gpu_duration) / 1000.0;
-  j["gpu_busy_duration"] = static_cast<double>(st.gpu_busy) / 1000.0;
-  return j;
-}
-
 std::string execution_details_csv(const stage_split& s) {
   std::string out =
       "idx,step_name,phase,batch_size,num_requests,num_gpu_events,gpu_duration_us,gpu_busy_duration_us,"

@@ -66,7 +66,6 @@ std::string stage_label(const std::string& stage);
 struct phase_pick {
   std::string stage, label, selection_reason;
   std::optional<size_t> step;      ///< index into split.steps
-  json to_json(const stage_split& s) const;
 };
 phase_pick pick_step(const stage_split& s, const std::string& stage, std::optional<int64_t> conc);
 

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "trace/analysis.h"
+#include "trace/analysis_printer.h"
 #include "trace/model.h"
 #include "trace/stages.h"
 #include "trace/timeline.h"
@@ -84,12 +85,12 @@ TEST(TraceModel, LinkingTreeGraphLaunchAndTimeline) {
   EXPECT_EQ(t.total_memcpy, 110000);
   EXPECT_EQ(t.computation + t.exposed_comm + t.exposed_memcpy + t.idle, t.total);
   // report.json analysis.communication: 50 of the 150 us of communication hide under compute.
-  json comm = t.communication_json();
+  json comm = communication_json(t);
   EXPECT_EQ(comm["total_ns"].get<int64_t>(), 150000);
   EXPECT_EQ(comm["exposed_ns"].get<int64_t>(), 100000);
   EXPECT_EQ(comm["overlapped_ns"].get<int64_t>(), 50000);
   EXPECT_NEAR(comm["overlapped_pct"].get<double>(), 100.0 / 3, 1e-9);
-  EXPECT_EQ(timeline_breakdown{}.communication_json()["overlapped_pct"].get<double>(), 0.0);
+  EXPECT_EQ(communication_json(timeline_breakdown{})["overlapped_pct"].get<double>(), 0.0);
   timeline_breakdown micro = gpu_timeline(*m, m->gpu, 50000);
   EXPECT_EQ(micro.micro_idle, 40000);
   EXPECT_EQ(micro.macro_idle, 0);
