@@ -26,7 +26,6 @@ struct gpu_info {
   std::string driver_version;
   std::vector<device> devices;
   bool detected() const { return !architecture.empty(); }
-  json to_json() const;
 };
 
 /// First "gfx<alnum>" token (lower-cased), or "".

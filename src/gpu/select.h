@@ -41,7 +41,6 @@ struct selection {
   env_list env;                         ///< variables to export to the server
   std::vector<gpu_usage> observed;      ///< every GPU seen, for the report
   std::vector<std::string> busy;        ///< GPUs passed over and why: "0 (1 process(es))", "2 (3.1 GiB free)"
-  json to_json() const;
 };
 
 /// `nvidia-smi --query-gpu=index,uuid,memory.used,memory.total[,utilization.gpu]

@@ -32,7 +32,6 @@ namespace magpie::optimize {
 struct stop_reason {
   std::string code, message;
   json details = json::object();
-  json to_json() const;
 };
 
 /// The guide's wording for a stop code ("source mapping uncertain", …); "infrastructure" else.
@@ -58,7 +57,6 @@ struct ranked_kernel {
   std::string symbol, op;                ///< registry symbol and op ("" when none)
   optimize::disposition disposition = optimize::disposition::external;  ///< set by classify
   std::string why;
-  json to_json() const;
 };
 
 /// Rows of a gap_analysis.csv (Magpie's columns; '#' preamble skipped), ranked as given.
@@ -86,7 +84,6 @@ struct candidate_result {
   std::string reason;                                 ///< the verdict's reason (why not ranked, or its interval)
   int64_t samples = 0;
   std::vector<std::string> errors;
-  json to_json() const;
 };
 
 /// One candidate's verdict for a stop message: "ambiguous 1.100x (95% CI 0.950-1.300)", or
@@ -104,7 +101,6 @@ struct gate_result {
   std::vector<candidate_result> kernels;
   std::optional<winner> win;
   std::optional<stop_reason> stop;
-  json to_json() const;  ///< the report's `kernel` object
 };
 
 /// From compare_report.json (decoded by core's decode_compare_report): the fastest candidate
@@ -122,7 +118,6 @@ extern const std::vector<std::string> k_e2e_metrics;
 struct fingerprint {
   std::string total;
   std::map<std::string, std::string> parts;
-  json to_json() const;
 };
 fingerprint make_fingerprint(const json& workload, const json& request_lens, const json& model);
 /// Every run of both sides must equal `before[0]`; else inputs_changed naming the parts.
@@ -138,7 +133,6 @@ struct metric_change {
   bool beyond_noise = false;
   std::optional<bool> better;
   double mde_pct = 0;  ///< smallest change (percent of the baseline mean) detectable at alpha/power
-  json to_json() const;
 };
 
 /// Welch's t-test of mean(b) vs mean(a): (t, df, two-sided p). Constant equal samples: p = 1.
@@ -159,7 +153,6 @@ struct external_verdict {
   std::string name, verdict, basis;
   std::optional<bool> beyond_noise;
   double change_pct = 0;
-  json to_json() const;
 };
 
 /// "improved" when every decision metric improved beyond noise by both tests; a stop otherwise.

@@ -8,6 +8,7 @@
 #include "core/json_schema.h"
 #include "core/stats.h"
 #include "core/strings.h"
+#include "store/compare_printer.h"
 
 namespace magpie::store {
 namespace {

@@ -8,6 +8,7 @@
 #include "core/state_row_codec.h"
 #include "core/states.h"
 #include "core/strings.h"
+#include "store/report_codec.h"
 
 namespace magpie::store {
 namespace {

@@ -44,10 +44,4 @@ struct run_record {
 /// Errors name the directory and the file.
 status_or<run_record> read_workspace(const fs::path& workspace);
 
-/// Metrics of a report object of the given mode (exposed for tests).
-std::vector<metric> extract_metrics(const std::string& mode, const json& report);
-/// FNV-1a over the canonical (key-sorted) dump of `config` with volatile keys removed
-/// (output_dir, workspace*, timestamp, date, label, start/end times).
-std::string config_hash(const json& config);
-
 }  // namespace magpie::store

@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "store/extract.h"
+#include "store/report_codec.h"
 
 namespace magpie::store {
 namespace {

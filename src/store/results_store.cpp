@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/workspace.h"
+#include "store/run_printer.h"
 #include "store/sqlite.h"
 
 namespace magpie::store {

@@ -3,6 +3,7 @@
 
 #include "core/csv.h"
 #include "core/strings.h"
+#include "gpu/gpu_printer.h"
 #include "trace/analysis.h"
 #include "trace/analysis_printer.h"
 #include "trace/util.h"
@@ -83,7 +84,7 @@ json analysis_json(const analysis& a, size_t max_rows) {
   j["kernels_total_us"] = a.kernels_total_us;
   j["ops_kernel_time_us"] = a.ops_kernel_time_us;
   j["unlinked_gpu_events"] = a.unlinked_gpu_events;
-  j["gpu_spec"] = a.spec ? a.spec->to_json() : json(nullptr);
+  j["gpu_spec"] = a.spec ? gpu::gpu_spec_json(*a.spec) : json(nullptr);
   json ops = json::array();
   for (size_t i = 0; i < a.ops.size() && (max_rows == 0 || i < max_rows); ++i) {
     const op_row& r = a.ops[i];

@@ -7,6 +7,7 @@
 #include "core/json.h"
 #include "store/compare.h"
 #include "store/extract.h"
+#include "store/report_codec.h"
 #include "store/results_store.h"
 
 namespace magpie::store {

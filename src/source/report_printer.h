@@ -1,5 +1,5 @@
-// Machine-readable output of a kernel-source mapping run (JSON document and CSV), shared by
-// `magpie trace sources` and the MCP find_kernel_sources tool.
+// Machine-readable output of a kernel-source mapping run (JSON document, its schema, and CSV): the
+// printers shared by `magpie trace sources` and the MCP find_kernel_sources tool.
 #pragma once
 
 #include <cstdint>
