@@ -22,6 +22,7 @@
 #include "trace/analysis_printer.h"
 #include "trace/health.h"
 #include "trace/health_printer.h"
+#include "trace/stage_codec.h"
 #include "trace/report.h"
 #include "trace/report_printer.h"
 #include "trace/report_result.h"
@@ -419,11 +420,11 @@ int run_stages(const std::vector<std::string>& args) {
     std::printf("Trace: %s (steps from %s)\n", rank0.c_str(), b->analysed ? b->split.source.c_str() : "");
     for (const auto& r : b->stage_results) {
       if (!r.pick.step) {
-        std::printf("  %-14s %s\n", r.stage.c_str(), r.error.c_str());
+        std::printf("  %-14s %s\n", trace::inference_stage_name(r.stage), r.error.c_str());
         continue;
       }
       const std::string& step_name = b->split.steps[*r.pick.step].name;
-      std::printf("  %-14s step %s: %s\n                 -> %s\n", r.stage.c_str(), step_name.c_str(),
+      std::printf("  %-14s step %s: %s\n                 -> %s\n", trace::inference_stage_name(r.stage), step_name.c_str(),
                   r.pick.selection_reason.c_str(), r.simple_summary_file.c_str());
     }
     for (const auto& w : b->warnings) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());

@@ -1,5 +1,7 @@
 #include "trace/analysis_printer.h"
 
+#include "trace/stage_codec.h"
+
 namespace magpie::trace {
 
 json timeline_json(const timeline_breakdown& t) {
@@ -100,7 +102,7 @@ json split_json(const stage_split& s, std::optional<int64_t> conc) {
   json j{{"source", s.source}, {"phase_method", s.phase_method}, {"notes", s.notes}, {"steps", steps_json(s)}};
   j["undecided"] = s.undecided.empty() ? json(nullptr) : json(s.undecided);
   json picks = json::object();
-  for (const char* st : {"prefilldecode", "decode", "prefill"}) picks[st] = phase_pick_json(pick_step(s, st, conc), s);
+  for (inference_stage st : k_inference_stages) picks[inference_stage_name(st)] = phase_pick_json(pick_step(s, st, conc), s);
   j["phase_picks"] = picks;
   return j;
 }

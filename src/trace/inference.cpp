@@ -8,18 +8,19 @@
 #include "trace/health_printer.h"
 #include "trace/report.h"
 #include "trace/report_result.h"
+#include "trace/stage_codec.h"
 #include "trace/xlsx.h"
 
 namespace magpie::trace {
 namespace {
 
-status_or<std::vector<std::string>> canonical_stages(const std::vector<std::string>& in) {
-  std::vector<std::string> stages;
+status_or<std::vector<inference_stage>> canonical_stages(const std::vector<std::string>& in) {
+  std::vector<inference_stage> stages;
   for (const auto& s : in) {
-    if (to_lower(s) == "all") return std::vector<std::string>{"prefilldecode", "decode", "prefill"};
-    std::string c = canonical_stage(s);
-    if (c.empty()) return invalid_argument("unknown analysis stage '%s' (prefilldecode, decode, prefill, all)", s.c_str());
-    if (std::find(stages.begin(), stages.end(), c) == stages.end()) stages.push_back(c);
+    if (to_lower(s) == "all") return std::vector<inference_stage>(std::begin(k_inference_stages), std::end(k_inference_stages));
+    std::optional<inference_stage> c = parse_inference_stage(s);
+    if (!c) return invalid_argument("unknown analysis stage '%s' (prefilldecode, decode, prefill, all)", s.c_str());
+    if (std::find(stages.begin(), stages.end(), *c) == stages.end()) stages.push_back(*c);
   }
   return stages;
 }
@@ -74,7 +75,7 @@ status_or<inference_result> run_inference_analysis(const inference_config& cfg, 
     r.output_dir = out_dir / r.pick.label;
     if (!r.pick.step) {
       r.error = r.pick.selection_reason;
-      b.warnings.push_back(stage + ": " + r.pick.selection_reason);
+      b.warnings.push_back(std::string(inference_stage_name(stage)) + ": " + r.pick.selection_reason);
       continue;
     }
     r.analysis = analyze(m, split.steps[*r.pick.step].gpu, b.spec.get(), spans, opts);

@@ -5,6 +5,7 @@
 #include "trace/analysis_printer.h"
 #include "trace/health_printer.h"
 #include "trace/report.h"
+#include "trace/stage_codec.h"
 
 namespace magpie::trace {
 
@@ -82,8 +83,8 @@ json inference_result_json(const inference_result& r) {
   b["stage_results"] = json::object();
   for (const auto& s : r.stage_results) {
     json pick = phase_pick_json(s.pick, r.split);
-    b["phase_picks"][s.stage] = pick;
-    b["stage_results"][s.stage] = stage_result_json(s, pick, r.tracelens_compat);
+    b["phase_picks"][inference_stage_name(s.stage)] = pick;
+    b["stage_results"][inference_stage_name(s.stage)] = stage_result_json(s, pick, r.tracelens_compat);
   }
   b["rank0_trace"] = r.rank0_trace ? json(r.rank0_trace->string()) : json(nullptr);
   if (r.input) b["input"] = input_health_json(*r.input);

@@ -3,6 +3,7 @@
 #include "trace/analysis.h"
 #include "trace/analysis_printer.h"
 #include "trace/model.h"
+#include "trace/stage_codec.h"
 #include "trace/stages.h"
 #include "trace/timeline.h"
 
@@ -169,16 +170,26 @@ TEST(Stages, RealTraceAnnotationsAndPicks) {
     total += st.gpu.size();
   }
   EXPECT_EQ(total, m->gpu.size());  // every GPU event belongs to exactly one step
-  auto p = pick_step(s, "decode", 2);
+  auto p = pick_step(s, inference_stage::decode, 2);
   ASSERT_TRUE(p.step.has_value());
   EXPECT_EQ(p.label, "decode_only");
   EXPECT_GE(*p.step, 2u);
-  auto pre = pick_step(s, "prefill", std::nullopt);
+  auto pre = pick_step(s, inference_stage::prefill, std::nullopt);
   ASSERT_TRUE(pre.step.has_value());
   EXPECT_EQ(*pre.step, 0u);
-  EXPECT_EQ(canonical_stage("PD"), "prefilldecode");
-  EXPECT_EQ(canonical_stage("decode-only"), "decode");
-  EXPECT_EQ(canonical_stage("bogus"), "");
+  EXPECT_EQ(parse_inference_stage(" PD"), inference_stage::prefilldecode);
+  EXPECT_EQ(parse_inference_stage("decode-only"), inference_stage::decode);
+  EXPECT_EQ(parse_inference_stage("Prefill_Only"), inference_stage::prefill);
+  EXPECT_EQ(parse_inference_stage("bogus"), std::nullopt);
+  EXPECT_EQ(parse_inference_stage(""), std::nullopt);
+  for (inference_stage st : k_inference_stages) EXPECT_EQ(parse_inference_stage(inference_stage_name(st)), st);
+  EXPECT_STREQ(step_phase_name(stage_phase(inference_stage::decode)), "decode_only");
+  // Step-annotation kinds: SGLang any case with aliases, ATOM exact; anything else is no annotation.
+  EXPECT_EQ(parse_sglang_kind("EXTEND"), annotation_kind::prefill);
+  EXPECT_EQ(parse_sglang_kind("Mix"), annotation_kind::mixed);
+  EXPECT_EQ(parse_sglang_kind("idle"), std::nullopt);
+  EXPECT_EQ(parse_atom_kind("decode"), annotation_kind::decode);
+  EXPECT_EQ(parse_atom_kind("Decode"), std::nullopt);
 }
 
 }  // namespace
