@@ -1,4 +1,4 @@
-// GPU detection from vendor tools (rocminfo, nvidia-smi), as Magpie does: the first gfx*
+// GPU detection from vendor tools (rocminfo, nvidia-smi), as upstream Magpie does: the first gfx*
 // token of rocminfo means AMD; else nvidia-smi's compute capability "9.0" means sm_90.
 #pragma once
 
@@ -38,7 +38,7 @@ std::vector<device> parse_nvidia_smi_devices(const std::string& csv, std::string
 
 /// Runs the vendor tools (each with a 15 s timeout). Never fails: no GPU → vendor UNKNOWN.
 gpu_info detect();
-/// Magpie's "GPU Information:" text block.
+/// Upstream Magpie's "GPU Information:" text block.
 std::string format_gpu_info(const gpu_info& g);
 
 }  // namespace magpie::gpu

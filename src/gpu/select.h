@@ -1,4 +1,4 @@
-// Idle-GPU auto-selection for serving benchmarks and compare workers (Magpie's find_idle_gpus):
+// Idle-GPU auto-selection for serving benchmarks and compare workers (upstream Magpie's find_idle_gpus):
 // a GPU is idle when no compute process uses it, its free memory is >= min_free_memory_gb and
 // (ours) its utilization is below max_utilization_pct — inside a container nvidia-smi often
 // lists no process of another container, but the load still shows. Idle GPUs are taken
@@ -28,7 +28,7 @@ struct gpu_usage {
 };
 
 struct selection_request {
-  int count = 1;                        ///< GPUs needed (Magpie: gpu_selection.count or TP)
+  int count = 1;                        ///< GPUs needed (upstream Magpie: gpu_selection.count or TP)
   double min_free_memory_gb = 8.0;      ///< GiB free at least
   double max_utilization_pct = 10.0;    ///< a GPU at or above this utilization (%) is busy
   std::vector<int> candidates;          ///< allowed indices (empty: all; unknown ones ignored)

@@ -59,7 +59,7 @@ struct ranked_kernel {
   std::string why;
 };
 
-/// Rows of a gap_analysis.csv (Magpie's columns; '#' preamble skipped), ranked as given.
+/// Rows of a gap_analysis.csv (upstream Magpie's columns; '#' preamble skipped), ranked as given.
 status_or<std::vector<ranked_kernel>> read_gap_csv(const std::string& text);
 /// "$LOOP_DIR/kernels_baseline.py:17" → ("kernels_baseline.py", 17); ("", 0) otherwise.
 std::pair<std::string, int64_t> parse_source_file(const std::string& s);

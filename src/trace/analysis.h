@@ -122,8 +122,8 @@ analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, 
 /// Tables as CSV text (JSON: analysis_json, trace/analysis_printer.h).
 std::string ops_csv(const analysis& a);
 std::string kernels_csv(const analysis& a);
-/// Magpie's <label>_ISL…_kernel_roofline_simple.csv (research magpie.md §7.4): roofline
-/// columns only when a spec is given, as Magpie does when TraceLens had an arch file.
+/// Upstream Magpie's <label>_ISL…_kernel_roofline_simple.csv (research magpie.md §7.4): roofline
+/// columns only when a spec is given, as upstream Magpie does when TraceLens had an arch file.
 std::string roofline_simple_csv(const analysis& a);
 
 }  // namespace magpie::trace

@@ -1,4 +1,4 @@
-// CSV / JSON renderings of an analysis (ops, kernels, Magpie's simple roofline CSV).
+// CSV / JSON renderings of an analysis (ops, kernels, upstream Magpie's simple roofline CSV).
 #include <cmath>
 
 #include "core/csv.h"

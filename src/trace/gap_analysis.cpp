@@ -163,7 +163,7 @@ class gap_sink : public event_sink {
     std::vector<int32_t> slot(m_names.size(), -1);
     std::vector<kernel_stat>& ks = out->kernels;
     for (const auto& c : m_cands) {
-      // Magpie drops events without ts when it windows (not when it fell back to all events).
+      // Upstream Magpie drops events without ts when it windows (not when it fell back to all events).
       if (windowed && (!c.has_ts || !(c.ts + c.dur >= t_start && c.ts <= t_end))) continue;
       ++out->events_in_window;
       if (cfg.min_duration_us > 0 && !(c.dur >= cfg.min_duration_us)) continue;

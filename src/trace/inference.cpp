@@ -1,4 +1,4 @@
-// run_inference_analysis (api.h): Magpie's `analysis_mode: inference` on the native engine.
+// run_inference_analysis (api.h): upstream Magpie's `analysis_mode: inference` on the native engine.
 #include <algorithm>
 #include <memory>
 

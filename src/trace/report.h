@@ -49,9 +49,9 @@ model_options model_options_for(bool tracelens_compat);
 /// `xlsx`, one workbook `xlsx_name` holding them all); the paths are appended to `files`.
 status write_analysis_files(const fs::path& dir, const analysis& a, bool xlsx, const std::string& xlsx_name,
                             std::vector<std::pair<std::string, std::string>> extra, std::vector<std::string>* files);
-/// Magpie's file-name value sanitiser: '.' → 'p', other non-alphanumerics dropped, "" → unknown.
+/// Upstream Magpie's file-name value sanitiser: '.' → 'p', other non-alphanumerics dropped, "" → unknown.
 std::string label_value(const std::string& v);
-/// Magpie's rank-0 trace patterns (vLLM, SGLang), then rank discovery; empty when none.
+/// Upstream Magpie's rank-0 trace patterns (vLLM, SGLang), then rank discovery; empty when none.
 fs::path find_rank0_trace(const fs::path& dir);
 
 }  // namespace magpie::trace

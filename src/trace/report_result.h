@@ -43,7 +43,7 @@ struct stage_result {
   trace::analysis analysis;         ///< of the picked step's GPU events
 };
 
-/// What run_inference_analysis (trace/api.h) returns: Magpie's `tracelens_analysis` block as
+/// What run_inference_analysis (trace/api.h) returns: upstream Magpie's `tracelens_analysis` block as
 /// types, printed by inference_result_json (trace/report_printer.h).
 struct inference_result {
   std::vector<inference_stage> stages;  ///< in the requested order (no duplicates)

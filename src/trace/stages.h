@@ -1,5 +1,5 @@
 // Inference stage split: the steps of a serving or generate trace, each with its GPU events and
-// phase, and one representative step per stage (Magpie's phase pick, research magpie.md §7.3).
+// phase, and one representative step per stage (upstream Magpie's phase pick, research magpie.md §7.3).
 //
 // Steps, in order of preference:
 //   annotations    the step annotations of vLLM / SGLang / ATOM (annotations.h): phase and
