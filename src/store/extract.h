@@ -9,6 +9,7 @@
 
 #include "core/fs.h"
 #include "core/json.h"
+#include "store/run_kind_codec.h"
 #include "core/status.h"
 
 namespace magpie::store {
@@ -23,7 +24,7 @@ struct metric {
 
 struct run_record {
   fs::path workspace;      ///< absolute
-  std::string mode;        ///< analyze | compare | benchmark
+  run_kind mode = run_kind::analyze;  ///< its words: store/run_kind_codec.h
   std::string name;        ///< "vllm/meta-llama/…" or the kernel ids
   std::string timestamp;   ///< report timestamp or directory mtime (YYYYmmdd_HHMMSS)
   std::string config_hash; ///< 16 hex digits over the volatile-free configuration

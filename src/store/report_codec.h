@@ -11,7 +11,7 @@
 namespace magpie::store {
 
 /// Metrics of a report object of the given mode (exposed for tests).
-std::vector<metric> extract_metrics(const std::string& mode, const json& report);
+std::vector<metric> extract_metrics(run_kind mode, const json& report);
 /// FNV-1a over the canonical (key-sorted) dump of `config` with volatile keys removed
 /// (output_dir, workspace*, timestamp, date, label, start/end times).
 std::string config_hash(const json& config);
