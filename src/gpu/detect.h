@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::gpu {

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "core/env.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::gpu {

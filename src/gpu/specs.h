@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::gpu {

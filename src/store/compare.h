@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "store/noise.h"
 #include "store/results_store.h"
 

@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "gpu/specs.h"
 #include "trace/annotations.h"
 #include "trace/model.h"

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::trace {

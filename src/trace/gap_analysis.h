@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "trace/api.h"
 #include "trace/health.h"
 #include "trace/reader.h"

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 #include "trace/chunked_store.h"
 #include "trace/reader.h"

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 #include "gpu/specs.h"
 #include "trace/analysis.h"

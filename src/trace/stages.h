@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "trace/analysis.h"
 #include "trace/model.h"
 

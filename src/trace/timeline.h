@@ -15,7 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json.h"
 #include "trace/model.h"
 
 namespace magpie::trace {
