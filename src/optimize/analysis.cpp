@@ -6,6 +6,7 @@
 #include "core/csv.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "optimize/decide_codec.h"
 #include "optimize/decide_printer.h"
 #include "optimize/loop_run.h"
 

@@ -6,6 +6,7 @@
 #include "core/csv.h"
 #include "core/enum_names.h"
 #include "core/strings.h"
+#include "optimize/decide_codec.h"
 #include "optimize/decide_printer.h"
 
 namespace magpie::optimize {
@@ -88,7 +89,7 @@ std::pair<std::string, int64_t> parse_source_file(const std::string& s) {
   return {m[1].str(), std::stoll(m[2].str())};
 }
 
-std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> source_confidences(const json& sources) {
+source_confidence_map source_confidences(const json& sources) {
   std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> out;
   if (!sources.is_object() || !sources.contains("kernels") || !sources["kernels"].is_array()) return out;
   for (const auto& k : sources["kernels"]) {

@@ -63,8 +63,9 @@ struct ranked_kernel {
 status_or<std::vector<ranked_kernel>> read_gap_csv(const std::string& text);
 /// "$LOOP_DIR/kernels_baseline.py:17" → ("kernels_baseline.py", 17); ("", 0) otherwise.
 std::pair<std::string, int64_t> parse_source_file(const std::string& s);
-/// kernel name → (confidence, candidates) from `magpie trace sources --json`.
-std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> source_confidences(const json& sources);
+/// kernel name → (confidence, candidates); decoded from `magpie trace sources --json` by
+/// source_confidences (optimize/decide_codec.h).
+using source_confidence_map = std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>>;
 /// Sets symbol, op, disposition and why on every row.
 void classify(std::vector<ranked_kernel>& rows,
               const std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>>& conf,
@@ -119,7 +120,7 @@ struct fingerprint {
   std::string total;
   std::map<std::string, std::string> parts;
 };
-fingerprint make_fingerprint(const json& workload, const json& request_lens, const json& model);
+// make_fingerprint (of the workload, request and model documents): optimize/decide_codec.h.
 /// Every run of both sides must equal `before[0]`; else inputs_changed naming the parts.
 std::optional<stop_reason> check_inputs(const std::vector<fingerprint>& before, const std::vector<fingerprint>& after);
 
@@ -163,7 +164,12 @@ std::variant<std::string, stop_reason> e2e_decision(const std::map<std::string, 
 
 /// What the kernel gain predicts end to end: the chosen op's share of GPU time in the window
 /// times the time the kernel saves, (1 − 1/speedup); as a GPU-time change and, if the step
-/// were GPU-bound, as a throughput change.
-json kernel_prediction(double op_share_pct, double speedup, double ci_low, double ci_high);
+/// were GPU-bound, as a throughput change (percent; each with the interval from the speedup's CI).
+struct kernel_prediction {
+  double op_share_pct = 0, speedup = 0;
+  std::pair<double, double> speedup_ci, gpu_time_change_pct_ci, throughput_change_pct_ci;
+  double gpu_time_change_pct = 0, throughput_change_pct = 0;
+};
+kernel_prediction predict_kernel_gain(double op_share_pct, double speedup, double ci_low, double ci_high);
 
 }  // namespace magpie::optimize

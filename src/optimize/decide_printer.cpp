@@ -65,4 +65,16 @@ json external_verdict_json(const external_verdict& v) {
           {"change_pct", v.change_pct}, {"basis", v.basis}};
 }
 
+json kernel_prediction_json(const kernel_prediction& p) {
+  auto pair = [](const std::pair<double, double>& v) { return json::array({v.first, v.second}); };
+  return {{"op_share_of_gpu_time_pct", p.op_share_pct},
+          {"kernel_speedup", p.speedup},
+          {"kernel_speedup_ci", pair(p.speedup_ci)},
+          {"gpu_time_change_pct", p.gpu_time_change_pct},
+          {"gpu_time_change_pct_ci", pair(p.gpu_time_change_pct_ci)},
+          {"throughput_change_pct_if_gpu_bound", p.throughput_change_pct},
+          {"throughput_change_pct_if_gpu_bound_ci", pair(p.throughput_change_pct_ci)},
+          {"formula", "share x (1 - 1/speedup) of GPU time saved; throughput 1/(1 - saved) - 1 when the server is GPU-bound"}};
+}
+
 }  // namespace magpie::optimize

@@ -17,5 +17,8 @@ json gate_result_json(const gate_result& g);
 json fingerprint_json(const fingerprint& f);
 json metric_change_json(const metric_change& c);
 json external_verdict_json(const external_verdict& v);
+/// {op_share_of_gpu_time_pct, kernel_speedup(_ci), gpu_time_change_pct(_ci),
+///  throughput_change_pct_if_gpu_bound(_ci), formula}
+json kernel_prediction_json(const kernel_prediction& p);
 
 }  // namespace magpie::optimize

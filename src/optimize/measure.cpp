@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
+#include "optimize/decide_codec.h"
 #include "serve/http_client.h"
 #include "serve/orchestrator.h"
 

@@ -277,8 +277,9 @@ status loop_run::step_e2e() {
   m_report["power"] = power;
   if (m_report.contains("kernel") && m_report["kernel"].contains("speedup") && m_cfg.e2e.control != "aa") {
     const json& k = m_report["kernel"];
-    json p = kernel_prediction(json_number(m_report["chosen"], "op_share_pct", 0), json_number(k, "speedup", 0),
-                               json_number(k, "ci_low", 0), json_number(k, "ci_high", 0));
+    json p = kernel_prediction_json(predict_kernel_gain(json_number(m_report["chosen"], "op_share_pct", 0),
+                                                        json_number(k, "speedup", 0), json_number(k, "ci_low", 0),
+                                                        json_number(k, "ci_high", 0)));
     p["measured_change_pct"] = change["output_throughput"].change_pct;
     p["measured_tpot_change_pct"] = change["tpot_mean_ms"].change_pct;
     m_report["prediction"] = p;

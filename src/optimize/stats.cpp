@@ -6,6 +6,7 @@
 #include "core/stats.h"
 #include "core/strings.h"
 #include "optimize/decide.h"
+#include "optimize/decide_codec.h"
 #include "optimize/decide_printer.h"
 #include "serve/sha256.h"
 #include "store/noise.h"
@@ -151,17 +152,18 @@ std::variant<std::string, stop_reason> e2e_decision(const std::map<std::string, 
   return std::string("improved");
 }
 
-json kernel_prediction(double share_pct, double speedup, double ci_low, double ci_high) {
+kernel_prediction predict_kernel_gain(double share_pct, double speedup, double ci_low, double ci_high) {
   auto saved = [&](double s) { return s > 0 ? share_pct / 100.0 * (1.0 - 1.0 / s) : 0.0; };
   auto thr = [&](double s) { return saved(s) < 1 ? (1.0 / (1.0 - saved(s)) - 1.0) * 100.0 : 0.0; };
-  return {{"op_share_of_gpu_time_pct", share_pct},
-          {"kernel_speedup", speedup},
-          {"kernel_speedup_ci", {ci_low, ci_high}},
-          {"gpu_time_change_pct", -saved(speedup) * 100.0},
-          {"gpu_time_change_pct_ci", {-saved(ci_high) * 100.0, -saved(ci_low) * 100.0}},
-          {"throughput_change_pct_if_gpu_bound", thr(speedup)},
-          {"throughput_change_pct_if_gpu_bound_ci", {thr(ci_low), thr(ci_high)}},
-          {"formula", "share x (1 - 1/speedup) of GPU time saved; throughput 1/(1 - saved) - 1 when the server is GPU-bound"}};
+  kernel_prediction p;
+  p.op_share_pct = share_pct;
+  p.speedup = speedup;
+  p.speedup_ci = {ci_low, ci_high};
+  p.gpu_time_change_pct = -saved(speedup) * 100.0;
+  p.gpu_time_change_pct_ci = {-saved(ci_high) * 100.0, -saved(ci_low) * 100.0};
+  p.throughput_change_pct = thr(speedup);
+  p.throughput_change_pct_ci = {thr(ci_low), thr(ci_high)};
+  return p;
 }
 
 }  // namespace magpie::optimize

@@ -4,6 +4,7 @@
 
 #include "core/strings.h"
 #include "optimize/decide.h"
+#include "optimize/decide_codec.h"
 #include "optimize/decide_printer.h"
 #include "unit/optimize/test_config.h"
 
