@@ -7,6 +7,7 @@
 #include "core/args.h"
 #include "core/strings.h"
 #include "gpu/detect.h"
+#include "gpu/gpu_printer.h"
 #include "gpu/select.h"
 
 namespace magpie::cli {
@@ -29,7 +30,7 @@ int print_selection(const arg_parser& p) {
     return k_exit_failure;
   }
   if (p.has("--json")) {
-    std::puts(dump_pretty(sel->to_json()).c_str());
+    std::puts(dump_pretty(gpu::selection_json(*sel)).c_str());
     return k_exit_ok;
   }
   std::vector<std::string> ids, env;
@@ -58,7 +59,7 @@ int run_gpu_info(const std::vector<std::string>& args, const global_options&) {
   }
   gpu::gpu_info g = gpu::detect();
   if (p.has("--json")) {
-    std::puts(dump_pretty(g.to_json()).c_str());
+    std::puts(dump_pretty(gpu::gpu_info_json(g)).c_str());
   } else if (!g.detected()) {
     std::printf("no GPU found (neither rocminfo nor nvidia-smi reports one)\n");
     if (!g.compiler.empty()) std::printf("  Compiler: %s (kernels can be compiled, not run)\n", g.compiler.c_str());

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/workspace.h"
+#include "optimize/config_printer.h"
 #include "optimize/loop.h"
 #include "optimize/report_printer.h"
 #include "optimize/measure.h"
@@ -102,7 +103,7 @@ status apply_overrides(const arg_parser& p, optimize::optimize_config& c) {
 }
 
 int dry_run(const optimize::optimize_config& c, const optimize::loop_options& o) {
-  json plan = c.to_json();
+  json plan = optimize::optimize_config_json(c);
   optimize::server_env env{o.python, o.workspace, o.workspace / "server_traces"};
   json servers = json::object();
   for (const auto& [tag, variant] : std::vector<std::pair<std::string, std::string>>{{"baseline", c.server.baseline}}) {

@@ -8,7 +8,9 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "store/compare.h"
+#include "store/compare_printer.h"
 #include "store/results_store.h"
+#include "store/run_printer.h"
 
 namespace magpie::cli {
 namespace {

@@ -19,7 +19,10 @@
 #include "trace/discovery.h"
 #include "trace/gap_analysis.h"
 #include "trace/gap_printer.h"
+#include "trace/analysis_printer.h"
 #include "trace/health.h"
+#include "trace/health_printer.h"
+#include "trace/stage_codec.h"
 #include "trace/report.h"
 #include "trace/report_printer.h"
 #include "trace/report_result.h"
@@ -51,17 +54,16 @@ void add_compat_flag(arg_parser& p) {
 }
 
 /// Prints the input's problems on stderr and returns the exit code they imply: unusable → 1,
-/// partial → 3 (0 with --allow-partial), ok → 0. `input` is input_health::to_json().
-int input_exit(const std::string& what, const json& input, bool allow_partial) {
-  std::string st = json_string(input, "status", "ok");
-  bool fatal = st == "unusable";
-  for (const auto& p : json_strings(input, "problems"))
+/// partial → 3 (0 with --allow-partial), ok → 0.
+int input_exit(const std::string& what, const trace::input_health& input, bool allow_partial) {
+  bool fatal = input.status == trace::input_status::unusable;
+  for (const auto& p : trace::problem_texts(input))
     std::fprintf(stderr, "magpie trace: %s: %s: %s\n", fatal ? "error" : "warning", what.c_str(), p.c_str());
   if (fatal) {
     std::fprintf(stderr, "magpie trace: %s: nothing to analyse, no output written\n", what.c_str());
     return k_exit_failure;
   }
-  if (st == "partial" && !allow_partial) {
+  if (input.status == trace::input_status::partial && !allow_partial) {
     std::fprintf(stderr, "magpie trace: %s was read only partly: outputs written and marked partial; exit %d "
                          "(--allow-partial accepts partial input)\n", what.c_str(), k_exit_partial);
     return k_exit_partial;
@@ -161,7 +163,7 @@ void print_top_kernels(const std::vector<trace::kernel_row>& kernels, size_t row
 int report_one(const arg_parser& p, const trace::report_config& cfg, const fs::path& trace, const fs::path& out) {
   auto r = trace::run_trace_report(cfg, trace, out);
   if (!r.ok()) return fail(r.get_status());
-  int exit_code = input_exit(trace.string(), r->input.to_json(), p.has("--allow-partial"));
+  int exit_code = input_exit(trace.string(), r->input, p.has("--allow-partial"));
   if (exit_code == k_exit_failure) return exit_code;
   if (p.has("--json")) {
     std::puts(dump_pretty(trace::trace_report_json(*r)).c_str());
@@ -169,7 +171,7 @@ int report_one(const arg_parser& p, const trace::report_config& cfg, const fs::p
   }
   std::printf("Trace report: %s\nTrace: %s\nGPU spec: %s\nRules: %s\n\n", out.c_str(), trace.c_str(),
               r->gpu_spec_choice.c_str(), r->analysis.timeline_rule.c_str());
-  print_timeline_rows("GPU timeline", r->analysis.timeline.to_json());
+  print_timeline_rows("GPU timeline", trace::timeline_json(r->analysis.timeline));
   const trace::timeline_breakdown& tl = r->analysis.timeline;
   if (tl.total_comm > 0) {
     const auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
@@ -311,7 +313,7 @@ int run_timeline(const std::vector<std::string>& args) {
   bool compat = p.has("--tracelens-compat");
   auto m = trace::load_trace_model(first_positional(p), trace::model_options_for(compat));
   if (!m.ok()) return fail(m.get_status());
-  json input = trace::check_model(*m, true).to_json();
+  trace::input_health input = trace::check_model(*m, true);
   int exit_code = input_exit(first_positional(p), input, p.has("--allow-partial"));
   if (exit_code == k_exit_failure) return exit_code;
   std::vector<uint32_t> events;
@@ -320,13 +322,13 @@ int run_timeline(const std::vector<std::string>& args) {
   trace::timeline_breakdown t = trace::gpu_timeline(*m, events, static_cast<int64_t>(*micro * 1000), compat);
   std::string rule = compat ? "linked GPU events only (TraceLens default)" : "all GPU events (unlinked included)";
   if (p.has("--json")) {
-    std::puts(dump_pretty(json{{"gpu_timeline", t.to_json()}, {"rule", rule}, {"events", events.size()},
-                               {"trace", trace::trace_summary_json(m->summary())}, {"input", input}})
+    std::puts(dump_pretty(json{{"gpu_timeline", trace::timeline_json(t)}, {"rule", rule}, {"events", events.size()},
+                               {"trace", trace::trace_summary_json(m->summary())}, {"input", trace::input_health_json(input)}})
                   .c_str());
     return exit_code;
   }
   std::printf("rule: %s (%zu of %zu GPU events)\n", rule.c_str(), events.size(), m->gpu.size());
-  print_timeline_rows("type", t.to_json());
+  print_timeline_rows("type", trace::timeline_json(t));
   return exit_code;
 }
 
@@ -343,7 +345,7 @@ int run_roofline(const std::vector<std::string>& args) {
   bool compat = p.has("--tracelens-compat");
   auto m = trace::load_trace_model(first_positional(p), trace::model_options_for(compat));
   if (!m.ok()) return fail(m.get_status());
-  int exit_code = input_exit(first_positional(p), trace::check_model(*m, true).to_json(), p.has("--allow-partial"));
+  int exit_code = input_exit(first_positional(p), trace::check_model(*m, true), p.has("--allow-partial"));
   if (exit_code == k_exit_failure) return exit_code;
   auto sc = spec_from(p, *m);
   if (!sc.ok()) return fail(sc.get_status());
@@ -409,7 +411,7 @@ int run_stages(const std::vector<std::string>& args) {
   int exit_code = k_exit_ok;
   const std::string rank0 = b->rank0_trace ? b->rank0_trace->string() : std::string();
   if (b->input) {
-    exit_code = input_exit(rank0, b->input->to_json(), p.has("--allow-partial"));
+    exit_code = input_exit(rank0, *b->input, p.has("--allow-partial"));
     if (exit_code == k_exit_failure) return exit_code;
   }
   if (p.has("--json")) {
@@ -418,11 +420,11 @@ int run_stages(const std::vector<std::string>& args) {
     std::printf("Trace: %s (steps from %s)\n", rank0.c_str(), b->analysed ? b->split.source.c_str() : "");
     for (const auto& r : b->stage_results) {
       if (!r.pick.step) {
-        std::printf("  %-14s %s\n", r.stage.c_str(), r.error.c_str());
+        std::printf("  %-14s %s\n", trace::inference_stage_name(r.stage), r.error.c_str());
         continue;
       }
       const std::string& step_name = b->split.steps[*r.pick.step].name;
-      std::printf("  %-14s step %s: %s\n                 -> %s\n", r.stage.c_str(), step_name.c_str(),
+      std::printf("  %-14s step %s: %s\n                 -> %s\n", trace::inference_stage_name(r.stage), step_name.c_str(),
                   r.pick.selection_reason.c_str(), r.simple_summary_file.c_str());
     }
     for (const auto& w : b->warnings) std::fprintf(stderr, "magpie trace: warning: %s\n", w.c_str());

@@ -13,7 +13,7 @@
 #include "core/utf8.h"
 #include "mcp/trace_kernels.h"
 #include "source/kernel_sources.h"
-#include "source/report.h"
+#include "source/report_printer.h"
 
 namespace magpie::cli {
 namespace {

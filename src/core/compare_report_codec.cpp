@@ -1,5 +1,6 @@
 #include "core/compare_report_codec.h"
 
+#include "core/state_row_codec.h"
 #include "core/strings.h"
 
 namespace magpie {

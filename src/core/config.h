@@ -23,7 +23,7 @@ status_or<std::string> read_input_file(const fs::path& path, size_t max_bytes, c
 /// "<where>: <field>: <message>".
 status config_error(const config_node& at, const std::string& field, const std::string& message);
 
-/// Magpie's command grammar: a string is split on whitespace into one argv (no shell, no
+/// Upstream Magpie's command grammar: a string is split on whitespace into one argv (no shell, no
 /// quoting); a list of strings is one argv; a list of lists is several argvs run in order.
 /// Empty string/list → no command. Mixed lists are an error.
 status_or<argv_list> parse_command_spec(const config_node& node, const std::string& field);

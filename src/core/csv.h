@@ -42,7 +42,7 @@ status_or<std::vector<std::vector<std::string>>> parse_csv(const std::string& te
                                                            const csv_limits& limits = {},
                                                            const std::string& what = "CSV");
 
-/// "%.2f"-style formatting used by Magpie's CSVs.
+/// "%.2f"-style formatting used by upstream Magpie's CSVs.
 std::string fixed(double v, int decimals);
 
 }  // namespace magpie

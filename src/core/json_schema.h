@@ -42,7 +42,7 @@ json s_any_object(const std::string& description);
 /// {type: object, properties, required, additionalProperties: false}.
 json s_object(std::initializer_list<std::pair<const char*, json>> properties,
               const std::vector<std::string>& required = {}, bool closed = true);
-/// The same schema that also accepts null (Magpie's optional arguments default to None).
+/// The same schema that also accepts null (upstream Magpie's optional arguments default to None).
 json or_null(json schema);
 /// The same schema with a "default" annotation.
 json with_default(json schema, json value);

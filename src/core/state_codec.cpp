@@ -1,6 +1,7 @@
-// The spelling of report states (Magpie's upper-case stage states and task words, our
+// The spelling of report states (upstream Magpie's upper-case stage states and task words, our
 // lower-case kernel outcomes). Every other file uses the enums of core/states.h.
 #include "core/states.h"
+#include "core/state_row_codec.h"
 
 #include "core/enum_names.h"
 

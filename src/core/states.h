@@ -1,4 +1,4 @@
-// The state words of reports, as enums: Magpie's per-stage states (kernel evaluations, serving
+// The state words of reports, as enums: upstream Magpie's per-stage states (kernel evaluations, serving
 // runs) and the one-word outcome of an evaluated kernel. Reports spell them "SUCCESS" /
 // "passed" and so on; state_codec.cpp is the only place that maps between the two. They live in
 // core because every module reads them from reports (mcp and store from child processes' files).
@@ -14,7 +14,7 @@
 
 namespace magpie {
 
-/// Magpie's compiling_state / correctness_state / performance_state / latency_state.
+/// Upstream Magpie's compiling_state / correctness_state / performance_state / latency_state.
 enum class stage_state { success, failed, skipped };
 
 /// One word per evaluated kernel (kernel outcomes are data, not errors): compile failed or the
@@ -32,7 +32,7 @@ enum class correctness_basis { none, outputs, exit_code, reference };
 /// Computed by kernel/verdict.cpp; here because optimize and mcp read compare reports back.
 enum class verdict_kind { baseline, faster, slower, same, ambiguous, not_ranked, implausible };
 
-/// Magpie's words for a background task (its ray_task_* tools; our batches and run handles).
+/// Upstream Magpie's words for a background task (its ray_task_* tools; our batches and run handles).
 enum class task_status { submitted, pending, running, succeeded, failed, stopped, unknown };
 
 /// "SUCCESS", "FAILED", "SKIPPED".
@@ -49,7 +49,7 @@ const char* verdict_kind_name(verdict_kind k);
 std::optional<verdict_kind> parse_verdict_kind(std::string_view word);
 /// "SUBMITTED", "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "STOPPED", "UNKNOWN".
 const char* task_status_name(task_status s);
-/// Also Ray's job status words (Magpie took its words from Ray's Jobs API).
+/// Also Ray's job status words (upstream Magpie took its words from Ray's Jobs API).
 std::optional<task_status> parse_task_status(std::string_view s);
 
 /// nlohmann-json writes the enums as their report words, never as integers (json j = state).
@@ -65,14 +65,5 @@ std::vector<std::string> kernel_outcome_names();
 std::vector<std::string> correctness_basis_names();
 std::vector<std::string> verdict_kind_names();
 std::vector<std::string> task_status_names(std::initializer_list<task_status> which);
-
-/// The state in `row[key]` of a kernel_eval row (a report's results entry); `dflt` when the
-/// key is absent or holds no known state.
-stage_state row_stage_state(const json& row, const char* key, stage_state dflt);
-/// True when the row's correctness_state is SUCCESS.
-bool row_correct(const json& row);
-kernel_outcome row_outcome(const json& row, kernel_outcome dflt);
-/// The row's correctness_method; `dflt` when absent or not a known word.
-correctness_basis row_correctness_basis(const json& row, correctness_basis dflt);
 
 }  // namespace magpie

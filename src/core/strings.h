@@ -13,7 +13,7 @@ namespace magpie {
 std::string strprintf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 std::string vstrprintf(const char* fmt, va_list ap);
 
-/// Splits on runs of ASCII whitespace; no quoting (Magpie's command-string grammar).
+/// Splits on runs of ASCII whitespace; no quoting (upstream Magpie's command-string grammar).
 std::vector<std::string> split_whitespace(std::string_view s);
 /// Splits on every occurrence of `sep` (empty fields kept).
 std::vector<std::string> split(std::string_view s, char sep);

@@ -125,7 +125,7 @@ status_or<std::unique_ptr<child_process>> child_process::spawn(const spawn_spec&
   if (!spec.cwd.empty() && !fs::is_directory(spec.cwd))
     return not_found("working directory does not exist: %s", spec.cwd.c_str());
   // A relative command path ("./run_test.sh") is looked up inside the child's working
-  // directory, as exec after chdir (and Magpie's subprocess cwd=) does.
+  // directory, as exec after chdir (and upstream Magpie's subprocess cwd=) does.
   std::string exe = find_executable(spec.argv[0], merged_path(spec), spec.cwd);
   if (exe.empty()) {
     if (spec.argv[0].find('/') != std::string::npos && spec.argv[0][0] != '/' && !spec.cwd.empty())

@@ -1,4 +1,4 @@
-// Run workspaces: <out>/<mode>[_<label>]_<YYYYmmdd_HHMMSS>/ (Magpie's layout).
+// Run workspaces: <out>/<mode>[_<label>]_<YYYYmmdd_HHMMSS>/ (upstream Magpie's layout).
 #pragma once
 
 #include <string>

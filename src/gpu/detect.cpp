@@ -9,22 +9,6 @@
 
 namespace magpie::gpu {
 
-json gpu_info::to_json() const {
-  json j;
-  j["vendor"] = vendor;
-  j["architecture"] = architecture.empty() ? json(nullptr) : json(architecture);
-  j["compiler"] = compiler.empty() ? json(nullptr) : json(compiler);
-  j["profiler"] = profiler.empty() ? json(nullptr) : json(profiler);
-  j["driver_version"] = driver_version.empty() ? json(nullptr) : json(driver_version);
-  j["devices"] = json::array();
-  for (const auto& d : devices) {
-    j["devices"].push_back({{"index", d.index}, {"name", d.name}, {"uuid", d.uuid},
-                            {"memory_total_mib", d.memory_total_mib}, {"memory_used_mib", d.memory_used_mib},
-                            {"compute_cap", d.compute_cap}});
-  }
-  return j;
-}
-
 std::string parse_rocminfo_arch(const std::string& out) {
   for (size_t i = 0; i + 3 < out.size(); ++i) {
     if ((out[i] == 'g' || out[i] == 'G') && to_lower(out.substr(i, 3)) == "gfx" &&

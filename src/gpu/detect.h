@@ -1,11 +1,10 @@
-// GPU detection from vendor tools (rocminfo, nvidia-smi), as Magpie does: the first gfx*
+// GPU detection from vendor tools (rocminfo, nvidia-smi), as upstream Magpie does: the first gfx*
 // token of rocminfo means AMD; else nvidia-smi's compute capability "9.0" means sm_90.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::gpu {
@@ -26,7 +25,6 @@ struct gpu_info {
   std::string driver_version;
   std::vector<device> devices;
   bool detected() const { return !architecture.empty(); }
-  json to_json() const;
 };
 
 /// First "gfx<alnum>" token (lower-cased), or "".
@@ -39,7 +37,7 @@ std::vector<device> parse_nvidia_smi_devices(const std::string& csv, std::string
 
 /// Runs the vendor tools (each with a 15 s timeout). Never fails: no GPU → vendor UNKNOWN.
 gpu_info detect();
-/// Magpie's "GPU Information:" text block.
+/// Upstream Magpie's "GPU Information:" text block.
 std::string format_gpu_info(const gpu_info& g);
 
 }  // namespace magpie::gpu

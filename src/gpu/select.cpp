@@ -8,23 +8,6 @@
 
 namespace magpie::gpu {
 
-json selection::to_json() const {
-  json j;
-  j["vendor"] = vendor;
-  j["indices"] = indices;
-  json e = json::object();
-  for (const auto& [k, v] : env) e[k] = v;
-  j["env"] = e;
-  json obs = json::array();
-  for (const auto& g : observed)
-    obs.push_back({{"index", g.index}, {"uuid", g.uuid}, {"memory_used_mib", g.memory_used_mib},
-                   {"memory_total_mib", g.memory_total_mib}, {"processes", g.processes},
-                   {"utilization_pct", g.utilization_pct < 0 ? json(nullptr) : json(g.utilization_pct)}});
-  j["observed"] = obs;
-  j["busy"] = busy;
-  return j;
-}
-
 std::vector<gpu_usage> parse_nvidia_gpu_usage(const std::string& csv) {
   std::vector<gpu_usage> out;
   for (const auto& line : split(csv, '\n')) {

@@ -1,4 +1,4 @@
-// Idle-GPU auto-selection for serving benchmarks and compare workers (Magpie's find_idle_gpus):
+// Idle-GPU auto-selection for serving benchmarks and compare workers (upstream Magpie's find_idle_gpus):
 // a GPU is idle when no compute process uses it, its free memory is >= min_free_memory_gb and
 // (ours) its utilization is below max_utilization_pct — inside a container nvidia-smi often
 // lists no process of another container, but the load still shows. Idle GPUs are taken
@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "core/env.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::gpu {
@@ -28,7 +27,7 @@ struct gpu_usage {
 };
 
 struct selection_request {
-  int count = 1;                        ///< GPUs needed (Magpie: gpu_selection.count or TP)
+  int count = 1;                        ///< GPUs needed (upstream Magpie: gpu_selection.count or TP)
   double min_free_memory_gb = 8.0;      ///< GiB free at least
   double max_utilization_pct = 10.0;    ///< a GPU at or above this utilization (%) is busy
   std::vector<int> candidates;          ///< allowed indices (empty: all; unknown ones ignored)
@@ -41,7 +40,6 @@ struct selection {
   env_list env;                         ///< variables to export to the server
   std::vector<gpu_usage> observed;      ///< every GPU seen, for the report
   std::vector<std::string> busy;        ///< GPUs passed over and why: "0 (1 process(es))", "2 (3.1 GiB free)"
-  json to_json() const;
 };
 
 /// `nvidia-smi --query-gpu=index,uuid,memory.used,memory.total[,utilization.gpu]

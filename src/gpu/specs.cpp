@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "core/strings.h"
+#include "gpu/specs_codec.h"
 
 namespace magpie::gpu {
 namespace {
@@ -14,24 +15,6 @@ std::optional<double> gpu_spec::peak_tflops(const std::string& compute_spec) con
   auto it = tflops.find(compute_spec);
   if (it == tflops.end() || !(it->second > 0)) return std::nullopt;
   return it->second;
-}
-
-json gpu_spec::to_json() const {
-  json j;
-  j["name"] = name;
-  j["mem_bw_gbps"] = mem_bw_gbps;
-  if (memory_gb > 0) j["memory_gb"] = memory_gb;
-  json t = json::object();
-  for (const auto& [k, v] : tflops) t[k] = v;
-  j["max_achievable_tflops"] = t;
-  if (!source.empty()) j["_source"] = source;
-  if (!key_source.empty()) {
-    json ks = json::object();
-    for (const auto& [k, v] : key_source) ks[k] = v;
-    j["_key_source"] = ks;
-  }
-  if (!reference.empty()) j["_reference"] = reference;
-  return j;
 }
 
 namespace {

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::gpu {
@@ -29,8 +28,6 @@ struct gpu_spec {
   std::map<std::string, std::string> key_source;
 
   std::optional<double> peak_tflops(const std::string& compute_spec) const;
-  /// TraceLens arch JSON: {name, mem_bw_gbps, memory_gb, max_achievable_tflops{…}, _reference}.
-  json to_json() const;
 };
 
 struct spec_entry {
@@ -41,8 +38,6 @@ struct spec_entry {
   gpu_spec achievable;  ///< partial: only measured keys
 };
 
-/// Parses a gpu_specs.json document (errors name the entry and field).
-status_or<std::vector<spec_entry>> parse_spec_table(const json& doc, const std::string& what);
 status_or<std::vector<spec_entry>> load_spec_table(const fs::path& file);
 /// data/gpu_specs.json next to the binary: $MAGPIE_DATA_DIR, <exe>/data, <exe>/../data,
 /// <exe>/../share/magpie/data (the first that exists); empty when none.

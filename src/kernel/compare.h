@@ -1,4 +1,4 @@
-// One compare result from per-kernel verdicts: the rankings, the winner and Magpie's
+// One compare result from per-kernel verdicts: the rankings, the winner and upstream Magpie's
 // comparison metrics, and the console summary. The local compare (kernel/run.cpp) and the merge
 // of a Slurm / Ray batch (sched/merge_compare.cpp) both build their report's results from it, so
 // the rule that picks the winner is written once.
@@ -38,7 +38,7 @@ struct compare_result {
   std::vector<std::pair<int, double>> rankings;  ///< (index, speedup) of ranked verdicts, fastest first
   int winner = -1;                               ///< -1: no kernel is correct
   std::string winner_reason;
-  /// Magpie's results keys: comparison_metrics (with `as_expected`: every kernel's correctness
+  /// Upstream Magpie's results keys: comparison_metrics (with `as_expected`: every kernel's correctness
   /// matches its `expect`), winner, winner_reason, rankings, baseline_index and verdicts (each
   /// verdict's confidence: `confidence`).
   void write(json& results, double confidence) const;

@@ -37,7 +37,7 @@ struct trial_verdict {
 struct correctness_verdict {
   bool passed = false;
   std::vector<trial_verdict> trials;
-  std::vector<std::string> errors;  ///< summary lines for Magpie's errors[]
+  std::vector<std::string> errors;  ///< summary lines for upstream Magpie's errors[]
   double max_abs = 0, max_rel = 0, mean_abs = 0, mean_rel = 0;  ///< over all trials and outputs
   json to_json() const;
 };

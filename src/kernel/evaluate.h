@@ -1,5 +1,5 @@
 // The analyze / compare pipeline: compile → correctness (against the reference) → timing →
-// profile → score, with Magpie's states and report keys plus our measurement details.
+// profile → score, with upstream Magpie's states and report keys plus our measurement details.
 #pragma once
 
 #include <optional>
@@ -79,18 +79,18 @@ std::optional<reference_inputs> python_reference_inputs(const kernel_spec& ref);
 /// Timing (interleaved across `ks`) and profiler stages for kernels that passed correctness.
 /// `reference`: checks the outputs of timed samples against its check trials (may be null).
 void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx, const held_reference* reference);
-/// Magpie's score: compile failed → 0; +0.5 correctness, +0.5 performance; perf skipped → 1.0.
+/// Upstream Magpie's score: compile failed → 0; +0.5 correctness, +0.5 performance; perf skipped → 1.0.
 void compute_score(kernel_eval& k);
 
-/// Magpie's EvaluationState dict plus our fields.
+/// Upstream Magpie's EvaluationState dict plus our fields.
 json kernel_eval_json(const kernel_eval& k, const eval_context& ctx);
-/// Magpie's console block for one kernel.
+/// Upstream Magpie's console block for one kernel.
 std::string kernel_eval_text(const kernel_eval& k);
 
 struct run_outcome {
   json report;
   fs::path workspace, report_path;
-  std::string console;  ///< stdout text (Magpie's blocks, summary, "Workspace: ...")
+  std::string console;  ///< stdout text (upstream Magpie's blocks, summary, "Workspace: ...")
   int exit_code = 0;
 };
 

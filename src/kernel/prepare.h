@@ -6,13 +6,13 @@
 
 namespace magpie::kernel {
 
-/// Result of one pipeline stage in Magpie's vocabulary.
+/// Result of one pipeline stage in upstream Magpie's vocabulary.
 struct stage_result {
-  stage_state state = stage_state::skipped;  ///< reported as Magpie's SUCCESS | FAILED | SKIPPED
+  stage_state state = stage_state::skipped;  ///< reported as upstream Magpie's SUCCESS | FAILED | SKIPPED
   std::vector<std::string> errors;
   json detail = json::object();   ///< stage-specific fields merged into <stage>_result
   bool success() const { return state == stage_state::success; }
-  /// Magpie's {success, errors, ...detail} object, or null when skipped without detail.
+  /// Upstream Magpie's {success, errors, ...detail} object, or null when skipped without detail.
   json to_json() const;
 };
 

@@ -25,14 +25,14 @@ std::vector<ncu_kernel> parse_ncu_csv(const std::string& text);
 stage_result run_ncu(const prepared_kernel& k, const perf_policy& p, const timing_policy& t, uint64_t seed,
                      bool protocol);
 
-/// Runs the kernel's prof_command argvs (Magpie: success → custom_profiling_complete = 1).
+/// Runs the kernel's prof_command argvs (upstream Magpie: success → custom_profiling_complete = 1).
 stage_result run_prof_command(const prepared_kernel& k, double timeout_s);
 
-/// Runs the testcase once under libmagpie_cupti.so and reports Magpie's `kernels` summary.
+/// Runs the testcase once under libmagpie_cupti.so and reports upstream Magpie's `kernels` summary.
 stage_result run_cupti_summary(const prepared_kernel& k, const cupti_setup& c, const fs::path& work_dir,
                                double timeout_s);
 
-/// rocprof-compute pmc_perf.csv → per-dispatch durations grouped per kernel (Magpie's
+/// rocprof-compute pmc_perf.csv → per-dispatch durations grouped per kernel (upstream Magpie's
 /// kernel summary; runtime kernels __amd_rocclr_* / __hip_* dropped).
 status_or<json> parse_rocprof_pmc_perf(const std::string& csv_text);
 

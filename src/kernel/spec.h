@@ -1,4 +1,4 @@
-// What to evaluate: kernel entries (Magpie's kernel YAML, plus our additions) and the named
+// What to evaluate: kernel entries (upstream Magpie's kernel YAML, plus our additions) and the named
 // policy objects that govern correctness, timing and comparison.
 #pragma once
 
@@ -15,7 +15,7 @@ namespace magpie::kernel {
 
 enum class kernel_type { hip, cuda, pytorch, triton, host };
 
-/// Magpie's parser: hip, cuda, pytorch|torch|py, triton (case-insensitive), plus host.
+/// Upstream Magpie's parser: hip, cuda, pytorch|torch|py, triton (case-insensitive), plus host.
 bool parse_kernel_type(const std::string& s, kernel_type* out);
 /// Upper-case enum name used in reports ("HIP", "CUDA", "PYTORCH", "TRITON", "HOST").
 const char* kernel_type_name(kernel_type t);
@@ -23,7 +23,7 @@ const char* kernel_type_name(kernel_type t);
 bool uses_cuda(kernel_type t);
 bool is_python(kernel_type t);
 
-/// Magpie's bench_target: {module, callable, get_inputs}.
+/// Upstream Magpie's bench_target: {module, callable, get_inputs}.
 struct bench_target {
   std::string module, callable, get_inputs;
 };
@@ -32,7 +32,7 @@ struct kernel_spec {
   std::string id = "kernel";
   kernel_type type = kernel_type::hip;
   std::vector<std::string> source_files;  ///< absolute after resolve_paths()
-  fs::path working_dir;                   ///< absolute; Magpie's rules (kernel/spec_paths.h)
+  fs::path working_dir;                   ///< absolute; upstream Magpie's rules (kernel/spec_paths.h)
   env_list env;                           ///< PATH-like keys prepended
   argv_list compile_command, testcase_command, prof_command;
   std::optional<bench_target> target;
@@ -51,7 +51,7 @@ struct kernel_spec {
 enum class correctness_method { auto_select, outputs, exit_code };
 /// "auto", "outputs", "exit_code".
 const char* correctness_method_name(correctness_method m);
-/// Also Magpie's "testcase" (= exit_code).
+/// Also upstream Magpie's "testcase" (= exit_code).
 std::optional<correctness_method> parse_correctness_method(std::string_view word);
 
 struct tolerance {
@@ -93,14 +93,14 @@ struct compare_policy {
   double same_tolerance = 0.02;  ///< |speedup − 1| within this (whole CI) → "same"
   double confidence = 0.95;
   int bootstrap_resamples = 2000;
-  std::string winner_strategy = "speedup";  ///< Magpie's perf_score maps here
+  std::string winner_strategy = "speedup";  ///< upstream Magpie's perf_score maps here
   json to_json() const;
 };
 
 struct perf_policy {
   bool enabled = true;          ///< --no-perf disables
   std::string backend;          ///< "" auto | ncu | rocprof_compute | metrix | cupti | none
-  double timeout_s = 600;       ///< Magpie's performance.timeout_seconds
+  double timeout_s = 600;       ///< upstream Magpie's performance.timeout_seconds
   std::vector<std::string> ncu_args;
   std::vector<std::string> ncu_metrics;
   json to_json() const;
@@ -134,20 +134,20 @@ struct eval_request {
   timing_policy timing;
   compare_policy compare;
   perf_policy performance;
-  bool enable_default_compile = false;  ///< Magpie's compiling.enable_default_compile
+  bool enable_default_compile = false;  ///< upstream Magpie's compiling.enable_default_compile
   fs::path output_dir = "./results";
   std::string config_file;        ///< source YAML (for provenance), may be empty
   json raw_config;                ///< the YAML as JSON (config.yaml snapshot)
   /// Set by scale-out jobs: compare against this reference instead of evaluating one.
   std::optional<external_reference> external_ref;
-  /// A local compare's workers (kernel/workers.h), from Magpie's scheduler.max_workers /
+  /// A local compare's workers (kernel/workers.h), from upstream Magpie's scheduler.max_workers /
   /// gpu_devices or -w, copied here by the CLI: at most this many candidates at once (0 = 1),
   /// bound to these GPUs ({} = discover them).
   int max_workers = 0;
   std::vector<int64_t> gpu_devices;
 };
 
-/// Parses a Magpie kernel YAML (with our additions) into `req` (kernels, reference, policies).
+/// Parses an upstream Magpie kernel YAML (with our additions) into `req` (kernels, reference, policies).
 /// Errors name file:line:col and field. Its `scheduler:` and `ray_config:` sections are where
 /// runs execute, read by sched::load_scheduler_sections; they are accepted here unread.
 status load_kernel_config(const fs::path& path, eval_request* req);

@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "core/states.h"
+#include "core/state_row_codec.h"
 #include "core/strings.h"
 #include "gpu/detect.h"
 #include "core/json_schema.h"

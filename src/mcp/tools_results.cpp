@@ -9,6 +9,7 @@
 #include "serve/bench_config.h"
 #include "serve/metrics_schema.h"
 #include "store/compare.h"
+#include "store/compare_printer.h"
 #include "store/results_store.h"
 #include "trace/report_schema.h"
 

@@ -10,7 +10,7 @@
 #include "mcp/trace_kernels.h"
 #include "source/kernel_sources.h"
 #include "source/repo_index.h"
-#include "source/report.h"
+#include "source/report_printer.h"
 #include "trace/report_schema.h"
 
 namespace magpie::mcp {

@@ -7,7 +7,7 @@
 
 #include "core/fs.h"
 #include "core/status.h"
-#include "source/report.h"
+#include "source/report_printer.h"
 
 namespace magpie::mcp {
 

@@ -6,6 +6,8 @@
 #include "core/csv.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "optimize/decide_codec.h"
+#include "optimize/decide_printer.h"
 #include "optimize/loop_run.h"
 
 namespace magpie::optimize {
@@ -150,7 +152,7 @@ status loop_run::step_choose_kernel() {
   auto src = read_json_file(json_string(a, "sources_json"));
   classify(rows, source_confidences(src.ok() ? *src : json::object()), m_cfg);
   json ranking = json::array();
-  for (const auto& r : rows) ranking.push_back(r.to_json());
+  for (const auto& r : rows) ranking.push_back(ranked_kernel_json(r));
   m_report["ranking"] = ranking;
   auto pick = choose_kernel(rows);
   if (auto* s = std::get_if<stop_reason>(&pick)) {
@@ -206,7 +208,7 @@ status loop_run::step_compare() {
   m_report["compare_report"] = rep.string();
   MAGPIE_ASSIGN_OR_RETURN(compare_report_record decoded, decode_compare_report(cr, rep.string()));
   gate_result g = choose_winner(decoded, *op);
-  m_report["kernel"] = g.to_json();
+  m_report["kernel"] = gate_result_json(g);
   if (g.stop) m_stop = g.stop;
   return ok_status();
 }

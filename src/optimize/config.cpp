@@ -244,29 +244,6 @@ std::string optimize_config::op_of_kernel(const std::string& kernel_name, std::s
   return {};
 }
 
-json optimize_config::to_json() const {
-  json ops_j = json::object();
-  for (const auto& o : ops) {
-    json cands = json::object();
-    for (const auto& [id, impl] : o.candidates) cands[id] = impl;
-    ops_j[o.name] = {{"compare", o.compare_yaml.string()}, {"baseline_id", o.baseline_id}, {"kernels", o.kernels}, {"candidates", cands}};
-  }
-  json repos = json::array();
-  for (const auto& p : source_repos) repos.push_back(p.string());
-  return {{"path", path.string()},
-          {"name", name},
-          {"server", {{"command", server.command}, {"baseline", server.baseline}, {"variant", server.variant},
-                      {"info_path", server.info_path}, {"identity_keys", server.identity_keys}}},
-          {"sources", {{"repos", repos}, {"min_confidence", decision.min_confidence}}},
-          {"gap", {{"start_pct", gap.start_pct}, {"end_pct", gap.end_pct}, {"top_k", gap.top_k}}},
-          {"compare", {{"max_time_s", compare_max_time_s}}},
-          {"ops", ops_j},
-          {"e2e", {{"order", e2e.order}, {"servers", e2e.servers}, {"pairs", e2e.pairs}, {"max_pairs", e2e.max_pairs},
-                   {"target_mde_pct", e2e.target_mde_pct}, {"power", e2e.power}, {"max_series_s", e2e.max_series_s},
-                   {"control", e2e.control}}},
-          {"decision", {{"alpha", decision.alpha}, {"min_confidence", decision.min_confidence}, {"metrics", decision.metrics}}}};
-}
-
 status_or<optimize_config> parse_optimize_yaml(const std::string& text, const fs::path& file) {
   MAGPIE_ASSIGN_OR_RETURN(config_node root, parse_yaml(text, file.string()));
   const config_node* top = root.get("optimize");

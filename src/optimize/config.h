@@ -85,7 +85,6 @@ struct optimize_config {
   const op_config* find_op(const std::string& name) const;
   /// op of a trace kernel name ("" when none): exact symbol, or a Triton specialisation suffix.
   std::string op_of_kernel(const std::string& kernel_name, std::string* symbol = nullptr) const;
-  json to_json() const;
 };
 
 status_or<optimize_config> parse_optimize_yaml(const std::string& text, const fs::path& file);

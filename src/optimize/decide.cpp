@@ -6,12 +6,10 @@
 #include "core/csv.h"
 #include "core/enum_names.h"
 #include "core/strings.h"
+#include "optimize/decide_codec.h"
+#include "optimize/decide_printer.h"
 
 namespace magpie::optimize {
-
-json stop_reason::to_json() const {
-  return {{"code", code}, {"category", stop_category(code)}, {"message", message}, {"details", details}};
-}
 
 std::string stop_category(const std::string& code) {
   static const std::map<std::string, std::string> k = {
@@ -40,8 +38,6 @@ constexpr std::pair<disposition, const char*> k_disposition_names[] = {
     {disposition::low_confidence, "low_confidence"},
     {disposition::disagrees, "disagrees"}};
 
-json opt(const std::optional<double>& v) { return v ? json_finite(*v) : json(nullptr); }
-
 double num(const std::string& s) {
   auto v = parse_double(trim(s));
   return v ? *v : 0.0;
@@ -51,14 +47,6 @@ double num(const std::string& s) {
 
 const char* disposition_name(disposition d) { return enum_name(k_disposition_names, d, "external"); }
 std::optional<disposition> parse_disposition(std::string_view word) { return enum_parse(k_disposition_names, word); }
-
-json ranked_kernel::to_json() const {
-  return {{"rank", rank}, {"name", name}, {"calls", calls}, {"total_us", total_us}, {"avg_us", avg_us},
-          {"pct_total", pct_total}, {"kind", kind}, {"category", category}, {"source_resolution", source_resolution},
-          {"source_error", source_error}, {"source_file", source_file}, {"file", file}, {"line", line},
-          {"confidence", opt(confidence)}, {"candidates", candidates}, {"registry_symbol", symbol}, {"op", op},
-          {"input_shapes", input_shapes}, {"disposition", disposition}, {"why", why}};
-}
 
 status_or<std::vector<ranked_kernel>> read_gap_csv(const std::string& text) {
   MAGPIE_ASSIGN_OR_RETURN(auto table, parse_csv(text, true));
@@ -101,7 +89,7 @@ std::pair<std::string, int64_t> parse_source_file(const std::string& s) {
   return {m[1].str(), std::stoll(m[2].str())};
 }
 
-std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> source_confidences(const json& sources) {
+source_confidence_map source_confidences(const json& sources) {
   std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> out;
   if (!sources.is_object() || !sources.contains("kernels") || !sources["kernels"].is_array()) return out;
   for (const auto& k : sources["kernels"]) {
@@ -161,17 +149,11 @@ std::variant<size_t, stop_reason> choose_kernel(const std::vector<ranked_kernel>
                        : d.disposition == disposition::low_confidence ? "source_mapping_low_confidence"
                                                            : "source_mapping_disagrees";
     return stop_reason{code, strprintf("kernel #%d %s: %s", d.rank, d.name.substr(0, 80).c_str(), d.why.c_str()),
-                       {{"kernel", d.to_json()}}};
+                       {{"kernel", ranked_kernel_json(d)}}};
   }
   return stop_reason{"no_mappable_kernel",
                      strprintf("none of the %zu ranked kernels is defined in the searched source trees", rows.size()),
                      {{"ranked", rows.size()}}};
-}
-
-json candidate_result::to_json() const {
-  return {{"id", id}, {"outcome", outcome}, {"correctness_method", basis}, {"verdict", verdict ? json(*verdict) : json("")},
-          {"speedup", opt(speedup)}, {"ci_low", opt(ci_low)}, {"ci_high", opt(ci_high)}, {"median_ns", opt(median_ns)},
-          {"samples", samples}, {"reason", reason}, {"errors", errors}};
 }
 
 std::string describe_verdict(const candidate_result& c) {
@@ -184,22 +166,6 @@ std::string describe_verdict(const candidate_result& c) {
   else if (*c.verdict == verdict_kind::ambiguous && c.reason.find("'faster' is not certified") != std::string::npos)
     s += ", timed only inside the candidate's process: 'faster' not certified";
   return s;
-}
-
-json gate_result::to_json() const {
-  json ks = json::array();
-  for (const auto& k : kernels) ks.push_back(k.to_json());
-  json j = {{"baseline_id", baseline_id}, {"reference", reference.empty() ? json(nullptr) : json(reference)}, {"kernels", ks}};
-  if (win) {
-    j["winner"] = win->id;
-    j["impl"] = win->impl;
-    j["speedup"] = win->speedup;
-    j["ci_low"] = win->ci_low;
-    j["ci_high"] = win->ci_high;
-    j["baseline_median_ns"] = opt(win->baseline_median_ns);
-    j["winner_median_ns"] = opt(win->winner_median_ns);
-  }
-  return j;
 }
 
 namespace {
@@ -231,7 +197,7 @@ gate_result choose_winner(const compare_report_record& report, const op_config& 
   for (const auto& k : report.rows) g.kernels.push_back(read_candidate(k, report));
   if (report.reference) g.reference = *report.reference;
   auto stop = [&](const char* code, std::string msg) {
-    g.stop = stop_reason{code, std::move(msg), g.to_json()};
+    g.stop = stop_reason{code, std::move(msg), gate_result_json(g)};
     return g;
   };
   const candidate_result* base = nullptr;

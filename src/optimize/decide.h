@@ -32,7 +32,6 @@ namespace magpie::optimize {
 struct stop_reason {
   std::string code, message;
   json details = json::object();
-  json to_json() const;
 };
 
 /// The guide's wording for a stop code ("source mapping uncertain", …); "infrastructure" else.
@@ -58,15 +57,15 @@ struct ranked_kernel {
   std::string symbol, op;                ///< registry symbol and op ("" when none)
   optimize::disposition disposition = optimize::disposition::external;  ///< set by classify
   std::string why;
-  json to_json() const;
 };
 
-/// Rows of a gap_analysis.csv (Magpie's columns; '#' preamble skipped), ranked as given.
+/// Rows of a gap_analysis.csv (upstream Magpie's columns; '#' preamble skipped), ranked as given.
 status_or<std::vector<ranked_kernel>> read_gap_csv(const std::string& text);
 /// "$LOOP_DIR/kernels_baseline.py:17" → ("kernels_baseline.py", 17); ("", 0) otherwise.
 std::pair<std::string, int64_t> parse_source_file(const std::string& s);
-/// kernel name → (confidence, candidates) from `magpie trace sources --json`.
-std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>> source_confidences(const json& sources);
+/// kernel name → (confidence, candidates); decoded from `magpie trace sources --json` by
+/// source_confidences (optimize/decide_codec.h).
+using source_confidence_map = std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>>;
 /// Sets symbol, op, disposition and why on every row.
 void classify(std::vector<ranked_kernel>& rows,
               const std::map<std::string, std::pair<std::optional<double>, std::vector<std::string>>>& conf,
@@ -86,7 +85,6 @@ struct candidate_result {
   std::string reason;                                 ///< the verdict's reason (why not ranked, or its interval)
   int64_t samples = 0;
   std::vector<std::string> errors;
-  json to_json() const;
 };
 
 /// One candidate's verdict for a stop message: "ambiguous 1.100x (95% CI 0.950-1.300)", or
@@ -104,7 +102,6 @@ struct gate_result {
   std::vector<candidate_result> kernels;
   std::optional<winner> win;
   std::optional<stop_reason> stop;
-  json to_json() const;  ///< the report's `kernel` object
 };
 
 /// From compare_report.json (decoded by core's decode_compare_report): the fastest candidate
@@ -122,9 +119,8 @@ extern const std::vector<std::string> k_e2e_metrics;
 struct fingerprint {
   std::string total;
   std::map<std::string, std::string> parts;
-  json to_json() const;
 };
-fingerprint make_fingerprint(const json& workload, const json& request_lens, const json& model);
+// make_fingerprint (of the workload, request and model documents): optimize/decide_codec.h.
 /// Every run of both sides must equal `before[0]`; else inputs_changed naming the parts.
 std::optional<stop_reason> check_inputs(const std::vector<fingerprint>& before, const std::vector<fingerprint>& after);
 
@@ -138,7 +134,6 @@ struct metric_change {
   bool beyond_noise = false;
   std::optional<bool> better;
   double mde_pct = 0;  ///< smallest change (percent of the baseline mean) detectable at alpha/power
-  json to_json() const;
 };
 
 /// Welch's t-test of mean(b) vs mean(a): (t, df, two-sided p). Constant equal samples: p = 1.
@@ -159,7 +154,6 @@ struct external_verdict {
   std::string name, verdict, basis;
   std::optional<bool> beyond_noise;
   double change_pct = 0;
-  json to_json() const;
 };
 
 /// "improved" when every decision metric improved beyond noise by both tests; a stop otherwise.
@@ -170,7 +164,12 @@ std::variant<std::string, stop_reason> e2e_decision(const std::map<std::string, 
 
 /// What the kernel gain predicts end to end: the chosen op's share of GPU time in the window
 /// times the time the kernel saves, (1 − 1/speedup); as a GPU-time change and, if the step
-/// were GPU-bound, as a throughput change.
-json kernel_prediction(double op_share_pct, double speedup, double ci_low, double ci_high);
+/// were GPU-bound, as a throughput change (percent; each with the interval from the speedup's CI).
+struct kernel_prediction {
+  double op_share_pct = 0, speedup = 0;
+  std::pair<double, double> speedup_ci, gpu_time_change_pct_ci, throughput_change_pct_ci;
+  double gpu_time_change_pct = 0, throughput_change_pct = 0;
+};
+kernel_prediction predict_kernel_gain(double op_share_pct, double speedup, double ci_low, double ci_high);
 
 }  // namespace magpie::optimize

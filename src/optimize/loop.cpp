@@ -8,7 +8,10 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "optimize/loop_report_codec.h"
+#include "optimize/config_printer.h"
+#include "optimize/decide_printer.h"
 #include "optimize/loop_run.h"
+#include "optimize/measure_printer.h"
 #include "optimize/report_printer.h"
 
 namespace magpie::optimize {
@@ -68,7 +71,7 @@ loop_run::loop_run(const optimize_config& cfg, const loop_options& opts) : m_cfg
   bench["warmup_prompts"] = w.warmup_prompts;  // -1: the measured runs' prompts
   bench["profile_prompts"] = w.profile_prompts;
   m_report = {{"schema", "magpie-optimize-1"}, {"started_at", iso_time_now()}, {"name", cfg.name},
-              {"magpie", opts.self_exe.string()}, {"workspace", opts.workspace.string()}, {"config", cfg.to_json()},
+              {"magpie", opts.self_exe.string()}, {"workspace", opts.workspace.string()}, {"config", optimize_config_json(cfg)},
               {"control", cfg.e2e.control}, {"runs_per_side", cfg.e2e.pairs}, {"benchmark", bench},
               {"steps", json::object()}, {"stop", nullptr}, {"outcome", nullptr}};
 }
@@ -140,8 +143,8 @@ bool loop_run::step(const std::string& name, const std::function<status()>& fn) 
     st = error(status_code::cancelled, "%s (%s)", st.message().c_str(), interrupted().c_str());
   if (st.ok() && m_stop) {
     rec["status"] = "stopped";
-    rec["stop"] = m_stop->to_json();
-    m_report["stop"] = m_stop->to_json();
+    rec["stop"] = stop_reason_json(*m_stop);
+    m_report["stop"] = stop_reason_json(*m_stop);
     m_report["outcome"] = "stopped";
     MAGPIE_LOG_INFO("stopped at %s: %s: %s", name.c_str(), m_stop->code.c_str(), m_stop->message.c_str());
   } else if (!st.ok()) {
@@ -196,7 +199,7 @@ status_or<std::unique_ptr<variant_server>> loop_run::start_warm(const std::strin
   MAGPIE_RETURN_IF_ERROR(s->wait_ready(m_cfg.server.ready_timeout_s));
   ++m_starts;
   if (!m_report.contains("servers")) m_report["servers"] = json::array();
-  m_report["servers"].push_back(s->to_json());
+  m_report["servers"].push_back(variant_server_json(*s));
   MAGPIE_RETURN_IF_ERROR(check_identity(*s, candidate));
   if (m_stop) return s;
   MAGPIE_RETURN_IF_ERROR(warm_up(*s));
@@ -235,7 +238,7 @@ status loop_run::step_start_server() {
   MAGPIE_RETURN_IF_ERROR(s->wait_ready(m_cfg.server.ready_timeout_s));
   ++m_starts;
   m_report["server_baseline"] = s->info();
-  m_report["servers"] = json::array({s->to_json()});
+  m_report["servers"] = json::array({variant_server_json(*s)});
   m_baseline = std::move(s);
   return warm_up(*m_baseline);
 }
@@ -276,7 +279,7 @@ status loop_run::step_baseline_benchmarks() {
                                                   strprintf("bench/initial_%lld", static_cast<long long>(i))));
     MAGPIE_LOG_INFO("initial run %lld: %.1f tok/s output, TPOT %.3f ms", static_cast<long long>(i), r.metrics["output_throughput"],
                     r.metrics.count("tpot_mean_ms") ? r.metrics["tpot_mean_ms"] : 0.0);
-    runs.push_back(r.to_json());
+    runs.push_back(bench_result_json(r));
   }
   m_report["initial_runs"] = runs;
   return ok_status();

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "optimize/config.h"
 #include "optimize/loop_report.h"
 

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
+#include "optimize/decide_codec.h"
 #include "serve/http_client.h"
 #include "serve/orchestrator.h"
 
@@ -82,31 +83,10 @@ void variant_server::stop() {
   }
 }
 
-json variant_server::to_json() const {
-  return {{"tag", m_tag}, {"variant", m_variant}, {"url", url()}, {"argv", m_plan.server_argv},
-          {"log", m_log.string()}, {"ready_s", m_ready_s}, {"info", m_info},
-          {"exit", m_exit.empty() ? json(nullptr) : json(m_exit)}};
-}
-
 json variant_server::identity(const optimize_config& cfg) const {
   json id = json::object();
   for (const auto& k : cfg.server.identity_keys) id[k] = m_info.contains(k) ? m_info[k] : json(nullptr);
   return id;
-}
-
-json metrics_json(const run_metrics& m) {
-  json j = json::object();
-  for (const char* k : {"output_throughput", "request_throughput", "total_token_throughput", "completed", "failed",
-                        "duration_s", "tpot_mean_ms", "tpot_median_ms", "ttft_mean_ms", "itl_mean_ms", "e2el_mean_ms"}) {
-    auto it = m.find(k);
-    j[k] = it == m.end() ? json(nullptr) : json_finite(it->second);
-  }
-  return j;
-}
-
-json bench_result::to_json() const {
-  return {{"workspace", workspace.string()}, {"url", url}, {"server", server_tag}, {"metrics", metrics_json(metrics)},
-          {"fingerprint", fp.total}, {"fingerprint_parts", fp.to_json()["parts"]}};
 }
 
 namespace {

@@ -36,8 +36,11 @@ class variant_server {
   const std::string& tag() const { return m_tag; }
   const std::string& variant() const { return m_variant; }
   const json& info() const { return m_info; }
-  /// {tag, variant, url, argv, log, ready_s, info, exit}
-  json to_json() const;
+  const std::vector<std::string>& argv() const { return m_plan.server_argv; }
+  const fs::path& log_path() const { return m_log; }
+  double ready_s() const { return m_ready_s; }
+  /// How the process ended ("" while running).
+  const std::string& exit_text() const { return m_exit; }
   /// The identity keys' values (the model part of a fingerprint).
   json identity(const optimize_config& cfg) const;
 
@@ -67,14 +70,10 @@ struct bench_result {
   run_metrics metrics;
   fingerprint fp;
   json config_for_hash;        ///< the run's config without the server URL (same-inputs check)
-  json to_json() const;        ///< {workspace, url, server, metrics, fingerprint, fingerprint_parts}
 };
 
 /// Runs the client; an error (prefixed "benchmark_failed:") when the run did not succeed.
 status_or<bench_result> run_benchmark(const optimize_config& cfg, const server_env& env, command_runner& cmds,
                                       const bench_request& req);
-
-/// The metrics of a run as the report's JSON (nulls where absent).
-json metrics_json(const run_metrics& m);
 
 }  // namespace magpie::optimize

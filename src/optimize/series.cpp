@@ -8,7 +8,9 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "optimize/decide_printer.h"
 #include "optimize/loop_run.h"
+#include "optimize/measure_printer.h"
 #include "store/compare.h"
 #include "store/results_store.h"
 
@@ -89,7 +91,7 @@ status loop_run::step_switch_in() {
     MAGPIE_RETURN_IF_ERROR(b->wait_ready(m_cfg.server.ready_timeout_s));
     m_starts += 2;
     for (auto* s : {a.get(), b.get()}) {
-      m_report["servers"].push_back(s->to_json());
+      m_report["servers"].push_back(variant_server_json(*s));
       MAGPIE_RETURN_IF_ERROR(check_identity(*s, s == b.get()));
       if (m_stop) return ok_status();
       MAGPIE_RETURN_IF_ERROR(warm_up(*s));
@@ -103,7 +105,7 @@ status loop_run::step_switch_in() {
     MAGPIE_ASSIGN_OR_RETURN(auto b, variant_server::spawn(m_cfg, m_env, "B_check", variant, m_port));
     MAGPIE_RETURN_IF_ERROR(b->wait_ready(m_cfg.server.ready_timeout_s));
     ++m_starts;
-    m_report["servers"].push_back(b->to_json());
+    m_report["servers"].push_back(variant_server_json(*b));
     MAGPIE_RETURN_IF_ERROR(check_identity(*b, true));
     sw["server"] = b->info();
     b->stop();
@@ -125,7 +127,7 @@ status loop_run::run_side(const std::string& side, int pair, std::vector<bench_r
     if (m_stop) return ok_status();
     MAGPIE_ASSIGN_OR_RETURN(bench_result r, bench(name, *s, n, "bench/" + name.substr(6)));
     s->stop();
-    m_report["servers"].back()["exit"] = s->to_json()["exit"];
+    m_report["servers"].back()["exit"] = variant_server_json(*s)["exit"];
     runs.push_back(std::move(r));
   }
   const run_metrics& m = runs.back().metrics;
@@ -164,8 +166,8 @@ status loop_run::step_after_benchmarks() {
   // The runs done so far stay in the report, also when a later run fails or is interrupted.
   auto record = [&] {
     json ar = json::array(), br = json::array();
-    for (const auto& r : a) ar.push_back(r.to_json());
-    for (const auto& r : b) br.push_back(r.to_json());
+    for (const auto& r : a) ar.push_back(bench_result_json(r));
+    for (const auto& r : b) br.push_back(bench_result_json(r));
     m_report["baseline_runs"] = ar;
     m_report["after_runs"] = br;
     m_report["design"] = {{"order", m_cfg.e2e.order}, {"servers", m_cfg.e2e.servers}, {"sequence", order},
@@ -222,7 +224,7 @@ status loop_run::step_e2e() {
   const auto& d = m_cfg.decision;
   auto change = e2e_change(before, after, d.alpha, m_cfg.e2e.power);
   json metrics = json::object();
-  for (const auto& [k, c] : change) metrics[k] = c.to_json();
+  for (const auto& [k, c] : change) metrics[k] = metric_change_json(c);
   json e2e = {{"metrics", metrics}, {"primary_metric", d.metrics.front()}, {"decision_metrics", d.metrics}, {"alpha", d.alpha}};
   // magpie results compare over the same workspaces (its own Welch test and config hashes).
   std::map<std::string, external_verdict> theirs;
@@ -249,7 +251,7 @@ status loop_run::step_e2e() {
         if (mc.name == store_name(m)) {
           external_verdict v{mc.name, mc.verdict, mc.basis, mc.beyond_noise, mc.change_pct};
           theirs[m] = v;
-          verdicts[m] = v.to_json();
+          verdicts[m] = external_verdict_json(v);
         }
     e2e["magpie_results_compare"] = verdicts.contains(d.metrics.front()) ? verdicts[d.metrics.front()] : json(nullptr);
     e2e["magpie_results_compare_all"] = verdicts;
@@ -275,8 +277,9 @@ status loop_run::step_e2e() {
   m_report["power"] = power;
   if (m_report.contains("kernel") && m_report["kernel"].contains("speedup") && m_cfg.e2e.control != "aa") {
     const json& k = m_report["kernel"];
-    json p = kernel_prediction(json_number(m_report["chosen"], "op_share_pct", 0), json_number(k, "speedup", 0),
-                               json_number(k, "ci_low", 0), json_number(k, "ci_high", 0));
+    json p = kernel_prediction_json(predict_kernel_gain(json_number(m_report["chosen"], "op_share_pct", 0),
+                                                        json_number(k, "speedup", 0), json_number(k, "ci_low", 0),
+                                                        json_number(k, "ci_high", 0)));
     p["measured_change_pct"] = change["output_throughput"].change_pct;
     p["measured_tpot_change_pct"] = change["tpot_mean_ms"].change_pct;
     m_report["prediction"] = p;

@@ -6,6 +6,8 @@
 #include "core/stats.h"
 #include "core/strings.h"
 #include "optimize/decide.h"
+#include "optimize/decide_codec.h"
+#include "optimize/decide_printer.h"
 #include "serve/sha256.h"
 #include "store/noise.h"
 
@@ -16,12 +18,6 @@ const std::vector<std::string> k_e2e_metrics = {"output_throughput", "request_th
                                                 "itl_mean_ms",       "e2el_mean_ms"};
 
 bool higher_is_better(const std::string& m) { return ends_with(m, "throughput"); }
-
-json fingerprint::to_json() const {
-  json p = json::object();
-  for (const auto& [k, v] : parts) p[k] = v;
-  return {{"total", total}, {"parts", p}};
-}
 
 fingerprint make_fingerprint(const json& workload, const json& request_lens, const json& model) {
   fingerprint f;
@@ -47,7 +43,7 @@ std::optional<stop_reason> check_inputs(const std::vector<fingerprint>& before, 
       return stop_reason{"inputs_changed",
                          strprintf("%s run %zu differs from baseline run 0 in: %s", side == 0 ? "baseline" : "after", i,
                                    join(diff, ", ").c_str()),
-                         {{"expected", ref.to_json()}, {"got", runs[i].to_json()}}};
+                         {{"expected", fingerprint_json(ref)}, {"got", fingerprint_json(runs[i])}}};
     }
   }
   return std::nullopt;
@@ -86,17 +82,6 @@ double minimum_detectable_change_pct(const std::vector<double>& a, const std::ve
   return (t_alpha + t_power) * pooled * std::sqrt(1.0 / na + 1.0 / nb) / std::fabs(ma) * 100.0;
 }
 
-json metric_change::to_json() const {
-  if (!tested) return {{"tested", false}, {"n_before", n_before}, {"n_after", n_after}};
-  return {{"tested", true},
-          {"before_mean", before_mean}, {"before_std", before_std}, {"before_min", before_min}, {"before_max", before_max},
-          {"before_spread_pct", before_spread_pct},
-          {"after_mean", after_mean}, {"after_std", after_std}, {"after_min", after_min}, {"after_max", after_max},
-          {"change_pct", change_pct}, {"welch_t", welch_t}, {"welch_df", welch_df}, {"p_value", p_value},
-          {"beyond_noise", beyond_noise}, {"better", better ? json(*better) : json(nullptr)},
-          {"mde_pct", mde_pct}, {"n_before", n_before}, {"n_after", n_after}};
-}
-
 std::map<std::string, metric_change> e2e_change(const std::vector<run_metrics>& before, const std::vector<run_metrics>& after,
                                                 double alpha, double power) {
   std::map<std::string, metric_change> out;
@@ -132,11 +117,6 @@ std::map<std::string, metric_change> e2e_change(const std::vector<run_metrics>& 
   return out;
 }
 
-json external_verdict::to_json() const {
-  return {{"name", name}, {"beyond_noise", beyond_noise ? json(*beyond_noise) : json(nullptr)}, {"verdict", verdict},
-          {"change_pct", change_pct}, {"basis", basis}};
-}
-
 std::variant<std::string, stop_reason> e2e_decision(const std::map<std::string, metric_change>& change,
                                                     const std::vector<std::string>& metrics,
                                                     const std::map<std::string, external_verdict>& theirs) {
@@ -147,10 +127,10 @@ std::variant<std::string, stop_reason> e2e_decision(const std::map<std::string, 
     if (it == change.end() || !it->second.tested)
       return stop_reason{"e2e_within_noise", m + " could not be tested (fewer than 2 runs a side)", {{"metric", m}}};
     const metric_change& c = it->second;
-    json d = {{"ours", c.to_json()}};
+    json d = {{"ours", metric_change_json(c)}};
     std::optional<bool> other;
     if (auto t = theirs.find(m); t != theirs.end()) {
-      d["magpie_results_compare"] = t->second.to_json();
+      d["magpie_results_compare"] = external_verdict_json(t->second);
       other = t->second.beyond_noise;
     }
     detail[m] = d;
@@ -172,17 +152,18 @@ std::variant<std::string, stop_reason> e2e_decision(const std::map<std::string, 
   return std::string("improved");
 }
 
-json kernel_prediction(double share_pct, double speedup, double ci_low, double ci_high) {
+kernel_prediction predict_kernel_gain(double share_pct, double speedup, double ci_low, double ci_high) {
   auto saved = [&](double s) { return s > 0 ? share_pct / 100.0 * (1.0 - 1.0 / s) : 0.0; };
   auto thr = [&](double s) { return saved(s) < 1 ? (1.0 / (1.0 - saved(s)) - 1.0) * 100.0 : 0.0; };
-  return {{"op_share_of_gpu_time_pct", share_pct},
-          {"kernel_speedup", speedup},
-          {"kernel_speedup_ci", {ci_low, ci_high}},
-          {"gpu_time_change_pct", -saved(speedup) * 100.0},
-          {"gpu_time_change_pct_ci", {-saved(ci_high) * 100.0, -saved(ci_low) * 100.0}},
-          {"throughput_change_pct_if_gpu_bound", thr(speedup)},
-          {"throughput_change_pct_if_gpu_bound_ci", {thr(ci_low), thr(ci_high)}},
-          {"formula", "share x (1 - 1/speedup) of GPU time saved; throughput 1/(1 - saved) - 1 when the server is GPU-bound"}};
+  kernel_prediction p;
+  p.op_share_pct = share_pct;
+  p.speedup = speedup;
+  p.speedup_ci = {ci_low, ci_high};
+  p.gpu_time_change_pct = -saved(speedup) * 100.0;
+  p.gpu_time_change_pct_ci = {-saved(ci_high) * 100.0, -saved(ci_low) * 100.0};
+  p.throughput_change_pct = thr(speedup);
+  p.throughput_change_pct_ci = {thr(ci_low), thr(ci_high)};
+  return p;
 }
 
 }  // namespace magpie::optimize

@@ -1,5 +1,6 @@
 #include "sched/job_results.h"
 
+#include "core/state_row_codec.h"
 #include "core/states.h"
 #include "core/strings.h"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/states.h"
+#include "core/state_row_codec.h"
 #include "kernel/spec.h"
 #include "sched/batch.h"
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "core/state_row_codec.h"
 #include "core/states.h"
 #include "core/strings.h"
 #include "core/workspace.h"

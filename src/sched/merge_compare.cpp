@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/states.h"
+#include "core/state_row_codec.h"
 #include "core/strings.h"
 #include "kernel/compare.h"
 #include "sched/job_results.h"

@@ -1,5 +1,6 @@
 #include "sched/merge_util.h"
 
+#include "core/state_row_codec.h"
 #include "core/states.h"
 #include "core/strings.h"
 #include "magpie_generated/version.h"

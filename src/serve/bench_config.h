@@ -111,7 +111,7 @@ struct benchmark_config {
   serve::run_kind run_kind = serve::run_kind::automatic;
   env_list envs;                    ///< keys upper-cased, file order
   profiler_settings profiler;
-  json gap_analysis = json::object();  ///< the gap_analysis block as given (trace::gap_config::from_json)
+  json gap_analysis = json::object();  ///< the gap_analysis block as given (trace::decode_gap_config)
   bool gap_analysis_enabled = false;
   gpu_selection_settings gpu_selection;
   std::string docker_image, gpu_arch, hf_cache_path = "~/.cache/huggingface", model_revision;

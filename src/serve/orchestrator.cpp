@@ -15,6 +15,7 @@
 #include "core/workspace.h"
 #include "core/yaml.h"
 #include "gpu/detect.h"
+#include "gpu/gpu_printer.h"
 #include "gpu/select.h"
 #include "serve/launcher.h"
 #include "serve/preflight.h"
@@ -61,7 +62,7 @@ status select_gpus(benchmark_run& run, std::string* vendor) {
   for (const auto& d : info.devices)
     if (!sel.indices.empty() && d.index == sel.indices.front()) run.gpu_name = d.name;
   for (const auto& [k, v] : sel.env) c.set_env(k, v);
-  run.gpu_assignment = sel.to_json();
+  run.gpu_assignment = gpu::selection_json(sel);
   MAGPIE_LOG_INFO("GPU selection: %s", join(std::vector<std::string>{dump_compact(json(sel.indices))}, "").c_str());
   return ok_status();
 }

@@ -9,6 +9,7 @@
 #include "core/subprocess.h"
 #include "trace/api.h"
 #include "trace/discovery.h"
+#include "trace/gap_config_codec.h"
 #include "trace/gap_analysis.h"
 
 namespace magpie::serve {
@@ -128,7 +129,7 @@ trace_blocks post_process_traces(const benchmark_config& cfg, const fs::path& tr
   trace_blocks out;
   kernel_summary(trace_dir, out);
   if (cfg.gap_analysis_enabled) {
-    auto gc = trace::gap_config::from_json(cfg.gap_analysis);
+    auto gc = trace::decode_gap_config(cfg.gap_analysis);
     if (!gc.ok()) {
       out.errors.push_back("gap_analysis config: " + gc.get_status().message());
     } else {

@@ -50,7 +50,7 @@ struct category_rule {
   std::initializer_list<std::string_view> keywords;
 };
 
-// Magpie's lists in Magpie's order, with NVIDIA/PyTorch spellings added; communication first.
+// Upstream Magpie's lists in upstream Magpie's order, with NVIDIA/PyTorch spellings added; communication first.
 const category_rule k_categories[] = {
     {"communication", {"nccl", "AllReduce", "AllGather", "ReduceScatter", "SendRecv", "Broadcast", "all_reduce",
                        "cross_device_reduce", "custom_all_reduce"}},

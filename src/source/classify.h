@@ -43,11 +43,11 @@ kernel_class classify_kernel(const parsed_kernel_name& name);
 /// "__amd_rocclr_copyBuffer", …): not kernels anyone wrote.
 bool is_runtime_operation(std::string_view name);
 
-/// Magpie's category keyword scan (with NVIDIA additions) over `text`; "unknown" when none hits.
+/// Upstream Magpie's category keyword scan (with NVIDIA additions) over `text`; "unknown" when none hits.
 std::string categorize(const std::string& text);
 
 /// Prefix for "<prefix>_source_not_found" / "<prefix>_source_ambiguous" ("triton" for Triton
-/// kinds as in Magpie, the kind otherwise; "" for unknown → "source_not_found").
+/// kinds as in upstream Magpie, the kind otherwise; "" for unknown → "source_not_found").
 std::string error_prefix(const std::string& kind);
 
 }  // namespace magpie::source

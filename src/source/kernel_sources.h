@@ -1,5 +1,5 @@
 // Kernel source mapping: GPU kernel names (as they appear in a profiler trace) → the file:line
-// in the given repository roots that defines them, plus Magpie's 15 "find_kernel_sources" CSV
+// in the given repository roots that defines them, plus upstream Magpie's 15 "find_kernel_sources" CSV
 // columns (research/magpie.md §8.1) and a numeric confidence.
 //
 // Contract (fail-closed): a name is `resolved` only when exactly one definition matches under
@@ -24,7 +24,7 @@ namespace magpie::source {
 /// Lowest confidence reported as `resolved`; a single match below it is a `candidate`.
 constexpr double k_min_resolved_confidence = 0.7;
 
-/// The 15 Magpie columns, in CSV order (kind … source_error), then our additions.
+/// The 15 upstream Magpie columns, in CSV order (kind … source_error), then our additions.
 struct kernel_source_info {
   std::string name;                 ///< the trace name as given (not a CSV column)
   std::string kind;                 ///< aten_native, inductor, triton_jit, cublas, nvjet, cutlass,
@@ -49,7 +49,7 @@ struct kernel_source_info {
   std::string source_resolution;    ///< resolved | candidate | unresolved | unsupported
   std::string source_error;         ///< stable token, "" when resolved
 
-  // Additions beyond Magpie.
+  // Additions beyond upstream Magpie.
   double confidence = 0;            ///< 0–1: 1 exact unique symbol match; 0 when neither resolved
                                     ///< nor candidate
   std::string demangled;            ///< demangled, normalised name used for matching
@@ -74,7 +74,7 @@ struct kernel_source_info {
   std::vector<std::string> functor_sources;
 };
 
-/// Names of the 15 CSV columns in Magpie's order.
+/// Names of the 15 CSV columns in upstream Magpie's order.
 const std::vector<std::string>& kernel_source_csv_columns();
 /// The 15 column values of `info`, in kernel_source_csv_columns() order.
 std::vector<std::string> kernel_source_csv_row(const kernel_source_info& info);
@@ -87,7 +87,7 @@ std::vector<std::string> kernel_source_csv_row(const kernel_source_info& info);
 status_or<std::vector<kernel_source_info>> find_kernel_sources(
     const std::vector<std::string>& kernel_names, const std::vector<fs::path>& repo_roots);
 
-/// Path-variable preamble lines Magpie puts before the gap-analysis CSV
+/// Path-variable preamble lines upstream Magpie puts before the gap-analysis CSV
 /// ("# Repository Path Mappings:", "# Base directory: …", "# $VAR=./rel", "#", warning line),
 /// each without '\n'. `first_column` / `last_column` are the spreadsheet letters of the
 /// source columns (e.g. "G", "U").

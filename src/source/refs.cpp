@@ -23,7 +23,7 @@ bool contains_word(const std::string& text, const std::string& w) {
   return false;
 }
 
-/// Magpie's baseline priority: run_torch > ref_* > torch_* > naive_* > *_native >
+/// Upstream Magpie's baseline priority: run_torch > ref_* > torch_* > naive_* > *_native >
 /// check_*_allclose > test_*; lower is better, -1 = not a reference.
 int baseline_priority(const std::string& fn) {
   if (fn == "run_torch") return 0;

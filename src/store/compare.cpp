@@ -8,6 +8,8 @@
 #include "core/json_schema.h"
 #include "core/stats.h"
 #include "core/strings.h"
+#include "store/compare_printer.h"
+#include "store/run_kind_codec.h"
 
 namespace magpie::store {
 namespace {
@@ -26,7 +28,10 @@ status_or<std::vector<run_row>> resolve_side(const results_store& st, const std:
   return runs;
 }
 
-bool kernel_mode(const std::string& m) { return m == "analyze" || m == "compare"; }
+bool kernel_mode(const std::string& m) {
+  const std::optional<run_kind> k = parse_run_kind(m);
+  return k && is_kernel_run(*k);
+}
 
 struct side_values {
   std::vector<double> values;

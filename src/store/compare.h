@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "store/noise.h"
 #include "store/results_store.h"
 
@@ -49,9 +48,6 @@ struct comparison {
 status_or<comparison> compare_runs(const results_store& st, const std::vector<std::string>& a_refs,
                                    const std::vector<std::string>& b_refs, const compare_options& opts);
 
-/// The schema of comparison_to_json (closed; numbers that can be undefined are nullable).
-json comparison_schema();
-json comparison_to_json(const comparison& c, const compare_options& opts);
 /// Fixed-width table for the terminal.
 std::string comparison_table(const comparison& c);
 

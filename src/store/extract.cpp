@@ -5,8 +5,10 @@
 #include <ctime>
 #include <set>
 
+#include "core/state_row_codec.h"
 #include "core/states.h"
 #include "core/strings.h"
+#include "store/report_codec.h"
 
 namespace magpie::store {
 namespace {
@@ -108,13 +110,13 @@ void kernel_metrics(const json& results, std::vector<metric>* out) {
 
 std::string config_hash(const json& config) { return fnv_hex(canonical(config).dump()); }
 
-std::vector<metric> extract_metrics(const std::string& mode, const json& r) {
+std::vector<metric> extract_metrics(run_kind mode, const json& r) {
   std::vector<metric> out;
-  if (mode == "benchmark") {
+  if (mode == run_kind::benchmark) {
     benchmark_metrics(r, &out);
-  } else if (mode == "analyze") {
+  } else if (mode == run_kind::analyze) {
     kernel_metrics(r.contains("results") ? r["results"] : json(), &out);
-  } else if (mode == "compare" && r.contains("results") && r["results"].is_object()) {
+  } else if (mode == run_kind::compare && r.contains("results") && r["results"].is_object()) {
     const json& res = r["results"];
     kernel_metrics(res.contains("kernel_results") ? res["kernel_results"] : json(), &out);
     if (res.contains("verdicts") && res["verdicts"].is_array()) {

@@ -9,6 +9,7 @@
 
 #include "core/fs.h"
 #include "core/json.h"
+#include "store/run_kind_codec.h"
 #include "core/status.h"
 
 namespace magpie::store {
@@ -23,7 +24,7 @@ struct metric {
 
 struct run_record {
   fs::path workspace;      ///< absolute
-  std::string mode;        ///< analyze | compare | benchmark
+  run_kind mode = run_kind::analyze;  ///< its words: store/run_kind_codec.h
   std::string name;        ///< "vllm/meta-llama/…" or the kernel ids
   std::string timestamp;   ///< report timestamp or directory mtime (YYYYmmdd_HHMMSS)
   std::string config_hash; ///< 16 hex digits over the volatile-free configuration
@@ -43,11 +44,5 @@ struct run_record {
 /// state "interrupted", success false, its mode from the directory name and no metrics).
 /// Errors name the directory and the file.
 status_or<run_record> read_workspace(const fs::path& workspace);
-
-/// Metrics of a report object of the given mode (exposed for tests).
-std::vector<metric> extract_metrics(const std::string& mode, const json& report);
-/// FNV-1a over the canonical (key-sorted) dump of `config` with volatile keys removed
-/// (output_dir, workspace*, timestamp, date, label, start/end times).
-std::string config_hash(const json& config);
 
 }  // namespace magpie::store

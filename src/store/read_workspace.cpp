@@ -3,9 +3,11 @@
 #include <ctime>
 
 #include "core/states.h"
+#include "core/state_row_codec.h"
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "store/extract.h"
+#include "store/report_codec.h"
 
 namespace magpie::store {
 namespace {
@@ -76,7 +78,7 @@ std::string mtime_stamp(const fs::path& p) {
   return buf;
 }
 
-json config_source(const std::string& mode, const fs::path& ws, const json& r) {
+json config_source(run_kind mode, const fs::path& ws, const json& r) {
   if (r.contains("config") && r["config"].is_object()) return r["config"];
   std::error_code ec;
   if (fs::exists(ws / "config.yaml", ec)) {
@@ -93,8 +95,8 @@ json config_source(const std::string& mode, const fs::path& ws, const json& r) {
   }
   json cfg = json::array();
   const json* results = nullptr;
-  if (mode == "analyze" && r.contains("results")) results = &r["results"];
-  if (mode == "compare" && r.contains("results") && r["results"].contains("kernel_results"))
+  if (mode == run_kind::analyze && r.contains("results")) results = &r["results"];
+  if (mode == run_kind::compare && r.contains("results") && r["results"].contains("kernel_results"))
     results = &r["results"]["kernel_results"];
   if (results && results->is_array())
     for (const auto& k : *results)
@@ -102,9 +104,9 @@ json config_source(const std::string& mode, const fs::path& ws, const json& r) {
   return cfg;
 }
 
-bool success_of(const std::string& mode, const json& r) {
-  if (mode == "benchmark") return json_bool(r, "success", false);
-  if (mode == "compare") {  // as_expected: kernels wrong on purpose (expect: incorrect) do not fail the run
+bool success_of(run_kind mode, const json& r) {
+  if (mode == run_kind::benchmark) return json_bool(r, "success", false);
+  if (mode == run_kind::compare) {  // as_expected: kernels wrong on purpose (expect: incorrect) do not fail the run
     if (!r.contains("results") || !r["results"].contains("comparison_metrics")) return false;
     const json& m = r["results"]["comparison_metrics"];
     return json_bool(m, "as_expected", json_bool(m, "all_correct", false));
@@ -115,9 +117,9 @@ bool success_of(const std::string& mode, const json& r) {
   return true;
 }
 
-json summary_of(const std::string& mode, const json& r, std::string* name) {
+json summary_of(run_kind mode, const json& r, std::string* name) {
   json s = json::object();
-  if (mode == "benchmark") {
+  if (mode == run_kind::benchmark) {
     s["framework"] = json_string(r, "framework");
     s["model"] = json_string(r, "model");
     *name = json_string(r, "framework") + "/" + json_string(r, "model");
@@ -135,11 +137,13 @@ json summary_of(const std::string& mode, const json& r, std::string* name) {
 /// (<mode>[_<label>]_<YYYYmmdd_HHMMSS>), the config hash from its config.yaml.
 status_or<run_record> interrupted_record(run_record rec) {
   std::string dir = rec.workspace.filename().string();
-  for (const char* mode : {"benchmark", "compare", "analyze", "optimize"})
-    if (starts_with(dir, std::string(mode) + "_")) rec.mode = mode;
-  if (rec.mode.empty())
+  std::optional<run_kind> kind;
+  for (run_kind k : k_run_kinds)
+    if (starts_with(dir, std::string(run_kind_name(k)) + "_")) kind = k;
+  if (!kind)
     return not_found("'%s' is marked INCOMPLETE but its name starts with no run kind (analyze_, compare_, benchmark_)",
                      rec.workspace.c_str());
+  rec.mode = *kind;
   rec.name = dir;
   rec.timestamp = dir.size() >= 15 ? dir.substr(dir.size() - 15) : mtime_stamp(rec.workspace);
   if (rec.timestamp.size() != 15 || rec.timestamp[8] != '_') rec.timestamp = mtime_stamp(rec.workspace);
@@ -156,24 +160,26 @@ status_or<run_record> read_workspace(const fs::path& workspace) {
   rec.workspace = absolute_path(workspace);
   std::error_code ec;
   if (!fs::is_directory(rec.workspace, ec)) return not_found("workspace '%s' is not a directory", workspace.c_str());
-  for (const char* mode : {"benchmark", "compare", "analyze"}) {
-    fs::path f = rec.workspace / (std::string(mode) + "_report.json");
+  std::optional<run_kind> kind;  // the first report found: benchmark, compare, analyze
+  for (run_kind k : {run_kind::benchmark, run_kind::compare, run_kind::analyze}) {
+    fs::path f = rec.workspace / (std::string(run_kind_name(k)) + "_report.json");
     if (fs::exists(f, ec)) {
-      rec.mode = mode;
+      kind = k;
       rec.report_path = f;
       break;
     }
   }
   rec.state_reason = incomplete_reason(rec.workspace);
   if (!rec.state_reason.empty()) rec.state = "interrupted";
-  if (rec.mode.empty() && !rec.state_reason.empty()) return interrupted_record(std::move(rec));
-  if (rec.mode.empty())
+  if (!kind && !rec.state_reason.empty()) return interrupted_record(std::move(rec));
+  if (!kind)
     return not_found("'%s' holds no analyze_report.json, compare_report.json or benchmark_report.json",
                      workspace.c_str());
   auto report = read_json_file(rec.report_path);
   if (!report.ok()) return report.get_status();
   if (!report->is_object()) return parse_error("%s: the report is not a JSON object", rec.report_path.c_str());
   const json& r = *report;
+  rec.mode = *kind;
   rec.timestamp = json_string(r, "timestamp");
   if (rec.timestamp.empty()) rec.timestamp = mtime_stamp(rec.report_path);
   rec.config_hash = config_hash(config_source(rec.mode, rec.workspace, r));
@@ -181,7 +187,7 @@ status_or<run_record> read_workspace(const fs::path& workspace) {
   rec.summary = summary_of(rec.mode, r, &rec.name);
   if (rec.state != "complete") rec.summary["state"] = rec.state, rec.summary["reason"] = rec.state_reason;
   rec.metrics = extract_metrics(rec.mode, r);
-  if (rec.mode == "benchmark") find_samples(rec.workspace, r, &rec.samples);
+  if (rec.mode == run_kind::benchmark) find_samples(rec.workspace, r, &rec.samples);
   return rec;
 }
 

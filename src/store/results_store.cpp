@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/workspace.h"
+#include "store/run_printer.h"
 #include "store/sqlite.h"
 
 namespace magpie::store {
@@ -153,7 +154,7 @@ status_or<int64_t> results_store::add(const run_record& rec, const register_opti
                           m_db->prepare("INSERT INTO runs(workspace, mode, name, timestamp, registered_at, config_hash, "
                                         "replicate_group, success, report_path, summary, state) "
                                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
-  ins.bind(1, rec.workspace.string()).bind(2, rec.mode).bind(3, rec.name).bind(4, rec.timestamp);
+  ins.bind(1, rec.workspace.string()).bind(2, std::string(run_kind_name(rec.mode))).bind(3, rec.name).bind(4, rec.timestamp);
   ins.bind(5, iso_time_now()).bind(6, rec.config_hash).bind(7, opts.replicate_group);
   ins.bind(8, static_cast<int64_t>(rec.success)).bind(9, rec.report_path.string()).bind(10, dump_compact(rec.summary));
   ins.bind(11, rec.state);

@@ -89,8 +89,4 @@ class results_store {
   std::unique_ptr<database> m_db;
 };
 
-/// {id, workspace, mode, name, timestamp, registered_at, success, state, config_hash,
-///  replicate_group, report_path, summary}.
-json run_to_json(const run_row& r);
-
 }  // namespace magpie::store

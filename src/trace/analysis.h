@@ -19,7 +19,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "gpu/specs.h"
 #include "trace/annotations.h"
 #include "trace/model.h"
@@ -119,12 +118,11 @@ std::vector<step_span> step_spans(const trace_model& m);
 analysis analyze(const trace_model& m, const std::vector<uint32_t>& gpu_events, const gpu::gpu_spec* spec,
                  const std::vector<step_span>& steps, const analysis_options& opts = {});
 
-/// Tables as CSV text / JSON.
+/// Tables as CSV text (JSON: analysis_json, trace/analysis_printer.h).
 std::string ops_csv(const analysis& a);
 std::string kernels_csv(const analysis& a);
-json analysis_json(const analysis& a, size_t max_rows = 0);
-/// Magpie's <label>_ISL…_kernel_roofline_simple.csv (research magpie.md §7.4): roofline
-/// columns only when a spec is given, as Magpie does when TraceLens had an arch file.
+/// Upstream Magpie's <label>_ISL…_kernel_roofline_simple.csv (research magpie.md §7.4): roofline
+/// columns only when a spec is given, as upstream Magpie does when TraceLens had an arch file.
 std::string roofline_simple_csv(const analysis& a);
 
 }  // namespace magpie::trace

@@ -1,9 +1,11 @@
-// CSV / JSON renderings of an analysis (ops, kernels, Magpie's simple roofline CSV).
+// CSV / JSON renderings of an analysis (ops, kernels, upstream Magpie's simple roofline CSV).
 #include <cmath>
 
 #include "core/csv.h"
 #include "core/strings.h"
+#include "gpu/gpu_printer.h"
 #include "trace/analysis.h"
+#include "trace/analysis_printer.h"
 #include "trace/util.h"
 
 namespace magpie::trace {
@@ -74,15 +76,15 @@ std::string kernels_csv(const analysis& a) {
 
 json analysis_json(const analysis& a, size_t max_rows) {
   json j;
-  j["gpu_timeline"] = a.timeline.to_json();
-  j["communication"] = a.timeline.communication_json();
+  j["gpu_timeline"] = timeline_json(a.timeline);
+  j["communication"] = communication_json(a.timeline);
   json cats = json::object();
   for (const auto& [c, us] : a.category_busy_us) cats[c] = us;
   j["kernel_category_busy_us"] = cats;
   j["kernels_total_us"] = a.kernels_total_us;
   j["ops_kernel_time_us"] = a.ops_kernel_time_us;
   j["unlinked_gpu_events"] = a.unlinked_gpu_events;
-  j["gpu_spec"] = a.spec ? a.spec->to_json() : json(nullptr);
+  j["gpu_spec"] = a.spec ? gpu::gpu_spec_json(*a.spec) : json(nullptr);
   json ops = json::array();
   for (size_t i = 0; i < a.ops.size() && (max_rows == 0 || i < max_rows); ++i) {
     const op_row& r = a.ops[i];

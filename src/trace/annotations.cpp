@@ -5,6 +5,7 @@
 
 #include "core/enum_names.h"
 #include "core/strings.h"
+#include "trace/stage_codec.h"
 
 namespace magpie::trace {
 
@@ -29,13 +30,6 @@ step_phase step_annotation::phase() const {
   return step_phase::idle;
 }
 
-json step_annotation::to_json() const {
-  return json{{"format", format},   {"detailed", detailed}, {"phase", phase()},   {"batch_size", batch_size},
-              {"num_requests", num_requests}, {"c_reqs", c_reqs}, {"c_sq", c_sq}, {"c_sk", c_sk},
-              {"c_sqsq", c_sqsq},   {"c_sqsk", c_sqsk},     {"g_reqs", g_reqs},   {"g_sq", g_sq},
-              {"g_sk", g_sk},       {"g_sqsq", g_sqsq},     {"g_sqsk", g_sqsk}};
-}
-
 namespace {
 
 int64_t to_i(const std::string& s) { return parse_int(s).value_or(0); }
@@ -57,15 +51,14 @@ void finish(step_annotation& a) {
   a.num_requests = a.c_reqs + a.g_reqs;
 }
 
-std::optional<step_annotation> parse_sglang(const std::string& kind_in, const std::string& body) {
-  std::string kind = to_lower(kind_in);
+std::optional<step_annotation> parse_sglang(const std::string& kind_word, const std::string& body) {
+  const std::optional<annotation_kind> kind = parse_sglang_kind(kind_word);
+  if (!kind) return std::nullopt;
   auto kv = key_values(body);
   step_annotation a;
   a.format = "sglang_native";
   int64_t bs = kv_int(kv, "bs"), toks = kv_int(kv, "toks");
-  bool mixed = kind == "mixed" || kind == "mix" || kind == "prefilldecode" || kind == "prefill_decode";
-  bool context = kind == "extend" || kind == "prefill";
-  if (!mixed && !context && kind != "decode") return std::nullopt;
+  const bool mixed = *kind == annotation_kind::mixed, context = *kind == annotation_kind::prefill;
   if (kv.count("c_sq") || kv.count("g_sq")) {
     a.format = "sglang_detailed";
     a.detailed = true;
@@ -80,7 +73,7 @@ std::optional<step_annotation> parse_sglang(const std::string& kind_in, const st
     a.g_sqsq = kv_int(kv, "g_sqsq");
     a.g_sqsk = kv_int(kv, "g_sqsk");
     if (context && !a.c_reqs) a.c_reqs = bs;
-    if (kind == "decode" && !a.g_reqs) a.g_reqs = bs;
+    if (*kind == annotation_kind::decode && !a.g_reqs) a.g_reqs = bs;
   } else if (mixed) {
     a.c_reqs = kv_int(kv, "c");
     a.g_reqs = kv_int(kv, "g");
@@ -100,12 +93,14 @@ std::optional<step_annotation> parse_sglang(const std::string& kind_in, const st
   return a;
 }
 
-std::optional<step_annotation> parse_atom(const std::string& kind, const std::string& body) {
+std::optional<step_annotation> parse_atom(const std::string& kind_word, const std::string& body) {
+  const std::optional<annotation_kind> kind = parse_atom_kind(kind_word);
+  if (!kind) return std::nullopt;
   auto kv = key_values(body);
   step_annotation a;
   a.format = "atom";
   int64_t bs = kv_int(kv, "bs"), tok = kv_int(kv, "tok");
-  if (kind == "prefill") {
+  if (*kind == annotation_kind::prefill) {
     a.c_reqs = bs;
     a.c_sq = tok ? tok : bs;
     if (kv.count("sk") && kv.count("sqsq") && kv.count("sqsk")) {

@@ -36,7 +36,6 @@ struct step_annotation {
 
   /// prefilldecode (both groups), prefill_only, decode_only, or idle.
   step_phase phase() const;
-  json to_json() const;
 };
 
 /// nullopt when `name` is not a step annotation of a known framework.

@@ -10,8 +10,8 @@
 //     cannot be created / written. Nothing is half-written under a final name (atomic writes).
 //   * Problems with the *data* are not errors: a missing trace directory, no trace files, a
 //     malformed or truncated trace (counted and reported), or no kernel events end up in the
-//     block's "errors" / "warnings" arrays, exactly as Magpie reports them. Callers decide
-//     whether that fails their run (Magpie's CLI exits 1 when "top_kernels" is empty).
+//     block's "errors" / "warnings" arrays, exactly as upstream Magpie reports them. Callers decide
+//     whether that fails their run (upstream Magpie's CLI exits 1 when "top_kernels" is empty).
 //   * Traces are PyTorch-profiler (Kineto) Chrome traces, .json or .json.gz (auto-detected
 //     from the bytes), root object {"traceEvents": [...]} or a bare list; they are streamed,
 //     never loaded whole. Times in the blocks are microseconds unless a key says otherwise.
@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::trace {
@@ -32,7 +31,7 @@ struct gap_outputs;     // gap_analysis.h
 struct report_result;     // report_result.h
 struct inference_result;  // report_result.h
 
-/// Magpie's GapAnalysisConfig (YAML `gap_analysis:` / CLI flags), same defaults.
+/// Upstream Magpie's GapAnalysisConfig (YAML `gap_analysis:` / CLI flags), same defaults.
 struct gap_config {
   bool enabled = false;
   double trace_start_pct = 0.0;    ///< window start, % of the trace span (0–100, < end)
@@ -44,23 +43,20 @@ struct gap_config {
   /// Deny-list of category substrings (case-insensitive); nullopt or empty = none.
   std::optional<std::vector<std::string>> ignore_categories =
       std::vector<std::string>{"gpu_user_annotation", "user_annotation"};
-  bool find_kernel_sources = false;  ///< append Magpie's 15 kernel-source columns to gap_analysis.csv
+  bool find_kernel_sources = false;  ///< append upstream Magpie's 15 kernel-source columns to gap_analysis.csv
   std::optional<std::vector<std::string>> kernel_source_repos;  ///< repository roots to search
   bool auto_clone_repos = true;      ///< kept for report compatibility; magpie never clones
   std::optional<std::string> repos_base_dir;
-  // Not in Magpie's config dict (CLI-level switches):
+  // Not in upstream Magpie's config dict (CLI-level switches):
   bool write_rank_csv = true;        ///< gap_analysis_rank<N>.csv when > 1 rank (--no-rank-csv)
   bool clamped_traces = false;       ///< also write <stem>_clamped_<s>_<e>.trace.json.gz
   /// Files to use where several trace files claim the same rank (--rank-file); without one,
   /// such a directory is refused (an error naming the files).
   std::vector<std::string> rank_files;
 
-  /// Magpie's range checks: 0 ≤ start ≤ 100, 0 ≤ end ≤ 100, start < end; top_k ≥ 1.
+  /// Upstream Magpie's range checks: 0 ≤ start ≤ 100, 0 ≤ end ≤ 100, start < end; top_k ≥ 1.
   status validate() const;
-  /// Magpie's to_dict() keys in Magpie's order (the report's "gap_analysis.config").
-  json to_json() const;
-  /// From a `gap_analysis:` mapping (Magpie's from_dict: absent keys keep defaults).
-  static status_or<gap_config> from_json(const json& j);
+  // JSON (upstream to_dict / from_dict): trace/gap_config_codec.h.
 };
 
 /// Standalone gap analysis over every rank trace found in `trace_dir` (a workspace holding
@@ -69,19 +65,19 @@ struct gap_config {
 /// `out_dir` too. `out_dir` is the gap_analysis directory itself (e.g. <workspace>/gap_analysis)
 /// and is created when needed.
 /// Returns the analysed result and where its files went; gap_block_json (trace/gap_printer.h)
-/// prints it as Magpie's `gap_analysis` block: {config, total_duration_us, num_ranks,
+/// prints it as upstream Magpie's `gap_analysis` block: {config, total_duration_us, num_ranks,
 /// top_kernels: [{name, calls, self_cuda_total_us, avg_time_us, pct_total, input_shapes}],
 /// clamped_trace_paths, errors, csv_path, output_dir} plus our additions "ranks" (per rank:
 /// rank, trace_file, total_duration_us, read statistics) and "warnings".
 status_or<gap_outputs> run_gap_analysis(const gap_config& cfg, const fs::path& trace_dir, const fs::path& out_dir);
 
-/// Inference (serving) trace analysis: Magpie's `analysis_mode: inference` without TraceLens.
+/// Inference (serving) trace analysis: upstream Magpie's `analysis_mode: inference` without TraceLens.
 struct inference_config {
   /// Stages to analyse, canonical names "prefilldecode", "decode", "prefill" (aliases of
-  /// Magpie's analysis_stages accepted: pd, mixed, prefill_decode, decode_only, prefill_only…).
+  /// Upstream Magpie's analysis_stages accepted: pd, mixed, prefill_decode, decode_only, prefill_only…).
   std::vector<std::string> stages = {"prefilldecode", "decode", "prefill"};
   /// Values for the CSV file name <label>_ISL<isl>_OSL<osl>_CONC<conc>_kernel_roofline_simple.csv;
-  /// sanitised as Magpie does ('.'→'p', other non-alphanumerics dropped, empty → "unknown").
+  /// sanitised as upstream Magpie does ('.'→'p', other non-alphanumerics dropped, empty → "unknown").
   std::string isl, osl, conc;
   /// GPU spec for the roofline: a user JSON in TraceLens's arch schema (wins), else the name of
   /// an entry of data/gpu_specs.json ("H200", "MI300X", …), else the trace's
@@ -92,20 +88,20 @@ struct inference_config {
   fs::path trace_file;         ///< explicit trace to analyse (skips the rank-0 search in trace_dir)
   /// TraceLens's default rules instead of magpie's (report_config::tracelens_compat).
   bool tracelens_compat = false;
-  /// Magpie's tracelens.export_format: "csv" (default) or "excel" (adds <label>/<label>.xlsx with
+  /// Upstream Magpie's tracelens.export_format: "csv" (default) or "excel" (adds <label>/<label>.xlsx with
   /// every table of the stage); anything else is an invalid config.
   std::string export_format = "csv";
 };
 
-/// Finds the rank-0 trace in `trace_dir` (Magpie's vLLM/SGLang patterns, then any trace),
+/// Finds the rank-0 trace in `trace_dir` (upstream Magpie's vLLM/SGLang patterns, then any trace),
 /// splits it into steps from the step annotations (vLLM detailed/native, SGLang, ATOM) or,
 /// without annotations, from kernel patterns, picks one representative step per stage (the
 /// largest batch; decode: then the median GPU busy time) and writes into `out_dir` (normally
 /// <workspace>/tracelens) per stage <label>/ (ops.csv, kernels.csv, gpu_timeline.csv) and
-/// <label>_ISL…_kernel_roofline_simple.csv with Magpie's columns (research magpie.md §7.4).
+/// <label>_ISL…_kernel_roofline_simple.csv with upstream Magpie's columns (research magpie.md §7.4).
 /// Labels: prefilldecode → "prefilldecode", decode → "decode_only", prefill → "prefill_only".
 /// Returns the analysis as types; inference_result_json (trace/report_printer.h) prints it as
-/// Magpie's `tracelens_analysis` block: {enabled, analysis_mode:"inference",
+/// Upstream Magpie's `tracelens_analysis` block: {enabled, analysis_mode:"inference",
 /// analysis_stages, trace_dir, split_dir, output_dir, gpu_arch_platform, rank0_trace,
 /// phase_picks{stage:{…}}, stage_results{stage:{stage, trace_path, output_dir, files,
 /// simple_summary_file | error, phase_pick}}, output_files, errors, warnings} plus "input"

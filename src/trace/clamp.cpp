@@ -1,4 +1,4 @@
-// Clamped traces (Magpie's generate_clamped_traces): a second streaming pass per rank that
+// Clamped traces (upstream Magpie's generate_clamped_traces): a second streaming pass per rank that
 // copies every event overlapping the window with ts/dur clipped to it. Event text is copied
 // verbatim except for the ts and dur values; other top-level keys are kept in their order.
 #include <algorithm>
@@ -137,7 +137,7 @@ status_or<std::vector<fs::path>> write_clamped_traces(const gap_config& cfg, con
   std::vector<fs::path> out;
   MAGPIE_RETURN_IF_ERROR(make_dirs(out_dir));
   for (const auto& rr : r.ranks) {
-    if (!rr.has_span) continue;  // Magpie: no timed events → no clamped file
+    if (!rr.has_span) continue;  // Upstream Magpie: no timed events → no clamped file
     double span = rr.span_end_us - rr.span_start_us;
     double t_start = rr.span_start_us + span * (cfg.trace_start_pct / 100.0);
     double t_end = rr.span_start_us + span * (cfg.trace_end_pct / 100.0);

@@ -1,7 +1,7 @@
-// Multi-rank trace discovery, in Magpie's order (GapAnalyzer.detect_trace_files plus the newer
+// Multi-rank trace discovery, in upstream Magpie's order (GapAnalyzer.detect_trace_files plus the newer
 // sub-directory layouts):
 //   1+2. <dir>/*-rank-*.pt.trace.json.gz and <dir>/*-rank-*.pt.trace.json with the rank from
-//      "-rank-(\d+)\." in the file name (Magpie takes the .json files only when there is no
+//      "-rank-(\d+)\." in the file name (upstream Magpie takes the .json files only when there is no
 //      .json.gz; magpie takes both, so a rank-0 .json beside a rank-3 .json.gz is not lost);
 //   3. else sub-directories rank_<N>/ (also rank<N>, rank-<N>) and vLLM's pp<i>_dp<j>_tp<N>/
 //      (rank = N), each contributing its trace files found by these same rules;

@@ -10,6 +10,7 @@
 #include "core/strings.h"
 #include "trace/chunked_store.h"
 #include "trace/discovery.h"
+#include "trace/health_printer.h"
 #include "trace/util.h"
 
 namespace magpie::trace {
@@ -27,101 +28,6 @@ status gap_config::validate() const {
   if (top_k < 1) return invalid_argument("top_k must be >= 1, got %d", top_k);
   if (min_duration_us < 0) return invalid_argument("min_duration_us must be >= 0");
   return ok_status();
-}
-
-namespace {
-
-json optional_list(const std::optional<std::vector<std::string>>& v) {
-  if (!v) return nullptr;
-  json a = json::array();
-  for (const auto& s : *v) a.push_back(s);
-  return a;
-}
-
-status read_optional_list(const json& j, const char* key, std::optional<std::vector<std::string>>* out) {
-  if (!j.contains(key)) return ok_status();
-  const json& v = j[key];
-  if (v.is_null()) {
-    out->reset();
-    return ok_status();
-  }
-  if (!v.is_array()) return invalid_argument("gap_analysis.%s: expected a list of strings", key);
-  std::vector<std::string> items;
-  for (const auto& e : v) {
-    auto s = json_as_string(e);
-    if (!s) return invalid_argument("gap_analysis.%s: expected a list of strings", key);
-    items.push_back(*s);
-  }
-  *out = std::move(items);
-  return ok_status();
-}
-
-status read_number(const json& j, const char* key, double* out) {
-  const json v = json_value(j, key);
-  if (v.is_null()) return ok_status();
-  auto d = json_as_number(v);
-  if (!d) return invalid_argument("gap_analysis.%s: expected a number", key);
-  *out = *d;
-  return ok_status();
-}
-
-status read_bool(const json& j, const char* key, bool* out) {
-  const json v = json_value(j, key);
-  if (v.is_null()) return ok_status();
-  auto b = json_as_bool(v);
-  if (!b) return invalid_argument("gap_analysis.%s: expected true or false", key);
-  *out = *b;
-  return ok_status();
-}
-
-}  // namespace
-
-json gap_config::to_json() const {
-  json j;
-  j["enabled"] = enabled;
-  j["trace_start_pct"] = trace_start_pct;
-  j["trace_end_pct"] = trace_end_pct;
-  j["top_k"] = top_k;
-  j["min_duration_us"] = min_duration_us;
-  j["categories"] = optional_list(categories);
-  j["ignore_categories"] = optional_list(ignore_categories);
-  j["find_kernel_sources"] = find_kernel_sources;
-  j["kernel_source_repos"] = optional_list(kernel_source_repos);
-  j["auto_clone_repos"] = auto_clone_repos;
-  j["repos_base_dir"] = repos_base_dir ? json(*repos_base_dir) : json(nullptr);
-  return j;
-}
-
-status_or<gap_config> gap_config::from_json(const json& j) {
-  gap_config c;
-  if (!j.is_object()) return invalid_argument("gap_analysis: expected a mapping");
-  MAGPIE_RETURN_IF_ERROR(read_bool(j, "enabled", &c.enabled));
-  MAGPIE_RETURN_IF_ERROR(read_number(j, "trace_start_pct", &c.trace_start_pct));
-  MAGPIE_RETURN_IF_ERROR(read_number(j, "trace_end_pct", &c.trace_end_pct));
-  double top_k = c.top_k;
-  MAGPIE_RETURN_IF_ERROR(read_number(j, "top_k", &top_k));
-  if (top_k != static_cast<double>(static_cast<int>(top_k))) return invalid_argument("gap_analysis.top_k: expected an integer");
-  c.top_k = static_cast<int>(top_k);
-  MAGPIE_RETURN_IF_ERROR(read_number(j, "min_duration_us", &c.min_duration_us));
-  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "categories", &c.categories));
-  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "ignore_categories", &c.ignore_categories));
-  MAGPIE_RETURN_IF_ERROR(read_bool(j, "find_kernel_sources", &c.find_kernel_sources));
-  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "kernel_source_repos", &c.kernel_source_repos));
-  std::optional<std::vector<std::string>> rank_files;
-  MAGPIE_RETURN_IF_ERROR(read_optional_list(j, "rank_files", &rank_files));
-  if (rank_files) c.rank_files = *rank_files;
-  MAGPIE_RETURN_IF_ERROR(read_bool(j, "auto_clone_repos", &c.auto_clone_repos));
-  if (auto dir = json_as_string(json_value(j, "repos_base_dir"))) c.repos_base_dir = *dir;
-  static const char* k_known[] = {"enabled", "trace_start_pct", "trace_end_pct", "top_k", "min_duration_us",
-                                  "categories", "ignore_categories", "find_kernel_sources",
-                                  "kernel_source_repos", "auto_clone_repos", "repos_base_dir", "rank_files"};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (std::find_if(std::begin(k_known), std::end(k_known), [&](const char* k) { return it.key() == k; }) ==
-        std::end(k_known))
-      return invalid_argument("gap_analysis: unknown field '%s'", it.key().c_str());
-  }
-  MAGPIE_RETURN_IF_ERROR(c.validate());
-  return c;
 }
 
 std::string kernel_stat::unique_shapes() const {
@@ -257,7 +163,7 @@ class gap_sink : public event_sink {
     std::vector<int32_t> slot(m_names.size(), -1);
     std::vector<kernel_stat>& ks = out->kernels;
     for (const auto& c : m_cands) {
-      // Magpie drops events without ts when it windows (not when it fell back to all events).
+      // Upstream Magpie drops events without ts when it windows (not when it fell back to all events).
       if (windowed && (!c.has_ts || !(c.ts + c.dur >= t_start && c.ts <= t_end))) continue;
       ++out->events_in_window;
       if (cfg.min_duration_us > 0 && !(c.dur >= cfg.min_duration_us)) continue;
@@ -385,10 +291,13 @@ status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::p
   rr.stats = st;
   sink.finish(cfg, &rr);
   rr.health = check_read(st);
-  if (rr.missing_dur)
-    rr.health.add(input_status::partial, strprintf("%llu of %llu counted events without a usable \"dur\" (counted as 0 us)",
-                                                   static_cast<unsigned long long>(rr.missing_dur),
-                                                   static_cast<unsigned long long>(rr.events_after_filter)));
+  if (rr.missing_dur) {
+    read_problem p;
+    p.kind = read_problem_kind::counted_missing_dur;
+    p.count = rr.missing_dur;
+    p.of = rr.events_after_filter;
+    rr.health.add(std::move(p));
+  }
   return rr;
 }
 
@@ -432,14 +341,23 @@ void analyze_one(const gap_config& cfg, const rank_trace& f, gap_result& r) {
   if (!rr.ok()) {
     r.errors.push_back(strprintf("Failed to analyze rank %d (%s): %s", f.rank, f.path.filename().c_str(),
                                  rr.get_status().message().c_str()));
-    r.health.add(input_status::partial, who + ": " + rr.get_status().message());
+    read_problem p;
+    p.kind = read_problem_kind::rank_unreadable;
+    p.detail = rr.get_status().message();
+    p.scope = who;
+    r.health.add(std::move(p));
     return;
   }
-  for (const auto& p : rr->health.problems) r.health.add(input_status::partial, who + ": " + p);
+  for (read_problem p : rr->health.problems) {  // a bad rank makes the whole result partial, not unusable
+    p.severity = input_status::partial;
+    p.scope = who;
+    r.health.add(std::move(p));
+  }
+  std::vector<std::string> texts = problem_texts(rr->health);
   if (rr->health.usable())
-    for (const auto& p : rr->health.problems) r.warnings.push_back(who + ": " + p);
+    for (const auto& t : texts) r.warnings.push_back(who + ": " + t);
   if (!rr->health.usable()) {
-    r.errors.push_back(who + ": " + join(rr->health.problems, "; ") + " (rank skipped)");
+    r.errors.push_back(who + ": " + join(texts, "; ") + " (rank skipped)");
     return;
   }
   r.ranks.push_back(std::move(rr).value());

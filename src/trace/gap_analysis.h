@@ -1,13 +1,13 @@
-// Gap analysis (Magpie's modes/benchmark/gap_analysis.py, re-implemented on the streaming
+// Gap analysis (upstream Magpie's modes/benchmark/gap_analysis.py, re-implemented on the streaming
 // reader): per rank, events overlapping the time window, filtered by category substrings and
 // minimum duration, aggregated by exact event name; ranks merged by name; top-k kept with
 // percentages relative to the untruncated totals.
 //
-// Numeric semantics follow Magpie's Python exactly: durations are the trace's µs doubles,
+// Numeric semantics follow upstream Magpie's Python exactly: durations are the trace's µs doubles,
 // summed in file order per name; a rank's total is the sum of its per-name totals in sorted
 // order; the merged total is the sum of rank totals in rank order; sorting is stable by
 // descending total. One deliberate difference: the window span is taken from events with
-// dur > 0 (Magpie's newer fix), so metadata / instant events ("Record Window End") far outside
+// dur > 0 (upstream Magpie's newer fix), so metadata / instant events ("Record Window End") far outside
 // the profiled region do not stretch it.
 #pragma once
 
@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "trace/api.h"
 #include "trace/health.h"
 #include "trace/reader.h"
@@ -30,7 +29,7 @@ struct kernel_stat {
   double min_us = 0, max_us = 0;
   std::vector<std::string> shapes;  ///< distinct non-empty shapes, first-seen order
   double avg_us() const { return calls ? total_us / static_cast<double>(calls) : 0.0; }
-  /// Magpie's unique_shapes: the first 10 distinct shapes joined with "; ".
+  /// Upstream Magpie's unique_shapes: the first 10 distinct shapes joined with "; ".
   std::string unique_shapes() const;
 };
 
@@ -67,7 +66,7 @@ struct gap_result {
 status_or<rank_result> analyze_rank(const gap_config& cfg, int rank, const fs::path& trace_file);
 /// Discovery (a single trace file is rank 0), every rank, merge and truncation. Missing
 /// directories or traces, ranks claimed twice (without cfg.rank_files) and unreadable traces are
-/// errors in the result (Magpie's messages), not a status; ranks that do not look like one run
+/// errors in the result (upstream Magpie's messages), not a status; ranks that do not look like one run
 /// (device, world size, declared rank, disjoint time spans, few shared kernel names) are
 /// warnings.
 gap_result analyze_gap(const gap_config& cfg, const fs::path& trace_dir);
@@ -85,14 +84,14 @@ struct gap_outputs {
 status_or<std::optional<fs::path>> write_gap_outputs(gap_result& r, const fs::path& out_dir);
 
 /// gap_analysis.csv text (rows end in "\r\n" as Python's csv module writes them). With kernel
-/// sources, `preamble` lines (without '\n') come first, then Magpie's "# Warning: columns …"
+/// sources, `preamble` lines (without '\n') come first, then upstream Magpie's "# Warning: columns …"
 /// line, and `source_header` / `source_rows` (one per merged kernel) are appended to each row.
 std::string gap_csv(const gap_result& r, const std::vector<std::string>& preamble = {},
                     const std::vector<std::string>& source_header = {},
                     const std::vector<std::vector<std::string>>& source_rows = {});
 /// gap_analysis_rank<N>.csv text (percentages of that rank's total).
 std::string gap_rank_csv(const rank_result& r);
-/// Magpie's console summary (header, ranks, categories, total, table, "Output: <dir>").
+/// Upstream Magpie's console summary (header, ranks, categories, total, table, "Output: <dir>").
 std::string gap_console_summary(const gap_result& r, const fs::path& gap_dir);
 
 /// Writes <out_dir>/<stem>_clamped_<start>_<end>.trace.json.gz for each rank (no category

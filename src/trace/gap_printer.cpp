@@ -1,10 +1,14 @@
 #include "trace/gap_printer.h"
 
+#include "trace/analysis_printer.h"
+#include "trace/gap_config_codec.h"
+#include "trace/health_printer.h"
+
 namespace magpie::trace {
 
 json gap_result_json(const gap_result& r) {
   json j;
-  j["config"] = r.cfg.to_json();
+  j["config"] = gap_config_json(r.cfg);
   j["total_duration_us"] = r.total_us;
   j["num_ranks"] = r.ranks.size();
   json top = json::array();
@@ -29,12 +33,12 @@ json gap_result_json(const gap_result& r) {
                      {"events_in_window", rr.events_in_window},
                      {"events_counted", rr.events_after_filter},
                      {"events_without_dur", rr.missing_dur},
-                     {"input", rr.health.to_json()},
-                     {"read", rr.stats.to_json()}});
+                     {"input", input_health_json(rr.health)},
+                     {"read", read_stats_json(rr.stats)}});
   }
   j["ranks"] = ranks;
   j["warnings"] = r.warnings;
-  j["input"] = r.health.to_json();
+  j["input"] = input_health_json(r.health);
   j["discovery"] = r.discovery_summary;
   return j;
 }

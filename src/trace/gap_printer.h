@@ -11,7 +11,7 @@
 
 namespace magpie::trace {
 
-/// Magpie's result dict (config, total_duration_us, num_ranks, top_kernels, clamped_trace_paths,
+/// Upstream Magpie's result dict (config, total_duration_us, num_ranks, top_kernels, clamped_trace_paths,
 /// errors) plus "ranks", "warnings", "input" and "discovery".
 json gap_result_json(const gap_result& r);
 /// The `gap_analysis` block: gap_result_json plus csv_path (null: none written) and output_dir.

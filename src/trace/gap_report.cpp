@@ -1,4 +1,4 @@
-// Gap-analysis outputs: Magpie's CSVs, console summary and result dict, and the API entry
+// Gap-analysis outputs: upstream Magpie's CSVs, console summary and result dict, and the API entry
 // point run_gap_analysis.
 #include <cstdio>
 
@@ -99,7 +99,7 @@ std::string gap_console_summary(const gap_result& r, const fs::path& gap_dir) {
 
 namespace {
 
-/// Magpie's gap_analysis.csv with the kernel-source columns (find_kernel_sources).
+/// Upstream Magpie's gap_analysis.csv with the kernel-source columns (find_kernel_sources).
 status_or<std::string> csv_with_sources(const gap_config& cfg, const gap_result& r, std::vector<std::string>* warnings) {
   std::vector<fs::path> roots;
   if (cfg.kernel_source_repos)

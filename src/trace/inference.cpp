@@ -1,24 +1,26 @@
-// run_inference_analysis (api.h): Magpie's `analysis_mode: inference` on the native engine.
+// run_inference_analysis (api.h): upstream Magpie's `analysis_mode: inference` on the native engine.
 #include <algorithm>
 #include <memory>
 
 #include "core/strings.h"
 #include "trace/api.h"
 #include "trace/health.h"
+#include "trace/health_printer.h"
 #include "trace/report.h"
 #include "trace/report_result.h"
+#include "trace/stage_codec.h"
 #include "trace/xlsx.h"
 
 namespace magpie::trace {
 namespace {
 
-status_or<std::vector<std::string>> canonical_stages(const std::vector<std::string>& in) {
-  std::vector<std::string> stages;
+status_or<std::vector<inference_stage>> canonical_stages(const std::vector<std::string>& in) {
+  std::vector<inference_stage> stages;
   for (const auto& s : in) {
-    if (to_lower(s) == "all") return std::vector<std::string>{"prefilldecode", "decode", "prefill"};
-    std::string c = canonical_stage(s);
-    if (c.empty()) return invalid_argument("unknown analysis stage '%s' (prefilldecode, decode, prefill, all)", s.c_str());
-    if (std::find(stages.begin(), stages.end(), c) == stages.end()) stages.push_back(c);
+    if (to_lower(s) == "all") return std::vector<inference_stage>(std::begin(k_inference_stages), std::end(k_inference_stages));
+    std::optional<inference_stage> c = parse_inference_stage(s);
+    if (!c) return invalid_argument("unknown analysis stage '%s' (prefilldecode, decode, prefill, all)", s.c_str());
+    if (std::find(stages.begin(), stages.end(), *c) == stages.end()) stages.push_back(*c);
   }
   return stages;
 }
@@ -48,7 +50,7 @@ status_or<inference_result> run_inference_analysis(const inference_config& cfg, 
   const trace_model& m = *loaded;
   const input_health& health = b.input.emplace(check_model(m, true));
   for (const auto& p : health.problems)
-    (health.usable() ? b.warnings : b.errors).push_back(rank0.filename().string() + ": " + p);
+    (health.usable() ? b.warnings : b.errors).push_back(rank0.filename().string() + ": " + problem_text(p));
   if (!health.usable()) return b;
   MAGPIE_ASSIGN_OR_RETURN(spec_choice sc, choose_gpu_spec(cfg.gpu_spec_file, cfg.gpu_name, m.device_name, cfg.use_achievable));
   if (sc.spec) b.spec = std::make_shared<const gpu::gpu_spec>(std::move(*sc.spec));
@@ -73,17 +75,15 @@ status_or<inference_result> run_inference_analysis(const inference_config& cfg, 
     r.output_dir = out_dir / r.pick.label;
     if (!r.pick.step) {
       r.error = r.pick.selection_reason;
-      b.warnings.push_back(stage + ": " + r.pick.selection_reason);
+      b.warnings.push_back(std::string(inference_stage_name(stage)) + ": " + r.pick.selection_reason);
       continue;
     }
     r.analysis = analyze(m, split.steps[*r.pick.step].gpu, b.spec.get(), spans, opts);
-    json fl = json::array();
-    MAGPIE_RETURN_IF_ERROR(
-        write_analysis_files(r.output_dir, r.analysis, cfg.export_format == "excel", r.pick.label + ".xlsx", {}, &fl));
+    MAGPIE_RETURN_IF_ERROR(write_analysis_files(r.output_dir, r.analysis, cfg.export_format == "excel",
+                                                r.pick.label + ".xlsx", {}, &r.files));
     r.simple_summary_file = out_dir / (r.pick.label + "_ISL" + label_value(cfg.isl) + "_OSL" + label_value(cfg.osl) +
                                        "_CONC" + label_value(cfg.conc) + "_kernel_roofline_simple.csv");
     MAGPIE_RETURN_IF_ERROR(write_file_atomic(r.simple_summary_file, roofline_simple_csv(r.analysis)));
-    for (const auto& f : fl) r.files.push_back(f.get<std::string>());
     b.output_files.insert(b.output_files.end(), r.files.begin(), r.files.end());
     b.output_files.push_back(r.simple_summary_file.string());
   }

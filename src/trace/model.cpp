@@ -85,11 +85,11 @@ class model_sink : public event_sink {
       return;
     }
     if (!e.has_ts) {
-      ++m_m.dropped_no_ts;
+      if (m_m.dropped_no_ts++ == 0) m_m.first_no_ts = e.index;
       return;
     }
     bool gpu_kind = kind == ev_kind::kernel || kind == ev_kind::memcpy || kind == ev_kind::memset;
-    if (gpu_kind && !e.has_dur) ++m_m.gpu_missing_dur;
+    if (gpu_kind && !e.has_dur && m_m.gpu_missing_dur++ == 0) m_m.first_gpu_missing_dur = e.index;
     if (e.has_dur && e.dur_ns < 0) ++m_m.negative_dur;
     uint32_t idx = static_cast<uint32_t>(m_m.events.size());
     trace_event& t = m_m.events.emplace_back();

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 #include "trace/chunked_store.h"
 #include "trace/reader.h"
@@ -118,6 +117,8 @@ struct trace_model {
   uint64_t dropped_python = 0, dropped_other = 0;
   uint64_t dropped_no_ts = 0;       ///< events of analysed categories without a usable ts
   uint64_t gpu_missing_dur = 0;     ///< GPU events without a usable dur (kept with dur 0)
+  /// traceEvents index of the first event counted in dropped_no_ts / gpu_missing_dur (0 while 0).
+  uint64_t first_no_ts = 0, first_gpu_missing_dur = 0;
   uint64_t negative_dur = 0;        ///< kept events whose dur was negative (set to 0)
   uint64_t gpu_linked = 0, gpu_unlinked = 0, gpu_without_op = 0;
   uint64_t gpu_linked_tracelens = 0;  ///< GPU events TraceLens links (its timeline's default set)

@@ -20,26 +20,6 @@ namespace magpie::trace {
 using detail::scan;
 using detail::scan_ctx;
 
-json read_stats::to_json() const {
-  return json{{"path", path},
-              {"gzip", gzip},
-              {"root", root_is_list ? "list" : "object"},
-              {"has_trace_events", has_trace_events},
-              {"file_bytes", file_bytes},
-              {"json_bytes", json_bytes},
-              {"events", events},
-              {"non_object_elements", non_object_elements},
-              {"events_with_bad_fields", events_with_bad_fields},
-              {"events_bad_ts", events_bad_ts},
-              {"events_bad_dur", events_bad_dur},
-              {"events_negative_dur", events_negative_dur},
-              {"events_bad_other", events_bad_other},
-              {"complete", complete},
-              {"error", error},
-              {"error_offset", error_offset},
-              {"seconds", seconds}};
-}
-
 namespace {
 
 inline bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
@@ -542,22 +522,27 @@ class driver {
       if (*q == '{') {
         SCAN_TRY(parse_event(q, ctx, m_ev, m_s));
         ++m_st.events;
-        if (m_ev.bad_fields) {
-          ++m_st.events_with_bad_fields;
-          m_st.events_bad_ts += m_ev.bad_ts;
-          m_st.events_bad_dur += m_ev.bad_dur;
-          if (m_ev.bad_fields > static_cast<uint32_t>(m_ev.bad_ts) + m_ev.bad_dur) ++m_st.events_bad_other;
-        }
-        if (m_ev.has_dur && m_ev.dur_ns < 0) ++m_st.events_negative_dur;
+        if (m_ev.bad_fields) count_bad_fields();
+        if (m_ev.has_dur && m_ev.dur_ns < 0) note(m_st.events_negative_dur, m_st.first_negative_dur);
         m_sink.on_event(m_ev);
       } else {
         SCAN_TRY(detail::skip_value_slow(q, ctx, nullptr));
-        ++m_st.non_object_elements;
+        note(m_st.non_object_elements, m_st.first_non_object);
       }
       ++m_ev.index;
       p = q;
       m_stage = stage::events_after;
     }
+  }
+  /// Counts the current element in `n`, remembering its index when it is the first.
+  void note(uint64_t& n, uint64_t& first) {
+    if (n++ == 0) first = m_ev.index;
+  }
+  void count_bad_fields() {
+    ++m_st.events_with_bad_fields;
+    if (m_ev.bad_ts) note(m_st.events_bad_ts, m_st.first_bad_ts);
+    if (m_ev.bad_dur) note(m_st.events_bad_dur, m_st.first_bad_dur);
+    if (m_ev.bad_fields > static_cast<uint32_t>(m_ev.bad_ts) + m_ev.bad_dur) note(m_st.events_bad_other, m_st.first_bad_other);
   }
   scan tail(const char*& p, scan_ctx& ctx) {
     const char* q = p;

@@ -91,11 +91,13 @@ struct read_stats {
   uint64_t events_bad_dur = 0;     ///< "dur" present but not a usable number (event has no dur)
   uint64_t events_negative_dur = 0;  ///< "dur" < 0 (consumers treat it as 0)
   uint64_t events_bad_other = 0;   ///< events with a mistyped field other than ts / dur
+  /// traceEvents index of the first element counted in each of the five counts above (0 while
+  /// the count is 0; not in read_stats_json).
+  uint64_t first_non_object = 0, first_bad_ts = 0, first_bad_dur = 0, first_negative_dur = 0, first_bad_other = 0;
   bool complete = true;            ///< the whole document was read and valid
   std::string error;               ///< why not complete: "<what> at byte N" (uncompressed offset)
   uint64_t error_offset = 0;
   double seconds = 0;              ///< wall time of the read
-  json to_json() const;
 };
 
 /// Reads `path`, calling `sink` for each event. Status errors only for paths that cannot be

@@ -52,20 +52,8 @@ model_options model_options_for(bool tracelens_compat) {
   return o;
 }
 
-json rules_json(bool tracelens_compat, const analysis& a) {
-  return json{{"mode", tracelens_compat ? "tracelens" : "magpie"},
-              {"gpu_timeline", a.timeline_rule},
-              {"gpu_timeline_events_excluded", a.timeline_excluded},
-              {"kernel_durations", tracelens_compat ? "raw dur (TraceLens)"
-                                                    : "clipped where a kernel overruns the next one on its stream"},
-              {"host_tree", tracelens_compat ? "events ending >= 1 us after their parent left out (TraceLens)"
-                                             : "events ending after their parent attached"},
-              {"op_attribution", "ops.csv: outermost modelled op (TraceLens unified_perf_summary); ops_by_name.csv: each "
-                                 "launcher op's own kernels (TraceLens ops_summary)"}};
-}
-
 status write_analysis_files(const fs::path& dir, const analysis& a, bool xlsx, const std::string& xlsx_name,
-                            std::vector<std::pair<std::string, std::string>> extra, json* files) {
+                            std::vector<std::pair<std::string, std::string>> extra, std::vector<std::string>* files) {
   MAGPIE_RETURN_IF_ERROR(make_dirs(dir));
   std::vector<std::pair<std::string, std::string>> tables = {{"ops", ops_csv(a)},
                                                              {"kernels", kernels_csv(a)},
@@ -85,34 +73,6 @@ status write_analysis_files(const fs::path& dir, const analysis& a, bool xlsx, c
     files->push_back(x.string());
   }
   return ok_status();
-}
-
-json steps_json(const stage_split& s) {
-  json a = json::array();
-  for (const auto& st : s.steps) {
-    json j{{"idx", st.idx},
-           {"name", st.name},
-           {"phase", st.phase},
-           {"batch_size", st.batch_size},
-           {"num_requests", st.num_requests},
-           {"num_gpu_events", st.gpu.size()},
-           {"gpu_duration_us", static_cast<double>(st.gpu_duration) / 1000.0},
-           {"gpu_busy_us", static_cast<double>(st.gpu_busy) / 1000.0},
-           {"start_ts_us", static_cast<double>(st.cpu_ts) / 1000.0},
-           {"end_ts_us", static_cast<double>(st.cpu_end) / 1000.0}};
-    if (st.ann) j["annotation"] = st.ann->to_json();
-    a.push_back(j);
-  }
-  return a;
-}
-
-json split_json(const stage_split& s, std::optional<int64_t> conc) {
-  json j{{"source", s.source}, {"phase_method", s.phase_method}, {"notes", s.notes}, {"steps", steps_json(s)}};
-  j["undecided"] = s.undecided.empty() ? json(nullptr) : json(s.undecided);
-  json picks = json::object();
-  for (const char* st : {"prefilldecode", "decode", "prefill"}) picks[st] = pick_step(s, st, conc).to_json(s);
-  j["phase_picks"] = picks;
-  return j;
 }
 
 std::string label_value(const std::string& v) {
@@ -163,16 +123,15 @@ status_or<report_result> run_trace_report(const report_config& cfg, const fs::pa
   r.gpu_spec_choice = sc.how;
   r.steps = split_steps(m);
   r.analysis = analyze(m, m.gpu, r.spec.get(), step_spans(m), {.linked_only_timeline = cfg.tracelens_compat});
-  json files = json::array({(out_dir / "report.json").string()});
+  r.output_files = {(out_dir / "report.json").string()};
   MAGPIE_RETURN_IF_ERROR(write_analysis_files(out_dir, r.analysis, cfg.xlsx, "report.xlsx",
-                                              {{"execution_details", execution_details_csv(r.steps)}}, &files));
+                                              {{"execution_details", execution_details_csv(r.steps)}}, &r.output_files));
   if (cfg.html) {
     report_page page{"magpie trace report: " + trace_file.filename().string(), &m, &r.analysis, &r.steps, &r.input,
                      static_cast<size_t>(cfg.top_k)};
     MAGPIE_RETURN_IF_ERROR(write_file_atomic(out_dir / "report.html", report_html(page)));
-    files.push_back((out_dir / "report.html").string());
+    r.output_files.push_back((out_dir / "report.html").string());
   }
-  for (const auto& f : files) r.output_files.push_back(f.get<std::string>());
   MAGPIE_RETURN_IF_ERROR(write_json_file(out_dir / "report.json", trace_report_json(r)));
   return r;
 }

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 #include "gpu/specs.h"
 #include "trace/analysis.h"
@@ -45,17 +44,13 @@ std::string report_html(const report_page& page);
 
 // Shared by run_trace_report and run_inference_analysis.
 model_options model_options_for(bool tracelens_compat);
-/// Which rules produced the numbers (report.json "rules").
-json rules_json(bool tracelens_compat, const analysis& a);
 /// ops, kernels, ops_by_name, gpu_timeline and `extra` tables as <name>.csv in `dir` (and, with
 /// `xlsx`, one workbook `xlsx_name` holding them all); the paths are appended to `files`.
 status write_analysis_files(const fs::path& dir, const analysis& a, bool xlsx, const std::string& xlsx_name,
-                            std::vector<std::pair<std::string, std::string>> extra, json* files);
-/// The split's steps, notes and per-stage picks (report.json "steps").
-json split_json(const stage_split& s, std::optional<int64_t> conc);
-/// Magpie's file-name value sanitiser: '.' → 'p', other non-alphanumerics dropped, "" → unknown.
+                            std::vector<std::pair<std::string, std::string>> extra, std::vector<std::string>* files);
+/// Upstream Magpie's file-name value sanitiser: '.' → 'p', other non-alphanumerics dropped, "" → unknown.
 std::string label_value(const std::string& v);
-/// Magpie's rank-0 trace patterns (vLLM, SGLang), then rank discovery; empty when none.
+/// Upstream Magpie's rank-0 trace patterns (vLLM, SGLang), then rank discovery; empty when none.
 fs::path find_rank0_trace(const fs::path& dir);
 
 }  // namespace magpie::trace

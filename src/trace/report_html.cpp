@@ -13,6 +13,7 @@
 
 #include "core/strings.h"
 #include "trace/health.h"
+#include "trace/health_printer.h"
 #include "trace/report.h"
 #include "trace/report_html_timeline.h"
 #include "trace/util.h"
@@ -60,9 +61,9 @@ struct axis {
 
 std::string problems_html(const input_health* h) {
   if (!h || h->problems.empty()) return "";
-  std::string s = "<div class='problems' id='input-problems'><b>Input problems (" + std::string(h->status_name()) +
+  std::string s = "<div class='problems' id='input-problems'><b>Input problems (" + std::string(input_status_name(h->status)) +
                   "): the numbers below cover only what could be read.</b><ul>";
-  for (const auto& p : h->problems) s += "<li>" + esc(p) + "</li>";
+  for (const auto& p : h->problems) s += "<li>" + esc(problem_text(p)) + "</li>";
   return s + "</ul></div>";
 }
 

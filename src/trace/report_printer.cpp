@@ -2,7 +2,10 @@
 
 #include <optional>
 
+#include "trace/analysis_printer.h"
+#include "trace/health_printer.h"
 #include "trace/report.h"
+#include "trace/stage_codec.h"
 
 namespace magpie::trace {
 
@@ -27,13 +30,13 @@ json trace_summary_json(const trace_summary& t) {
               {"negative_dur_set_to_zero", t.negative_dur},
               {"tree_bleeds_attached", t.tree_bleeds},
               {"stream_overruns_clipped", t.clipped_kernels},
-              {"read", t.stats.to_json()}};
+              {"read", read_stats_json(t.stats)}};
 }
 
 json trace_report_json(const report_result& r) {
   json j;
   j["trace"] = trace_summary_json(r.trace);
-  j["input"] = r.input.to_json();
+  j["input"] = input_health_json(r.input);
   if (r.input.usable()) {
     j["rules"] = rules_json(r.tracelens_compat, r.analysis);
     j["gpu_spec_choice"] = r.gpu_spec_choice;
@@ -56,7 +59,7 @@ json stage_result_json(const stage_result& s, const json& pick, bool tracelens_c
   }
   r["files"] = s.files;
   r["simple_summary_file"] = s.simple_summary_file.string();
-  r["gpu_timeline"] = s.analysis.timeline.to_json();
+  r["gpu_timeline"] = timeline_json(s.analysis.timeline);
   r["rules"] = rules_json(tracelens_compat, s.analysis);
   return r;
 }
@@ -79,12 +82,12 @@ json inference_result_json(const inference_result& r) {
   b["phase_picks"] = json::object();
   b["stage_results"] = json::object();
   for (const auto& s : r.stage_results) {
-    json pick = s.pick.to_json(r.split);
-    b["phase_picks"][s.stage] = pick;
-    b["stage_results"][s.stage] = stage_result_json(s, pick, r.tracelens_compat);
+    json pick = phase_pick_json(s.pick, r.split);
+    b["phase_picks"][inference_stage_name(s.stage)] = pick;
+    b["stage_results"][inference_stage_name(s.stage)] = stage_result_json(s, pick, r.tracelens_compat);
   }
   b["rank0_trace"] = r.rank0_trace ? json(r.rank0_trace->string()) : json(nullptr);
-  if (r.input) b["input"] = r.input->to_json();
+  if (r.input) b["input"] = input_health_json(*r.input);
   if (r.analysed) {
     b["gpu_spec_choice"] = r.gpu_spec_choice;
     b["split_source"] = r.split.source;

@@ -12,7 +12,7 @@ json trace_summary_json(const trace_summary& t);
 /// report.json: {trace, input, output_files} for an unusable trace, else {trace, input, rules,
 /// gpu_spec_choice, analysis, steps, output_files}.
 json trace_report_json(const report_result& r);
-/// Magpie's `tracelens_analysis` block (trace/api.h, run_inference_analysis): {enabled,
+/// Upstream Magpie's `tracelens_analysis` block (trace/api.h, run_inference_analysis): {enabled,
 /// analysis_mode, engine, analysis_stages, export_format, tl_extension, trace_dir, split_dir,
 /// capture_folder, output_dir, gpu_arch_platform, phase_picks, stage_results, rank0_trace,
 /// input?, gpu_spec_choice?, split_source?, phase_method?, output_files, errors, warnings}.

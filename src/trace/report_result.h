@@ -33,7 +33,7 @@ namespace magpie::trace {
 
 /// One stage of run_inference_analysis: the picked step and, when one was picked, its files.
 struct stage_result {
-  std::string stage;                ///< canonical: prefilldecode | decode | prefill
+  inference_stage stage = inference_stage::prefilldecode;
   fs::path trace_path;              ///< the rank-0 trace
   phase_pick pick;                  ///< which step (index into inference_result::split.steps)
   fs::path output_dir;              ///< <out_dir>/<label>
@@ -43,10 +43,10 @@ struct stage_result {
   trace::analysis analysis;         ///< of the picked step's GPU events
 };
 
-/// What run_inference_analysis (trace/api.h) returns: Magpie's `tracelens_analysis` block as
+/// What run_inference_analysis (trace/api.h) returns: upstream Magpie's `tracelens_analysis` block as
 /// types, printed by inference_result_json (trace/report_printer.h).
 struct inference_result {
-  std::vector<std::string> stages;  ///< canonical, in the requested order (no duplicates)
+  std::vector<inference_stage> stages;  ///< in the requested order (no duplicates)
   std::string export_format;
   fs::path trace_dir, out_dir;
   bool tracelens_compat = false;

@@ -1,5 +1,5 @@
 // The schema of report.json (see report_schema.h). Field types follow the writers:
-// trace_model::summary_json, read_stats::to_json, input_health::to_json, rules_json,
+// trace_model::summary_json, read_stats::to_json, input_health_json, rules_json,
 // analysis_json (analysis_output.cpp), gpu_spec::to_json, split_json / steps_json
 // (report.cpp), step_annotation::to_json, phase_pick::to_json.
 #include "trace/report_schema.h"

@@ -91,33 +91,28 @@ stage_split split_steps(const trace_model& m) {
   return out;
 }
 
-std::string canonical_stage(const std::string& in) {
-  std::string s = to_lower(trim(in));
-  if (s == "prefilldecode" || s == "pd" || s == "mixed" || s == "prefill_decode" || s == "prefill-decode") return "prefilldecode";
-  if (s == "decode" || s == "decode_only" || s == "decode-only") return "decode";
-  if (s == "prefill" || s == "prefill_only" || s == "prefill-only") return "prefill";
-  return "";
+step_phase stage_phase(inference_stage s) {
+  switch (s) {
+    case inference_stage::prefilldecode: return step_phase::prefilldecode;
+    case inference_stage::decode: return step_phase::decode_only;
+    case inference_stage::prefill: return step_phase::prefill_only;
+  }
+  return step_phase::prefilldecode;
 }
 
-std::string stage_label(const std::string& stage) {
-  if (stage == "decode") return "decode_only";
-  if (stage == "prefill") return "prefill_only";
-  return stage;
-}
-
-phase_pick pick_step(const stage_split& s, const std::string& stage, std::optional<int64_t> conc) {
+phase_pick pick_step(const stage_split& s, inference_stage stage, std::optional<int64_t> conc) {
   phase_pick p;
   p.stage = stage;
-  p.label = stage_label(stage);
-  const std::string phase = stage == "prefilldecode" ? "prefilldecode" : stage_label(stage);
-  const std::optional<step_phase> want = parse_step_phase(phase);  // nullopt: no step matches
+  const step_phase want = stage_phase(stage);
+  p.label = step_phase_name(want);
+  const std::string phase = p.label;
   if (!s.undecided.empty()) {
     p.selection_reason = "prefill and decode cannot be told apart: " + s.undecided;
     return p;
   }
   std::vector<size_t> cands;
   for (size_t i = 0; i < s.steps.size(); ++i)
-    if (want && s.steps[i].phase == *want && !s.steps[i].gpu.empty()) cands.push_back(i);
+    if (s.steps[i].phase == want && !s.steps[i].gpu.empty()) cands.push_back(i);
   if (cands.empty()) {
     p.selection_reason = "no " + phase + " step with GPU work";
     return p;
@@ -129,7 +124,7 @@ phase_pick pick_step(const stage_split& s, const std::string& stage, std::option
     if (s.steps[i].batch_size == max_bs) best.push_back(i);
   p.selection_reason = strprintf("largest batch (%lld tokens) among %zu %s steps", static_cast<long long>(max_bs),
                                  cands.size(), phase.c_str());
-  if (stage == "decode" && conc && best.size() > 1) {
+  if (stage == inference_stage::decode && conc && best.size() > 1) {
     int64_t d = INT64_MAX;
     for (size_t i : best) d = std::min(d, static_cast<int64_t>(std::llabs(s.steps[i].num_requests - *conc)));
     std::vector<size_t> near;
@@ -144,23 +139,6 @@ phase_pick pick_step(const stage_split& s, const std::string& stage, std::option
   }
   p.step = best[(best.size() - 1) / 2];
   return p;
-}
-
-json phase_pick::to_json(const stage_split& s) const {
-  json j{{"stage", stage}, {"output_label", label}, {"selection_reason", selection_reason}};
-  if (!step) {
-    j["row_index"] = nullptr;
-    return j;
-  }
-  const step_info& st = s.steps[*step];
-  j["row_index"] = st.idx;
-  j["step_name"] = st.name;
-  j["batch_size"] = st.batch_size;
-  j["phase_avg_conc"] = st.num_requests;
-  j["num_gpu_events"] = st.gpu.size();
-  j["gpu_duration"] = static_cast<double>(st.gpu_duration) / 1000.0;
-  j["gpu_busy_duration"] = static_cast<double>(st.gpu_busy) / 1000.0;
-  return j;
 }
 
 std::string execution_details_csv(const stage_split& s) {

@@ -1,5 +1,5 @@
 // Inference stage split: the steps of a serving or generate trace, each with its GPU events and
-// phase, and one representative step per stage (Magpie's phase pick, research magpie.md §7.3).
+// phase, and one representative step per stage (upstream Magpie's phase pick, research magpie.md §7.3).
 //
 // Steps, in order of preference:
 //   annotations    the step annotations of vLLM / SGLang / ATOM (annotations.h): phase and
@@ -23,7 +23,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "trace/analysis.h"
 #include "trace/model.h"
 
@@ -57,18 +56,20 @@ stage_split infer_steps(const trace_model& m);
 void assign_gpu_by_launch(const trace_model& m, std::vector<step_info>& steps);
 void finish_steps(const trace_model& m, std::vector<step_info>& steps);
 
-/// Canonical stage names: prefilldecode, decode, prefill (aliases: pd, mixed, prefill_decode,
-/// prefill-decode, decode_only, decode-only, prefill_only, prefill-only); "" when unknown.
-std::string canonical_stage(const std::string& s);
-/// Magpie's output label: prefilldecode → prefilldecode, decode → decode_only, prefill → prefill_only.
-std::string stage_label(const std::string& stage);
+/// The stages a step is picked for (words and aliases: trace/stage_codec.h).
+enum class inference_stage { prefilldecode, decode, prefill };
+constexpr inference_stage k_inference_stages[] = {inference_stage::prefilldecode, inference_stage::decode,
+                                                  inference_stage::prefill};
+/// The phase of the steps a stage picks; its name (step_phase_name) is upstream Magpie's output
+/// label: prefilldecode → prefilldecode, decode → decode_only, prefill → prefill_only.
+step_phase stage_phase(inference_stage s);
 
 struct phase_pick {
-  std::string stage, label, selection_reason;
+  inference_stage stage = inference_stage::prefilldecode;
+  std::string label, selection_reason;
   std::optional<size_t> step;      ///< index into split.steps
-  json to_json(const stage_split& s) const;
 };
-phase_pick pick_step(const stage_split& s, const std::string& stage, std::optional<int64_t> conc);
+phase_pick pick_step(const stage_split& s, inference_stage stage, std::optional<int64_t> conc);
 
 /// execution_details.csv of the split (one row per step).
 std::string execution_details_csv(const stage_split& s);

@@ -161,45 +161,29 @@ std::string kernel_category(const trace_model& m, const trace_event& e) {
   return "other";
 }
 
-namespace {
-
-json row(const char* type, int64_t ns, int64_t total) {
-  double ms = static_cast<double>(ns) / 1e6;
-  double pct = total > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(total) : 0.0;
-  return json{{"type", type}, {"time ms", ms}, {"percent", pct}};
-}
-
-}  // namespace
-
-json timeline_breakdown::to_json() const {
-  json rows = json::array();
-  rows.push_back(row("computation_time", computation, total));
-  rows.push_back(row("exposed_comm_time", exposed_comm, total));
-  rows.push_back(row("exposed_memcpy_time", exposed_memcpy, total));
-  rows.push_back(row("busy_time", busy, total));
+std::vector<timeline_row> timeline_breakdown::rows() const {
+  std::vector<timeline_row> rows;
+  auto row = [&](const char* type, int64_t ns) { rows.push_back({type, ns, total}); };
+  row("computation_time", computation);
+  row("exposed_comm_time", exposed_comm);
+  row("exposed_memcpy_time", exposed_memcpy);
+  row("busy_time", busy);
   if (micro_idle || macro_idle) {
-    rows.push_back(row("micro_idle_time", micro_idle, total));
-    rows.push_back(row("macro_idle_time", macro_idle, total));
+    row("micro_idle_time", micro_idle);
+    row("macro_idle_time", macro_idle);
   } else {
-    rows.push_back(row("idle_time", idle, total));
+    row("idle_time", idle);
   }
-  rows.push_back(row("total_time", total, total));
-  rows.push_back(row("total_comm_time", total_comm, total));
-  rows.push_back(row("total_memcpy_time", total_memcpy, total));
+  row("total_time", total);
+  row("total_comm_time", total_comm);
+  row("total_memcpy_time", total_memcpy);
   return rows;
-}
-
-json timeline_breakdown::communication_json() const {
-  const int64_t overlapped = total_comm - exposed_comm;
-  return {{"total_ns", total_comm}, {"exposed_ns", exposed_comm}, {"overlapped_ns", overlapped},
-          {"overlapped_pct", total_comm > 0 ? 100.0 * static_cast<double>(overlapped) / static_cast<double>(total_comm) : 0.0}};
 }
 
 std::string timeline_breakdown::to_csv() const {
   std::string out = "type,time ms,percent\n";
-  for (const auto& r : to_json())
-    out += json_string(r, "type") + "," + python_float_repr(json_number(r, "time ms", 0)) + "," +
-           python_float_repr(json_number(r, "percent", 0)) + "\n";
+  for (const auto& r : rows())
+    out += std::string(r.type) + "," + python_float_repr(r.ms()) + "," + python_float_repr(r.percent()) + "\n";
   return out;
 }
 

@@ -15,7 +15,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json.h"
 #include "trace/model.h"
 
 namespace magpie::trace {
@@ -73,16 +72,21 @@ void cache_gpu_classes(trace_model& m);
 /// moe, reduce, elementwise, copy, indexing, triton, other (first match, name-based).
 std::string kernel_category(const trace_model& m, const trace_event& e);
 
+/// One TraceLens gpu_timeline row: `ns` of `total_ns` spent as `type`.
+struct timeline_row {
+  const char* type;  ///< computation_time, exposed_comm_time, …, total_memcpy_time
+  int64_t ns = 0, total_ns = 0;
+  double ms() const { return static_cast<double>(ns) / 1e6; }
+  double percent() const { return total_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(total_ns) : 0.0; }
+};
+
 struct timeline_breakdown {
   int64_t total = 0, computation = 0, exposed_comm = 0, exposed_memcpy = 0, busy = 0, idle = 0;
   int64_t total_comm = 0, total_memcpy = 0;
   int64_t micro_idle = 0, macro_idle = 0;  ///< gaps shorter / not shorter than the threshold
   size_t events = 0;
-  /// TraceLens gpu_timeline rows: type, time ms, percent.
-  json to_json() const;
-  /// Communication in exact ns: total (|COMM|), exposed (|COMM − COMP|), overlapped with
-  /// computation (total − exposed) and that share of the total.
-  json communication_json() const;
+  /// TraceLens gpu_timeline rows (type, time ms, percent; printed by timeline_json).
+  std::vector<timeline_row> rows() const;
   std::string to_csv() const;
 };
 

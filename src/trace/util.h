@@ -1,5 +1,5 @@
 // Small helpers shared by the trace analyses: string interning, Python-compatible formatting
-// (Magpie's CSVs and console lines are produced by Python f-strings / repr) and conversions of
+// (upstream Magpie's CSVs and console lines are produced by Python f-strings / repr) and conversions of
 // raw JSON argument text (Input Dims, Concrete Inputs) captured by the reader.
 #pragma once
 
@@ -52,7 +52,7 @@ std::optional<std::string> json_string_value(std::string_view raw);
 /// integer or `raw` is not an array.
 std::optional<std::vector<int64_t>> json_int_list(std::string_view raw);
 
-/// Magpie's gap-analysis shape string: [[5, 2880], [2880, 201088], []] → "[5,2880]x[2880,201088]"
+/// Upstream Magpie's gap-analysis shape string: [[5, 2880], [2880, 201088], []] → "[5,2880]x[2880,201088]"
 /// (non-list and empty elements skipped; nested lists printed with Python's str()).
 std::string format_gap_shape(std::string_view input_dims_raw);
 

@@ -1,4 +1,4 @@
-// Excel export of report tables (Magpie's `tracelens.export_format: excel`, `trace report --xlsx`):
+// Excel export of report tables (upstream Magpie's `tracelens.export_format: excel`, `trace report --xlsx`):
 // one .xlsx workbook, one sheet per table, a bold frozen header row, numeric cells typed as
 // numbers. Tables are given as the CSV text magpie writes anyway, so both formats hold the
 // same values. Written atomically (temporary file, then rename).
@@ -23,7 +23,7 @@ struct xlsx_sheet {
 /// failed_precondition when libxlsxwriter cannot be loaded (the message says what to install).
 status write_xlsx(const fs::path& path, const std::vector<xlsx_sheet>& sheets);
 
-/// Export formats of Magpie's tracelens block: "csv" or "excel" (legacy booleans export_csv /
+/// Export formats of upstream Magpie's tracelens block: "csv" or "excel" (legacy booleans export_csv /
 /// export_excel map onto them); anything else is refused.
 status check_export_format(const std::string& format);
 

@@ -2,6 +2,7 @@
 // mistyped states read as the caller's default.
 #include <gtest/gtest.h>
 
+#include "core/state_row_codec.h"
 #include "core/states.h"
 
 using namespace magpie;

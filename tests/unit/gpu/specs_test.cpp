@@ -1,4 +1,5 @@
 #include "gpu/specs.h"
+#include "gpu/gpu_printer.h"
 
 #include <gtest/gtest.h>
 
@@ -43,7 +44,7 @@ TEST(GpuSpecs, AchievableOverridesDatasheetPerKey) {
   EXPECT_DOUBLE_EQ(d.mem_bw_gbps, 4800);
   EXPECT_DOUBLE_EQ(*d.peak_tflops("matrix_bf16"), 989.4);
   EXPECT_FALSE(d.peak_tflops("matrix_fp4").has_value());
-  json j = a.to_json();
+  json j = gpu_spec_json(a);
   EXPECT_EQ(j["max_achievable_tflops"]["matrix_bf16"], 790);
 }
 

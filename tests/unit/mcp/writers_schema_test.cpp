@@ -17,10 +17,12 @@
 #include "sched/report_schema.h"
 #include "serve/bench_config.h"
 #include "source/kernel_sources.h"
-#include "source/report.h"
+#include "source/report_printer.h"
 #include "store/compare.h"
+#include "store/compare_printer.h"
 #include "store/results_store.h"
 #include "trace/api.h"
+#include "trace/gap_config_codec.h"
 #include "trace/gap_printer.h"
 #include "trace/report_printer.h"
 #include "trace/report_schema.h"
@@ -181,7 +183,7 @@ TEST(writers_schema, trace_report_and_gap_analysis_of_a_real_trace) {
   auto r = trace::run_trace_report(cfg, trace, out / "report");
   ASSERT_TRUE(r.ok()) << r.get_status().message();
   expect_closed(trace::trace_report_schema(), trace::trace_report_json(*r), "trace report");
-  auto gc = trace::gap_config::from_json({{"enabled", true}, {"top_k", 5}});
+  auto gc = trace::decode_gap_config({{"enabled", true}, {"top_k", 5}});
   ASSERT_TRUE(gc.ok());
   auto g = trace::run_gap_analysis(*gc, fs::path(k_source) / "examples" / "traces", out / "gap");
   ASSERT_TRUE(g.ok()) << g.get_status().message();

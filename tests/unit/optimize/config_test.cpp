@@ -7,6 +7,7 @@
 
 #include "core/fs.h"
 #include "optimize/config.h"
+#include "optimize/config_printer.h"
 
 namespace magpie::optimize {
 namespace {
@@ -64,7 +65,7 @@ TEST_F(ConfigTest, ParsesAndFillsDefaults) {
   EXPECT_EQ(c->decision.metrics.size(), 2u);
   EXPECT_EQ(c->compare_env.front().second, "{concurrency}");
   EXPECT_EQ(c->op_of_kernel("_rms_b"), "rms_norm");
-  EXPECT_EQ(c->to_json()["e2e"]["pairs"], 4);
+  EXPECT_EQ(optimize_config_json(*c)["e2e"]["pairs"], 4);
 }
 
 TEST_F(ConfigTest, LegacyPrimaryMetric) {

@@ -4,6 +4,8 @@
 
 #include "core/strings.h"
 #include "optimize/decide.h"
+#include "optimize/decide_codec.h"
+#include "optimize/decide_printer.h"
 #include "unit/optimize/test_config.h"
 
 namespace magpie::optimize {
@@ -149,7 +151,7 @@ TEST(Gate, TheFastestCorrectCandidateWins) {
   EXPECT_EQ(g.win->impl, "fast");
   EXPECT_DOUBLE_EQ(g.win->ci_low, 2.3);
   EXPECT_DOUBLE_EQ(*g.win->baseline_median_ns, 4000.0);
-  EXPECT_EQ(g.to_json()["winner"], "rms_norm_fast");
+  EXPECT_EQ(gate_result_json(g)["winner"], "rms_norm_fast");
 }
 
 TEST(Gate, AnIncorrectCandidateNeverWins) {
@@ -190,7 +192,7 @@ TEST(Gate, TheStopMessageSaysWhyEachCandidateIsNotFaster) {
   EXPECT_NE(m.find("rms_norm_onepass ambiguous 1.100x (95% CI 0.950-1.300)"), std::string::npos) << m;
   EXPECT_NE(m.find("rms_norm_fast not ranked: " + why), std::string::npos) << m;
   EXPECT_EQ(m.find("0.000"), std::string::npos) << m;
-  EXPECT_EQ(g.to_json()["kernels"][2]["reason"], why);
+  EXPECT_EQ(gate_result_json(g)["kernels"][2]["reason"], why);
 
   candidate_result none;
   EXPECT_EQ(describe_verdict(none), "no verdict in the compare report");
@@ -229,7 +231,7 @@ TEST(Stops, CategoriesAreTheGuidesWording) {
   EXPECT_EQ(stop_category("e2e_within_noise"), "end-to-end gain within noise");
   EXPECT_EQ(stop_category("server_failed"), "infrastructure");
   stop_reason s{"inputs_changed", "m", {{"x", 1}}};
-  EXPECT_EQ(s.to_json()["category"], "benchmark inputs changed");
+  EXPECT_EQ(stop_reason_json(s)["category"], "benchmark inputs changed");
 }
 
 }  // namespace

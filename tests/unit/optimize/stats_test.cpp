@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "optimize/decide.h"
+#include "optimize/decide_codec.h"
+#include "optimize/decide_printer.h"
 
 namespace magpie::optimize {
 namespace {
@@ -117,11 +119,11 @@ TEST(Inputs, EachChangedPartIsNamed) {
 }
 
 TEST(Prediction, ShareTimesSavedFraction) {
-  json p = kernel_prediction(50, 2.0, 1.8, 2.2);
+  json p = kernel_prediction_json(predict_kernel_gain(50, 2.0, 1.8, 2.2));
   EXPECT_NEAR(p["gpu_time_change_pct"].get<double>(), -25.0, 1e-9);
   EXPECT_NEAR(p["throughput_change_pct_if_gpu_bound"].get<double>(), 100.0 / 3.0, 1e-9);
   EXPECT_LT(p["gpu_time_change_pct_ci"][0].get<double>(), p["gpu_time_change_pct_ci"][1].get<double>());
-  EXPECT_NEAR(kernel_prediction(3.75, 2.76, 2.74, 2.81)["throughput_change_pct_if_gpu_bound"].get<double>(), 2.45, 0.01);
+  EXPECT_NEAR(predict_kernel_gain(3.75, 2.76, 2.74, 2.81).throughput_change_pct, 2.45, 0.01);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "core/json.h"
 #include "store/compare.h"
 #include "store/extract.h"
+#include "store/report_codec.h"
 #include "store/results_store.h"
 
 namespace magpie::store {
@@ -196,7 +197,7 @@ TEST_F(StoreTest, AnalyzeReportMetricsAndModeMismatch) {
   ASSERT_TRUE(write_json_file(ws / "analyze_report.json", r).ok());
   auto rec = read_workspace(ws);
   ASSERT_TRUE(rec.ok()) << rec.get_status().to_string();
-  EXPECT_EQ(rec->mode, "analyze");
+  EXPECT_EQ(rec->mode, run_kind::analyze);
   EXPECT_TRUE(rec->success);
   EXPECT_EQ(rec->timestamp, "20260101_120000");
   ASSERT_GE(rec->metrics.size(), 3u);

@@ -6,6 +6,7 @@
 #include "core/fs.h"
 #include "core/strings.h"
 #include "trace/discovery.h"
+#include "trace/gap_config_codec.h"
 #include "trace/gap_analysis.h"
 #include "trace/gap_printer.h"
 #include "trace/util.h"
@@ -144,13 +145,13 @@ TEST(GapAnalysis, ConfigValidationAndJson) {
   c.trace_start_pct = 50;
   c.trace_end_pct = 50;
   EXPECT_FALSE(c.validate().ok());
-  auto parsed = gap_config::from_json(json{{"top_k", 5}, {"categories", nullptr}, {"trace_end_pct", 80}});
+  auto parsed = decode_gap_config(json{{"top_k", 5}, {"categories", nullptr}, {"trace_end_pct", 80}});
   ASSERT_TRUE(parsed.ok()) << parsed.get_status().message();
   EXPECT_EQ(parsed->top_k, 5);
   EXPECT_FALSE(parsed->categories.has_value());
-  EXPECT_FALSE(gap_config::from_json(json{{"top_kk", 5}}).ok());
-  EXPECT_FALSE(gap_config::from_json(json{{"trace_start_pct", 120}}).ok());
-  json j = gap_config{}.to_json();
+  EXPECT_FALSE(decode_gap_config(json{{"top_kk", 5}}).ok());
+  EXPECT_FALSE(decode_gap_config(json{{"trace_start_pct", 120}}).ok());
+  json j = gap_config_json(gap_config{});
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"enabled", "trace_start_pct", "trace_end_pct", "top_k", "min_duration_us",

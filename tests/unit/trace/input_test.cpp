@@ -12,6 +12,7 @@
 #include "trace/discovery.h"
 #include "trace/gap_analysis.h"
 #include "trace/health.h"
+#include "trace/health_printer.h"
 #include "trace/model.h"
 
 namespace magpie::trace {
@@ -40,10 +41,10 @@ const char* k_one_kernel =
     R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 10, "dur": 5}]})";
 
 TEST(InputHealth, HostileDocumentsAreUnusableWithAReason) {
-  EXPECT_EQ(read_health("").problems.at(0), "the file is empty");
+  EXPECT_EQ(problem_text(read_health("").problems.at(0)), "the file is empty");
   EXPECT_EQ(read_health("").status, input_status::unusable);
   EXPECT_EQ(read_health("\x7f\x45\x4c\x46garbage").status, input_status::unusable);
-  EXPECT_EQ(read_health("[]").problems.at(0), "the trace holds no events");
+  EXPECT_EQ(problem_text(read_health("[]").problems.at(0)), "the trace holds no events");
   EXPECT_EQ(read_health(R"({"schemaVersion": 1})").status, input_status::unusable);
   EXPECT_TRUE(read_health(k_one_kernel).ok());
 }
@@ -54,18 +55,57 @@ TEST(InputHealth, MalformedEventsArePartialWithCounts) {
                                   {"ph":"X","cat":"kernel","name":"c","ts":1,"dur":-4}, 7])");
   EXPECT_EQ(h.status, input_status::partial);
   std::string all;
-  for (const auto& p : h.problems) all += p + "\n";
+  for (const auto& p : problem_texts(h)) all += p + "\n";
   EXPECT_NE(all.find("1 element of traceEvents not an object"), std::string::npos) << all;
   EXPECT_NE(all.find("1 event has a \"ts\" that is not a number"), std::string::npos) << all;
   EXPECT_NE(all.find("1 event has a \"dur\" that is not a number"), std::string::npos) << all;
   EXPECT_NE(all.find("1 event has a negative \"dur\""), std::string::npos) << all;
 }
 
+TEST(InputHealth, ProblemsAreACounterTableWithSeverityCountAndFirstOffset) {
+  // elements: 0 ok, 1 bad ts, 2 not an object, 3 bad dur, 4 bad ts again, 5 negative dur, 6 bad pid
+  input_health h = read_health(R"([{"ph":"X","cat":"kernel","name":"a","ts":1,"dur":1},
+                                  {"ph":"X","cat":"kernel","name":"b","ts":"x","dur":1}, 7,
+                                  {"ph":"X","cat":"kernel","name":"c","ts":1,"dur":null},
+                                  {"ph":"X","cat":"kernel","name":"d","ts":[],"dur":1},
+                                  {"ph":"X","cat":"kernel","name":"e","ts":1,"dur":-4},
+                                  {"ph":"X","cat":"kernel","name":"f","ts":1,"dur":1,"pid":{}}])");
+  EXPECT_EQ(h.status, input_status::partial);
+  auto row = [&](read_problem_kind k) -> const read_problem& {
+    for (const auto& p : h.problems)
+      if (p.kind == k) return p;
+    ADD_FAILURE() << "no row of kind " << static_cast<int>(k);
+    return h.problems.at(0);
+  };
+  EXPECT_EQ(row(read_problem_kind::bad_ts).count, 2u);
+  EXPECT_EQ(row(read_problem_kind::bad_ts).first_offset, 1u);
+  EXPECT_EQ(row(read_problem_kind::non_object_elements).first_offset, 2u);
+  EXPECT_EQ(row(read_problem_kind::bad_dur).first_offset, 3u);
+  EXPECT_EQ(row(read_problem_kind::negative_dur).first_offset, 5u);
+  EXPECT_EQ(row(read_problem_kind::bad_other_fields).first_offset, 6u);
+  for (const auto& p : h.problems) EXPECT_EQ(p.severity, input_status::partial);
+  EXPECT_EQ(problem_text(row(read_problem_kind::bad_ts)),
+            "2 events have a \"ts\" that is not a number (null, string, …): no timestamp");
+  json j = input_health_json(h);
+  EXPECT_EQ(j.at("status"), "partial");
+  EXPECT_EQ(j.at("problems").size(), h.problems.size());
+  // Reading that stops after events: severity partial, count = events delivered, offset = the byte.
+  input_health t = read_health(R"([{"ph":"X","cat":"kernel","name":"a","ts":1,"dur":2}, {"ph")");
+  ASSERT_EQ(t.problems.size(), 1u);
+  EXPECT_EQ(t.problems[0].kind, read_problem_kind::read_stopped);
+  EXPECT_EQ(t.problems[0].count, 1u);
+  EXPECT_TRUE(t.problems[0].first_offset.has_value());
+  // A scoped row (a rank of the gap analysis) prints its scope first.
+  read_problem scoped = t.problems[0];
+  scoped.scope = "Rank 1 (r1.json)";
+  EXPECT_EQ(problem_text(scoped).rfind("Rank 1 (r1.json): reading stopped early", 0), 0u) << problem_text(scoped);
+}
+
 TEST(InputHealth, TruncatedDocumentIsPartialWhenEventsCameBeforeIt) {
   std::string doc = R"([{"ph":"X","cat":"kernel","name":"a","ts":1,"dur":2}, {"ph":"X","cat":"kernel","name":"b","ts":5,"dur":2}])";
   input_health h = read_health(std::string_view(doc).substr(0, doc.size() - 3));
   EXPECT_EQ(h.status, input_status::partial);
-  EXPECT_NE(h.problems.at(0).find("reading stopped early"), std::string::npos);
+  EXPECT_NE(problem_text(h.problems.at(0)).find("reading stopped early"), std::string::npos);
 }
 
 TEST(InputHealth, ModelCountsKernelsWithoutDurAndRequiresGpuEvents) {
@@ -76,7 +116,11 @@ TEST(InputHealth, ModelCountsKernelsWithoutDurAndRequiresGpuEvents) {
   ASSERT_TRUE(m.ok());
   input_health h = check_model(*m, true);
   EXPECT_EQ(h.status, input_status::partial);
-  EXPECT_NE(h.problems.at(0).find("1 of 2 GPU events without a usable \"dur\""), std::string::npos) << h.problems[0];
+  EXPECT_NE(problem_text(h.problems.at(0)).find("1 of 2 GPU events without a usable \"dur\""), std::string::npos)
+      << problem_text(h.problems[0]);
+  EXPECT_EQ(h.problems.at(0).kind, read_problem_kind::gpu_missing_dur);
+  EXPECT_EQ(h.problems[0].of, 2u);
+  EXPECT_EQ(h.problems[0].first_offset, 1u);
   write(d / "cpu.json", R"({"traceEvents": [{"ph":"X","cat":"cpu_op","name":"aten::add","pid":1,"tid":1,"ts":1,"dur":3}]})");
   auto c = load_trace_model(d / "cpu.json");
   ASSERT_TRUE(c.ok());

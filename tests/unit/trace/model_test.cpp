@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
 #include "trace/analysis.h"
+#include "trace/analysis_printer.h"
 #include "trace/model.h"
+#include "trace/stage_codec.h"
 #include "trace/stages.h"
 #include "trace/timeline.h"
 
@@ -84,12 +86,12 @@ TEST(TraceModel, LinkingTreeGraphLaunchAndTimeline) {
   EXPECT_EQ(t.total_memcpy, 110000);
   EXPECT_EQ(t.computation + t.exposed_comm + t.exposed_memcpy + t.idle, t.total);
   // report.json analysis.communication: 50 of the 150 us of communication hide under compute.
-  json comm = t.communication_json();
+  json comm = communication_json(t);
   EXPECT_EQ(comm["total_ns"].get<int64_t>(), 150000);
   EXPECT_EQ(comm["exposed_ns"].get<int64_t>(), 100000);
   EXPECT_EQ(comm["overlapped_ns"].get<int64_t>(), 50000);
   EXPECT_NEAR(comm["overlapped_pct"].get<double>(), 100.0 / 3, 1e-9);
-  EXPECT_EQ(timeline_breakdown{}.communication_json()["overlapped_pct"].get<double>(), 0.0);
+  EXPECT_EQ(communication_json(timeline_breakdown{})["overlapped_pct"].get<double>(), 0.0);
   timeline_breakdown micro = gpu_timeline(*m, m->gpu, 50000);
   EXPECT_EQ(micro.micro_idle, 40000);
   EXPECT_EQ(micro.macro_idle, 0);
@@ -168,16 +170,26 @@ TEST(Stages, RealTraceAnnotationsAndPicks) {
     total += st.gpu.size();
   }
   EXPECT_EQ(total, m->gpu.size());  // every GPU event belongs to exactly one step
-  auto p = pick_step(s, "decode", 2);
+  auto p = pick_step(s, inference_stage::decode, 2);
   ASSERT_TRUE(p.step.has_value());
   EXPECT_EQ(p.label, "decode_only");
   EXPECT_GE(*p.step, 2u);
-  auto pre = pick_step(s, "prefill", std::nullopt);
+  auto pre = pick_step(s, inference_stage::prefill, std::nullopt);
   ASSERT_TRUE(pre.step.has_value());
   EXPECT_EQ(*pre.step, 0u);
-  EXPECT_EQ(canonical_stage("PD"), "prefilldecode");
-  EXPECT_EQ(canonical_stage("decode-only"), "decode");
-  EXPECT_EQ(canonical_stage("bogus"), "");
+  EXPECT_EQ(parse_inference_stage(" PD"), inference_stage::prefilldecode);
+  EXPECT_EQ(parse_inference_stage("decode-only"), inference_stage::decode);
+  EXPECT_EQ(parse_inference_stage("Prefill_Only"), inference_stage::prefill);
+  EXPECT_EQ(parse_inference_stage("bogus"), std::nullopt);
+  EXPECT_EQ(parse_inference_stage(""), std::nullopt);
+  for (inference_stage st : k_inference_stages) EXPECT_EQ(parse_inference_stage(inference_stage_name(st)), st);
+  EXPECT_STREQ(step_phase_name(stage_phase(inference_stage::decode)), "decode_only");
+  // Step-annotation kinds: SGLang any case with aliases, ATOM exact; anything else is no annotation.
+  EXPECT_EQ(parse_sglang_kind("EXTEND"), annotation_kind::prefill);
+  EXPECT_EQ(parse_sglang_kind("Mix"), annotation_kind::mixed);
+  EXPECT_EQ(parse_sglang_kind("idle"), std::nullopt);
+  EXPECT_EQ(parse_atom_kind("decode"), annotation_kind::decode);
+  EXPECT_EQ(parse_atom_kind("Decode"), std::nullopt);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "trace/api.h"
 #include "trace/report_printer.h"
 #include "trace/report_result.h"
+#include "trace/stage_codec.h"
 
 namespace magpie::trace {
 namespace {
@@ -56,17 +57,17 @@ TEST(report_result, inference_result_prints_one_stage_result_per_requested_stage
   cfg.stages = {"decode", "pd", "decode_only"};  // aliases collapse, order kept
   auto r = run_inference_analysis(cfg, k_trace.parent_path(), out);
   ASSERT_TRUE(r.ok()) << r.get_status().message();
-  EXPECT_EQ(r->stages, (std::vector<std::string>{"decode", "prefilldecode"}));
+  EXPECT_EQ(r->stages, (std::vector<inference_stage>{inference_stage::decode, inference_stage::prefilldecode}));
   ASSERT_EQ(r->stage_results.size(), 2u);
   json b = inference_result_json(*r);
   std::vector<std::string> keys;
   for (auto it = b["stage_results"].begin(); it != b["stage_results"].end(); ++it) keys.push_back(it.key());
-  EXPECT_EQ(keys, r->stages);
+  EXPECT_EQ(keys, (std::vector<std::string>{"decode", "prefilldecode"}));
   for (const auto& s : r->stage_results) {
-    const json& j = b["stage_results"][s.stage];
-    EXPECT_EQ(j.contains("error"), !s.pick.step.has_value()) << s.stage;
+    const json& j = b["stage_results"][inference_stage_name(s.stage)];
+    EXPECT_EQ(j.contains("error"), !s.pick.step.has_value()) << inference_stage_name(s.stage);
     if (s.pick.step) {
-      EXPECT_TRUE(fs::exists(s.simple_summary_file)) << s.stage;
+      EXPECT_TRUE(fs::exists(s.simple_summary_file)) << inference_stage_name(s.stage);
     }
   }
   for (const auto& f : r->output_files) EXPECT_TRUE(fs::exists(f)) << f;

@@ -107,8 +107,8 @@ TEST(StepInference, GenerateTraceSplitsPerForwardWithPhasesFromAttention) {
     EXPECT_EQ(s.steps[k].gpu.size(), 4u) << k;  // two GEMM + two attention kernels, none lost to the last step
     EXPECT_GT(s.steps[k].cpu_end, s.steps[k].cpu_ts);
   }
-  EXPECT_EQ(pick_step(s, "prefill", std::nullopt).step, std::optional<size_t>(0));
-  EXPECT_EQ(s.steps[pick_step(s, "decode", 4).step.value()].phase, step_phase::decode_only);
+  EXPECT_EQ(pick_step(s, inference_stage::prefill, std::nullopt).step, std::optional<size_t>(0));
+  EXPECT_EQ(s.steps[pick_step(s, inference_stage::decode, 4).step.value()].phase, step_phase::decode_only);
 }
 
 TEST(StepInference, ProfilerStepRangesAreTheStepsWhenPresent) {
@@ -127,7 +127,7 @@ TEST(StepInference, ProfilerStepRangesAreTheStepsWhenPresent) {
   }
   EXPECT_EQ(s.steps[5].phase, step_phase::idle);
   EXPECT_TRUE(s.steps[5].gpu.empty());
-  EXPECT_EQ(s.steps[pick_step(s, "decode", std::nullopt).step.value()].phase, step_phase::decode_only);
+  EXPECT_EQ(s.steps[pick_step(s, inference_stage::decode, std::nullopt).step.value()].phase, step_phase::decode_only);
 }
 
 TEST(StepInference, OneProfilerStepWithGpuWorkFallsBackToTheForwardPattern) {
@@ -154,7 +154,7 @@ TEST(StepInference, UndecidableTracesPickNoStep) {
   stage_split s = split_steps(m);
   EXPECT_EQ(s.source, "forward_pattern");
   EXPECT_FALSE(s.undecided.empty());
-  phase_pick p = pick_step(s, "decode", std::nullopt);
+  phase_pick p = pick_step(s, inference_stage::decode, std::nullopt);
   EXPECT_FALSE(p.step.has_value());
   EXPECT_NE(p.selection_reason.find("cannot be told apart"), std::string::npos) << p.selection_reason;
 }

@@ -1,5 +1,5 @@
 // Kernel-source report formatting (see report.h).
-#include "source/report.h"
+#include "source/report_printer.h"
 
 #include <set>
 

@@ -1,5 +1,5 @@
-// Machine-readable output of a kernel-source mapping run (JSON document and CSV), shared by
-// `magpie trace sources` and the MCP find_kernel_sources tool.
+// Machine-readable output of a kernel-source mapping run (JSON document, its schema, and CSV): the
+// printers shared by `magpie trace sources` and the MCP find_kernel_sources tool.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@ struct kernel_stat {
   double total_us = 0;  ///< summed event durations, µs
 };
 
-/// One kernel as JSON: name, the 15 Magpie columns, then confidence, symbol, demangled, line,
+/// One kernel as JSON: name, the 15 upstream Magpie columns, then confidence, symbol, demangled, line,
 /// candidates, functor_sources.
 json kernel_source_to_json(const kernel_source_info& info);
 
@@ -32,7 +32,7 @@ json kernel_source_schema();
 /// The schema of kernel_sources_report.
 json kernel_sources_report_schema();
 
-/// CSV with Magpie's preamble: Name[, Calls, Self CUDA total (us)], the 15 columns, confidence.
+/// CSV with upstream Magpie's preamble: Name[, Calls, Self CUDA total (us)], the 15 columns, confidence.
 std::string kernel_sources_csv(const std::vector<kernel_source_info>& infos, const std::vector<kernel_stat>& stats,
                                const std::vector<fs::path>& roots);
 
