@@ -9,6 +9,7 @@
 #include "mcp/benchmark_args_codec.h"
 #include "mcp/run_registry.h"
 #include "core/json_schema.h"
+#include "mcp/tool_schema.h"
 #include "mcp/tool_util.h"
 #include "mcp/tools_bench.h"
 #include "serve/bench_config.h"

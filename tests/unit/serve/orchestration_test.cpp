@@ -7,6 +7,7 @@
 #include "serve/launcher.h"
 #include "serve/orchestrator.h"
 #include "serve/sha256.h"
+#include "serve/server_plan_printer.h"
 
 namespace magpie::serve {
 namespace {
@@ -143,12 +144,12 @@ TEST(plan_server, vllm_local_with_profiler_flags_or_env) {
   EXPECT_TRUE(has_seq(a, {"--dtype", "bfloat16"}));
   EXPECT_TRUE(has_seq(a, {"--enforce-eager"}));
   EXPECT_TRUE(has_seq(a, {"--profiler-config.torch_profiler_dir", "/ws/benchmark_x/torch_trace"}));
-  EXPECT_EQ(p->profiler_args, "flags");
+  EXPECT_EQ(p->profiler_args, profiler_delivery::flags);
   EXPECT_NE(std::find(p->env.begin(), p->env.end(), std::pair<std::string, std::string>{"VLLM_TORCH_PROFILER_DIR", "/ws/benchmark_x/torch_trace"}),
             p->env.end());
   x.vllm_version = "0.10.2";
   auto old = plan_server(c, x);
-  EXPECT_EQ(old->profiler_args, "env");
+  EXPECT_EQ(old->profiler_args, profiler_delivery::env);
   EXPECT_FALSE(has_seq(old->argv, {"--profiler-config.profiler"}));
 }
 
@@ -176,7 +177,7 @@ TEST(plan_server, docker_nvidia_and_amd) {
   auto p = plan_server(c, x);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->image, "vllm/vllm-openai:v0.19.1");
-  EXPECT_EQ(p->profiler_args, "flags");  // version from the image tag
+  EXPECT_EQ(p->profiler_args, profiler_delivery::flags);  // version from the image tag
   EXPECT_TRUE(has_seq(p->argv, {"docker", "run", "--rm", "--name", "magpie-benchmark-t1"}));
   EXPECT_TRUE(has_seq(p->argv, {"--gpus", "all"}));
   EXPECT_TRUE(has_seq(p->argv, {"-v", "/ws/benchmark_x:/workspace"}));
@@ -205,7 +206,7 @@ TEST(plan_server, secrets_are_redacted_in_the_report) {
   c.set_env("HF_TOKEN", "hf_secret");
   auto p = plan_server(c, ctx());
   ASSERT_TRUE(p.ok());
-  std::string j = dump_compact(p->to_json());
+  std::string j = dump_compact(server_plan_json(*p));
   EXPECT_EQ(j.find("hf_secret"), std::string::npos);
   EXPECT_NE(j.find("HF_TOKEN=<redacted>"), std::string::npos);
 }
