@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "serve/bench_config.h"
+#include "serve/bench_config_codec.h"
 #include "serve/launcher.h"
 #include "serve/orchestrator.h"
 #include "serve/sha256.h"
@@ -83,6 +84,28 @@ TEST(bench_config, errors_name_file_line_and_field) {
   auto sys = parse_benchmark_yaml("benchmark:\n  model: m\n  profiler:\n    system_profiler:\n      enabled: true\n", "s.yaml");
   ASSERT_TRUE(sys.ok()) << sys.get_status().message();
   EXPECT_TRUE(sys->profiler.system_profiler);
+}
+
+TEST(bench_config, vllm_profiler_args_is_a_word_of_its_codec) {
+  auto yaml = [](const std::string& word) {
+    return "benchmark:\n  model: m\n  profiler:\n    torch_profiler:\n      vllm_profiler_args: " + word + "\n";
+  };
+  for (auto [word, d] : {std::pair{"auto", profiler_delivery::automatic}, {"flags", profiler_delivery::flags},
+                         {"env", profiler_delivery::env}}) {
+    auto c = parse_benchmark_yaml(yaml(word), "p.yaml");
+    ASSERT_TRUE(c.ok()) << c.get_status().message();
+    EXPECT_EQ(c->profiler.vllm_profiler_args, d);
+    EXPECT_EQ(benchmark_config_json(*c)["profiler"]["torch_profiler"]["vllm_profiler_args"], word);
+  }
+  // "none" is the plan's word (no profiling), not a config's; an unknown word names file:line and field.
+  for (const char* word : {"none", "flag"}) {
+    auto bad = parse_benchmark_yaml(yaml(word), "p.yaml");
+    ASSERT_FALSE(bad.ok()) << word;
+    const std::string m = bad.get_status().message();
+    EXPECT_NE(m.find("p.yaml:5"), std::string::npos) << m;
+    EXPECT_NE(m.find("benchmark.profiler.torch_profiler.vllm_profiler_args"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::string("'") + word + "' is not one of auto, flags, env"), std::string::npos) << m;
+  }
 }
 
 TEST(bench_config, magpie_defaults_and_run_kind_policy) {
