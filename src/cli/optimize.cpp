@@ -11,6 +11,7 @@
 #include "optimize/loop.h"
 #include "optimize/report_printer.h"
 #include "optimize/measure.h"
+#include "serve/bench_config_codec.h"
 
 namespace magpie::cli {
 namespace {
@@ -121,7 +122,7 @@ int dry_run(const optimize::optimize_config& c, const optimize::loop_options& o)
     servers[tag] = argv;
   }
   plan["server_commands"] = servers;
-  plan["workload"] = c.workload.bench.to_json()["client"];
+  plan["workload"] = serve::benchmark_config_json(c.workload.bench)["client"];
   plan["workspace"] = o.workspace.string();
   std::fputs(dump_pretty(plan).c_str(), stdout);
   return k_exit_ok;

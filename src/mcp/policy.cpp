@@ -9,6 +9,7 @@
 
 #include "core/config.h"
 #include "core/strings.h"
+#include "serve/bench_config.h"
 
 namespace magpie::mcp {
 
@@ -283,7 +284,7 @@ status_or<std::vector<std::string>> check_benchmark_args(const trust_policy& p, 
     if (it == benchmark_flags().end()) {
       if (p.trust_client) { out.push_back(args[i]); continue; }
       bool positional = !starts_with(a, "-");
-      if (positional && (a == "vllm" || a == "sglang" || a == "atom")) { out.push_back(a); continue; }
+      if (positional && serve::parse_serving_framework(a)) { out.push_back(a); continue; }
       return require_trust(p, where, "'" + args[i] + "' (not a plain client setting of `magpie benchmark`)");
     }
     if (it->second == flag_kind::trusted) {

@@ -13,8 +13,6 @@
 
 namespace magpie::mcp {
 
-/// `output_dir` argument (or the server default) as an absolute path, created.
-status_or<fs::path> output_dir_arg(const json& args, const tool_context& ctx, const char* key = "output_dir");
 /// An output directory argument's value ("" = the server default) as an absolute path, created.
 status_or<fs::path> output_dir_path(const std::string& value, const tool_context& ctx);
 
@@ -33,19 +31,6 @@ status_or<cli_run> run_magpie(tool_context& ctx, const std::vector<std::string>&
 status_or<fs::path> write_request_file(const fs::path& out_dir, const std::string& stem, const std::string& ext,
                                        const std::string& text);
 
-
-/// Output schema of a run handle's status (run_registry::to_json): benchmark_status,
-/// optimize_status, jobs/ray status of run handles. info and result are the union of what the
-/// benchmark and optimize tools record (closed).
-json run_status_schema();
-/// The properties of a finished benchmark run's result (finished_benchmark, tools_bench.cpp).
-json benchmark_result_props();
-/// The properties of the optimize loop's progress / result (loop_progress, tools_optimize.cpp).
-json loop_progress_props();
-/// A value read from a file another program may have written (a Magpie workspace): itself when
-/// it validates against `schema`, else null and a warning naming `what` (the tool's output
-/// stays true to its schema).
-json checked_value(const json& value, const json& schema, const std::string& what, json* warnings);
 
 /// Kernel type names accepted by analyze/compare.
 const std::vector<std::string>& kernel_types();

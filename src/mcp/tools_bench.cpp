@@ -1,14 +1,15 @@
 // Serving-benchmark tools: benchmark (run handle), benchmark_status, benchmark_cancel,
 // list_benchmark_images.
-#include <cctype>
 #include <set>
 
 #include "core/states.h"
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "core/yaml.h"
+#include "mcp/benchmark_args_codec.h"
 #include "mcp/run_registry.h"
 #include "core/json_schema.h"
+#include "mcp/tool_schema.h"
 #include "mcp/tool_util.h"
 #include "mcp/tools_bench.h"
 #include "serve/bench_config.h"
@@ -20,125 +21,7 @@ namespace magpie::mcp {
 using namespace magpie::schema;  // the one schema library (core/json_schema.h)
 namespace {
 
-/// Inputs of the benchmark tool (Magpie's argument names) — also each benchmark_batch config.
-const json& benchmark_input_schema() {
-  static const json k = closed(
-      {{"framework", s_enum("serving framework", {"vllm", "sglang", "atom"})},
-       {"model", s_string("model id or local path")},
-       {"precision", with_default(s_string("precision tag (fp8, fp16, bf16, fp4, mxfp4)"), "fp8")},
-       {"run_mode", with_default(s_enum("run mode (ray: one Ray job configured by the ray_* arguments, docs/ray.md)",
-                                        {"docker", "local", "ray"}), "docker")},
-       {"tp", with_default(s_integer("tensor parallel size", 1), 1)},
-       {"concurrency", with_default(s_integer("max concurrent requests", 1), 32)},
-       {"input_len", or_null(with_default(s_integer("input tokens", 1), 1024))},
-       {"output_len", or_null(with_default(s_integer("output tokens", 1), 512))},
-       {"torch_profiler", or_null(with_default(s_boolean("record torch-profiler traces (Magpie's default: on)"), true))},
-       {"torch_profiler_steps", s_integer("AgentX capture steps: accepted, not used (warning)", 1)},
-       {"torch_profiler_count", s_integer("AgentX captures: accepted, not used (warning)", 1)},
-       {"torch_profiler_interval_seconds", s_number("AgentX capture interval: accepted, not used (warning)", 0)},
-       {"torch_profiler_start_seconds", s_number("AgentX capture start: accepted, not used (warning)", 0)},
-       {"torch_profiler_detailed_annotations", s_boolean("accepted, not used (warning)")},
-       {"system_profiler", with_default(s_boolean("Nsight Systems around a local server when nsys is present"), false)},
-       {"tracelens", with_default(s_boolean("TraceLens-style inference trace analysis of the torch traces"), false)},
-       {"tracelens_export_format", with_default(s_enum("TraceLens export format", {"csv", "excel"}), "csv")},
-       {"gap_analysis_enabled", with_default(s_boolean("gap analysis of the traces"), false)},
-       {"gap_analysis_top_k", s_integer("gap analysis top k", 1)},
-       {"gap_analysis_start_pct", s_number("window start %", 0, 100)},
-       {"gap_analysis_end_pct", s_number("window end %", 0, 100)},
-       {"gap_analysis_min_duration_us", s_number("min event duration, us", 0)},
-       {"gap_analysis_categories", or_null(s_array(s_string("category substring"), "categories kept"))},
-       {"gap_analysis_ignore_categories", or_null(s_array(s_string("category substring"), "categories dropped"))},
-       {"docker_image", or_null(s_string("image override"))},
-       {"gpu_arch", or_null(s_string("GPU architecture override"))},
-       {"hf_cache_path", or_null(s_string("Hugging Face cache mounted into the container"))},
-       {"inferencex_path", s_string("InferenceX checkout: accepted, not used (warning)")},
-       {"benchmark_script", or_null(s_string("InferenceX script: accepted, not used (warning)"))},
-       {"runner_type", or_null(s_string("InferenceX runner type: accepted, not used (warning)"))},
-       {"timeout_seconds", with_default(s_number("benchmark limit, s", 1), 3600)},
-       {"output_dir", s_string("results directory (default ./results)")},
-       {"extra_envs", s_any_object("extra envs (keys upper-cased, as Magpie)")},
-       {"benchmark_config", s_any_object("extra keys merged into the benchmark: YAML")},
-       {"extra_args", s_array(s_string("arg"), "extra `magpie benchmark` CLI arguments")},
-       {"ray_cluster_address", s_string("run_mode ray: ray_config.cluster_address")},
-       {"ray_shared_storage_path", s_string("run_mode ray: ray_config.shared_storage_path")},
-       {"ray_num_gpus", s_number("run_mode ray: ray_config.entrypoint_num_gpus", 0)},
-       {"ray_multi_node", s_boolean("run_mode ray: ray_config.multi_node")},
-       {"ray_total_num_gpus", s_integer("run_mode ray: ray_config.total_num_gpus", 0)},
-       {"ray_num_nodes", s_integer("run_mode ray: ray_config.num_nodes", 0)},
-       {"agentx", with_default(s_boolean("AgentX recipes: not provided (true is a tool error)"), false)},
-       {"agentx_mode", s_enum("AgentX mode: accepted, not used", {"canonical", "fast"})}},
-      {"framework", "model"});
-  return k;
-}
-
 json warnings_schema() { return s_array(s_string("warning"), "Magpie arguments accepted but not acted on"); }
-
-/// True when the argument is given and not null (Magpie's None).
-bool given(const json& a, const char* k) { return a.contains(k) && !a[k].is_null(); }
-
-/// Magpie's benchmark: YAML from tool arguments (research magpie.md §6.1, §10 tool 8). Magpie
-/// arguments magpie does not act on are reported in `warnings`.
-json benchmark_yaml(const json& a, json* warnings) {
-  int tp = static_cast<int>(arg_num(a, "tp", 1));
-  json envs = {{"TP", tp},
-               {"CONC", static_cast<int>(arg_num(a, "concurrency", 32))},
-               {"ISL", static_cast<int>(arg_num(a, "input_len", 1024))},
-               {"OSL", static_cast<int>(arg_num(a, "output_len", 512))},
-               {"RANDOM_RANGE_RATIO", 0.5}};
-  if (a.contains("extra_envs") && a["extra_envs"].is_object())
-    for (auto it = a["extra_envs"].begin(); it != a["extra_envs"].end(); ++it) {
-      std::string key = it.key();
-      for (auto& c : key) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));  // Magpie upper-cases
-      envs[key] = it.value();
-    }
-  json torch = {{"enabled", arg_bool(a, "torch_profiler", true)}};  // Magpie's MCP default: on
-  for (auto [arg, key] : {std::pair{"torch_profiler_steps", "num_steps"}, {"torch_profiler_count", "num_profiles"},
-                          {"torch_profiler_interval_seconds", "interval_seconds"},
-                          {"torch_profiler_start_seconds", "start_seconds"},
-                          {"torch_profiler_detailed_annotations", "detailed_annotations"}})
-    if (given(a, arg)) torch[key] = a[arg];
-  json profiler = {{"torch_profiler", torch}, {"system_profiler", {{"enabled", arg_bool(a, "system_profiler", false)}}}};
-  if (given(a, "tracelens"))
-    profiler["tracelens"] = {{"enabled", arg_bool(a, "tracelens", false)},
-                             {"export_format", arg_str(a, "tracelens_export_format", "csv")},
-                             {"multi_rank_report_enabled", tp > 1}};
-  json b = {{"framework", arg_str(a, "framework")},
-            {"model", arg_str(a, "model")},
-            {"precision", arg_str(a, "precision", "fp8")},
-            {"run_mode", arg_str(a, "run_mode", "docker")},
-            {"envs", envs},
-            {"profiler", profiler},
-            {"timeout_seconds", arg_num(a, "timeout_seconds", 3600)}};
-  for (const char* k : {"docker_image", "gpu_arch", "inferencex_path", "benchmark_script", "runner_type", "hf_cache_path"})
-    if (!arg_str(a, k).empty()) b[k] = arg_str(a, k);
-  if (arg_bool(a, "gap_analysis_enabled", false)) {
-    json g = {{"enabled", true},
-              {"top_k", static_cast<int>(arg_num(a, "gap_analysis_top_k", 20))},
-              {"trace_start_pct", arg_num(a, "gap_analysis_start_pct", 0)},
-              {"trace_end_pct", arg_num(a, "gap_analysis_end_pct", 100)},
-              {"min_duration_us", arg_num(a, "gap_analysis_min_duration_us", 0)}};
-    if (given(a, "gap_analysis_categories")) g["categories"] = a["gap_analysis_categories"];
-    if (given(a, "gap_analysis_ignore_categories")) g["ignore_categories"] = a["gap_analysis_ignore_categories"];
-    b["gap_analysis"] = g;
-  }
-  // run_mode ray: one Ray job (src/cli/benchmark_ray.cpp) configured from Magpie's ray_* arguments.
-  static const std::pair<const char*, const char*> k_ray[] = {
-      {"ray_cluster_address", "cluster_address"}, {"ray_shared_storage_path", "shared_storage_path"},
-      {"ray_num_gpus", "entrypoint_num_gpus"}, {"ray_multi_node", "multi_node"},
-      {"ray_total_num_gpus", "total_num_gpus"}, {"ray_num_nodes", "num_nodes"}};
-  bool ray = arg_str(a, "run_mode") == "ray";
-  json ray_config = json::object();
-  for (const auto& [arg, key] : k_ray) {
-    if (ray && arg_set(a, arg)) ray_config[key] = a[arg];
-    else if (arg_set(a, arg))
-      warnings->push_back(std::string(arg) + " is used only with run_mode: ray (docs/ray.md); ignored for this run");
-  }
-  if (ray && !ray_config.empty()) b["ray_config"] = ray_config;
-  if (arg_set(a, "agentx_mode")) warnings->push_back("agentx_mode is accepted but not used (AgentX is not provided)");
-  if (a.contains("benchmark_config") && a["benchmark_config"].is_object())
-    for (auto it = a["benchmark_config"].begin(); it != a["benchmark_config"].end(); ++it) b[it.key()] = it.value();
-  return {{"benchmark", b}};
-}
 
 /// benchmark_* workspaces in `out_dir` now (those a later run did not make).
 std::set<std::string> benchmark_dirs(const fs::path& out_dir) {
@@ -225,27 +108,14 @@ json finished_benchmark(const fs::path& out_dir, const std::set<std::string>& be
 
 namespace {
 
-/// Writes the YAML for `a` and starts `magpie benchmark` in the background (after run `after`
+/// Writes the YAML for `args` and starts `magpie benchmark` in the background (after run `after`
 /// when given). Returns {run_id, config_file, output_dir}.
-/// The arguments of one benchmark run that are not part of its YAML (benchmark_yaml translates
-/// those), decoded once.
-struct benchmark_run_args {
-  bool agentx = false;
-  std::string output_dir, framework, model;
-  std::vector<std::string> extra_args;  ///< appended to the `magpie benchmark` command line
-  double timeout_s = 3600;              ///< the YAML's timeout_seconds
-  static benchmark_run_args decode(const json& a) {
-    return {arg_bool(a, "agentx", false), arg_str(a, "output_dir"), arg_str(a, "framework"), arg_str(a, "model"),
-            arg_strings(a, "extra_args"), arg_num(a, "timeout_seconds", 3600)};
-  }
-};
-
-status_or<json> start_benchmark_run(const json& a, tool_context& ctx, const std::string& after, json* warnings) {
-  const benchmark_run_args args = benchmark_run_args::decode(a);
+status_or<json> start_benchmark_run(const benchmark_args& args, tool_context& ctx, const std::string& after,
+                                    std::vector<std::string>* warnings) {
   if (args.agentx)
     return invalid_argument("agentx: AgentX recipes (InferenceX agentic-coding workloads) are not provided by magpie");
   MAGPIE_ASSIGN_OR_RETURN(fs::path out, output_dir_path(args.output_dir, ctx));
-  json doc = benchmark_yaml(a, warnings);
+  json doc = benchmark_yaml(args, warnings);
   MAGPIE_RETURN_IF_ERROR(check_benchmark_config(doc, ctx.settings().policy));
   MAGPIE_ASSIGN_OR_RETURN(fs::path cfg, write_request_file(out, "benchmark", "yaml", json_to_yaml(doc)));
   spawn_spec spec;
@@ -255,17 +125,19 @@ status_or<json> start_benchmark_run(const json& a, tool_context& ctx, const std:
   finish_fn finish = [out, before = benchmark_dirs(out)](const run_result& r, std::string* err) {
     return finished_benchmark(out, before, r, err);
   };
-  json info = {{"framework", args.framework}, {"model", args.model},
+  json info = {{"framework", serve::serving_framework_name(args.framework)}, {"model", args.model},
                {"config_file", cfg.string()}, {"output_dir", out.string()}};
   // The child's own timeout is in the YAML; ours adds a grace period for startup/teardown.
-  MAGPIE_ASSIGN_OR_RETURN(std::string id, ctx.runs().start("benchmark", spec, args.timeout_s + 300,
+  MAGPIE_ASSIGN_OR_RETURN(std::string id, ctx.runs().start("benchmark", spec, args.timeout_seconds + 300,
                                                           info, finish, after));
   return json{{"run_id", id}, {"config_file", cfg.string()}, {"output_dir", out.string()}};
 }
 
 tool_result benchmark_tool(const json& a, tool_context& ctx) {
-  json warnings = json::array();
-  auto started = start_benchmark_run(a, ctx, "", &warnings);
+  auto args = decode_benchmark_args(a);
+  if (!args.ok()) return tool_result::error("invalid arguments for benchmark: " + args.get_status().message());
+  std::vector<std::string> warnings;
+  auto started = start_benchmark_run(*args, ctx, "", &warnings);
   if (!started.ok()) return tool_result::error("benchmark could not start: " + started.get_status().message());
   json r = *started;
   r["state"] = "running";
@@ -303,8 +175,10 @@ tool_result batch_tool(const json& arguments, tool_context& ctx) {
   std::string previous;
   const json& configs = a.configs;
   for (size_t i = 0; i < configs.size(); ++i) {  // the trust model refuses the batch as a whole
-    json w = json::array();
-    status st = check_benchmark_config(benchmark_yaml(configs[i], &w), ctx.settings().policy);
+    auto args = decode_benchmark_args(configs[i]);
+    if (!args.ok()) continue;  // refused below, config by config
+    std::vector<std::string> w;
+    status st = check_benchmark_config(benchmark_yaml(*args, &w), ctx.settings().policy);
     if (st.code() == status_code::permission_denied)
       return tool_result::error(strprintf("benchmark_batch refused: configs[%zu]: %s", i, st.message().c_str()));
   }
@@ -312,10 +186,12 @@ tool_result batch_tool(const json& arguments, tool_context& ctx) {
     json cfg = configs[i];
     if (!cfg.contains("output_dir") && a.output_dir) cfg["output_dir"] = *a.output_dir;
     json job = {{"index", i}, {"framework", json_string(cfg, "framework")}, {"model", json_string(cfg, "model")}};
-    std::string problem = validate(benchmark_input_schema(), cfg);
-    json w = json::array();
-    auto started = problem.empty() ? start_benchmark_run(cfg, ctx, parallel ? "" : previous, &w)
-                                   : status_or<json>(invalid_argument("%s", problem.c_str()));
+    std::string problem = validate(benchmark_args_schema(), cfg);
+    std::vector<std::string> w;
+    auto args = problem.empty() ? decode_benchmark_args(cfg)
+                                : status_or<benchmark_args>(invalid_argument("%s", problem.c_str()));
+    auto started = args.ok() ? start_benchmark_run(*args, ctx, parallel ? "" : previous, &w)
+                             : status_or<json>(args.get_status());
     if (!started.ok()) {
       job["status"] = task_status_name(task_status::failed);
       job["error"] = started.get_status().message();
@@ -329,7 +205,7 @@ tool_result batch_tool(const json& arguments, tool_context& ctx) {
       previous = id;
       ++submitted;
     }
-    for (const auto& x : w) warnings.push_back(strprintf("configs[%zu]: ", i) + json_as_string(x).value_or(dump_compact(x)));
+    for (const auto& x : w) warnings.push_back(strprintf("configs[%zu]: ", i) + x);
     jobs.push_back(std::move(job));
   }
   json out = {{"parallel", parallel}, {"submitted", submitted}, {"failed", failed}, {"jobs", jobs}, {"warnings", warnings}};
@@ -366,27 +242,50 @@ tool_result cancel_tool(const json& a, tool_context& ctx) {
                          {{"run_id", id}, {"cancelled", ok}, {"state", json_string(*s, "state")}});
 }
 
-tool_result images_tool(const json& a, tool_context&) {
-  // Magpie's benchmark_images.yaml (research magpie.md §6.6).
-  static const json k_images = {
-      {"vllm", {{"gfx942", "vllm/vllm-openai-rocm:v0.19.1"}, {"gfx950", "vllm/vllm-openai-rocm:v0.19.1"},
-                {"sm_80", "vllm/vllm-openai:v0.19.1"}, {"sm_90", "vllm/vllm-openai:v0.19.1"},
-                {"sm_100", "vllm/vllm-openai:v0.19.1"}}},
-      {"sglang", {{"gfx942", "lmsysorg/sglang:v0.5.12-rocm720-mi30x"}, {"gfx950", "lmsysorg/sglang:v0.5.12-rocm720-mi35x"},
-                  {"sm_80", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"},
-                  {"sm_90", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"},
-                  {"sm_100", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"}}},
-      {"atom", {{"gfx942", "rocm/atom:latest"}, {"gfx950", "rocm/atom:latest"}}}};
-  const std::string fw = arg_str(a, "framework");  // the one argument: "" lists every framework
-  json images = json::object(), details = json::object();
-  for (auto it = k_images.begin(); it != k_images.end(); ++it) {
-    if (!fw.empty() && it.key() != fw) continue;
-    images[it.key()] = it.value();
-    for (auto arch = it.value().begin(); arch != it.value().end(); ++arch)
-      details[it.key()][arch.key()] = {{"image", arch.value()},
-                                       {"runner_type", starts_with(arch.key(), "gfx") ? "amd" : "nvidia"}};
+/// One row of upstream Magpie's benchmark_images.yaml (research magpie.md §6.6).
+struct benchmark_image {
+  serve::serving_framework framework;
+  const char* arch;
+  const char* image;
+};
+
+constexpr benchmark_image k_images[] = {
+    {serve::serving_framework::vllm, "gfx942", "vllm/vllm-openai-rocm:v0.19.1"},
+    {serve::serving_framework::vllm, "gfx950", "vllm/vllm-openai-rocm:v0.19.1"},
+    {serve::serving_framework::vllm, "sm_80", "vllm/vllm-openai:v0.19.1"},
+    {serve::serving_framework::vllm, "sm_90", "vllm/vllm-openai:v0.19.1"},
+    {serve::serving_framework::vllm, "sm_100", "vllm/vllm-openai:v0.19.1"},
+    {serve::serving_framework::sglang, "gfx942", "lmsysorg/sglang:v0.5.12-rocm720-mi30x"},
+    {serve::serving_framework::sglang, "gfx950", "lmsysorg/sglang:v0.5.12-rocm720-mi35x"},
+    {serve::serving_framework::sglang, "sm_80", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"},
+    {serve::serving_framework::sglang, "sm_90", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"},
+    {serve::serving_framework::sglang, "sm_100", "lmsysorg/sglang:v0.5.8-cu130-amd64-runtime"},
+    {serve::serving_framework::atom, "gfx942", "rocm/atom:latest"},
+    {serve::serving_framework::atom, "gfx950", "rocm/atom:latest"}};
+
+/// list_benchmark_images' one argument, decoded once: the framework (nullopt: every framework).
+struct images_args {
+  std::optional<serve::serving_framework> framework;
+  static status_or<images_args> decode(const json& a) {
+    std::string word;
+    MAGPIE_RETURN_IF_ERROR(json_fields(a, "list_benchmark_images arguments").read("framework", &word));
+    if (word.empty()) return images_args{};
+    auto fw = serve::parse_serving_framework(word);
+    if (!fw) return invalid_argument("unknown framework '%s' (vllm, sglang, atom)", word.c_str());
+    return images_args{fw};
   }
-  if (!fw.empty() && images.empty()) return tool_result::error("unknown framework '" + fw + "' (vllm, sglang, atom)");
+};
+
+tool_result images_tool(const json& a, tool_context&) {
+  auto args = images_args::decode(a);
+  if (!args.ok()) return tool_result::error(args.get_status().message());
+  json images = json::object(), details = json::object();
+  for (const auto& row : k_images) {
+    if (args->framework && row.framework != *args->framework) continue;
+    const char* fw = serve::serving_framework_name(row.framework);
+    images[fw][row.arch] = row.image;
+    details[fw][row.arch] = {{"image", row.image}, {"runner_type", starts_with(row.arch, "gfx") ? "amd" : "nvidia"}};
+  }
   return tool_result::ok("benchmark images", {{"images", images}, {"details", details}});
 }
 
@@ -406,7 +305,7 @@ void add_benchmark_tools(std::vector<tool_def>* out) {
                   "return a run handle at once. Poll benchmark_status(run_id) (or ray_task_status(task_id)); "
                   "benchmark_cancel stops it. Magpie's arguments are accepted; those magpie does not act on are listed "
                   "in warnings.",
-                  benchmark_input_schema(),
+                  benchmark_args_schema(),
                   closed({{"run_id", s_string("handle")}, {"state", s_enum("state", {"running"})},
                           {"config_file", s_string("generated benchmark YAML")}, {"output_dir", s_string("results directory")},
                           {"poll", s_string("how to follow the run")}, {"warnings", warnings_schema()}},

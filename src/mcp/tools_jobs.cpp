@@ -9,6 +9,7 @@
 #include "core/strings.h"
 #include "mcp/run_registry.h"
 #include "core/json_schema.h"
+#include "mcp/tool_schema.h"
 #include "mcp/tool_util.h"
 #include "sched/report_schema.h"
 

@@ -10,6 +10,7 @@
 #include "kernel/eval_schema.h"
 #include "core/json_schema.h"
 #include "mcp/tool_util.h"
+#include "sched/options.h"
 
 namespace magpie::mcp {
 
@@ -37,7 +38,8 @@ struct kernel_args {
   std::optional<double> atol, rtol, max_time_s;
   std::optional<std::string> correctness_method;
   // upstream Magpie's backend / Accordo / environment arguments (magpie_compat_flags)
-  std::string environment = "local", performance_backend, correctness_backend;
+  sched::run_environment environment = sched::run_environment::local;
+  std::string performance_backend, correctness_backend;
   std::optional<double> accordo_atol, accordo_rtol, accordo_timeout_s;
   std::vector<std::string> unused_accordo;  ///< Accordo arguments set that magpie has no use for
   double timeout_s = k_default_kernel_timeout_s;
@@ -66,8 +68,8 @@ struct kernel_args {
     r.rtol = given("rtol", 0);
     r.max_time_s = given("max_time_seconds", 15);
     if (a.contains("correctness_method")) r.correctness_method = arg_str(a, "correctness_method");
-    r.environment = arg_str(a, "environment", "local");
-    if (r.environment.empty()) r.environment = "local";
+    // The schema admits only the codec's words (sched/options.h); "" is local.
+    r.environment = sched::parse_run_environment(arg_str(a, "environment")).value_or(sched::run_environment::local);
     r.performance_backend = arg_str(a, "performance_backend");
     r.correctness_backend = arg_str(a, "correctness_backend");
     r.accordo_atol = given("accordo_atol", 1e-6);
@@ -94,10 +96,15 @@ json kernel_entry(const std::string& id, const std::string& type, const std::str
 /// otherwise a warning in the result. Returns the global flags (before the subcommand).
 std::vector<std::string> magpie_compat_flags(const kernel_args& a, std::vector<std::string>* argv, json* warnings) {
   std::vector<std::string> global;
-  const std::string& env = a.environment;
-  if (env == "slurm" || env == "ray") global = {"-e", env};  // scheduler jobs (docs/slurm.md, docs/ray.md)
-  else if (env != "local")
-    warnings->push_back("environment '" + env + "' is not provided by magpie (no container executor): ran locally");
+  const std::string env = sched::run_environment_name(a.environment);
+  switch (a.environment) {
+    case sched::run_environment::slurm:
+    case sched::run_environment::ray: global = {"-e", env}; break;  // scheduler jobs (docs/slurm.md, docs/ray.md)
+    case sched::run_environment::container:
+      warnings->push_back("environment '" + env + "' is not provided by magpie (no container executor): ran locally");
+      break;
+    case sched::run_environment::local: break;
+  }
   const std::string& perf = a.performance_backend;
   if (perf == "ncu" || perf == "rocprof_compute" || perf == "cupti" || perf == "none") argv->insert(argv->end(), {"--profiler", perf});
   else if (perf == "metrix")

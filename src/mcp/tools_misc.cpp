@@ -60,27 +60,72 @@ tool_result hardware_tool(const json& a, tool_context&) {
   return tool_result::ok(it->name + " (" + g.architecture + ")", out);
 }
 
-/// Looks up a metric value by any of the name fragments in a {name: {value} | number} map.
-std::optional<double> find_metric(const json& metrics, std::initializer_list<const char*> names) {
-  if (!metrics.is_object()) return std::nullopt;
-  for (const char* n : names)
-    for (auto it = metrics.begin(); it != metrics.end(); ++it) {
-      if (!contains(it.key(), n)) continue;
-      if (auto v = json_as_number(it.value())) return v;
-      if (auto v = json_as_number(json_value(it.value(), "value"))) return v;
+/// One kernel result of an analyze result, as the rules read it (decoded once).
+struct analyzed_kernel {
+  bool correct = false;
+  std::string kernel_id;   ///< extra.kernel_id, else kernel_id
+  json score = nullptr;    ///< the result's score as given (null when absent)
+  /// performance_result.summary in order: metric name → value (a number or {value: number}).
+  std::vector<std::pair<std::string, std::optional<double>>> metrics;
+  std::optional<double> median_ns, rel_stdev;  ///< timing.stats_ns (0 when a field is missing)
+};
+
+/// suggest_optimizations' argument, decoded once: the kernel results inside the analyze result.
+struct suggest_args {
+  std::vector<analyzed_kernel> kernels;
+  static status_or<suggest_args> decode(const json& a);
+};
+
+analyzed_kernel decode_kernel(const json& r) {
+  analyzed_kernel k;
+  k.correct = row_correct(r);
+  k.kernel_id = r.contains("extra") ? json_string(r["extra"], "kernel_id") : json_string(r, "kernel_id");
+  if (r.contains("score")) k.score = r["score"];
+  const json& perf = json_value(r, "performance_result");
+  const json& summary = json_value(perf, "summary");
+  if (summary.is_object())
+    for (auto it = summary.begin(); it != summary.end(); ++it) {
+      auto v = json_as_number(it.value());
+      k.metrics.emplace_back(it.key(), v ? v : json_as_number(json_value(it.value(), "value")));
     }
-  return std::nullopt;
+  const json& timing = json_value(r, "timing");
+  if (timing.is_object() && timing.contains("stats_ns")) {
+    k.median_ns = json_number(timing["stats_ns"], "median", 0);
+    k.rel_stdev = json_number(timing["stats_ns"], "rel_stdev", 0);
+  }
+  return k;
 }
 
 /// Every kernel result object inside an analyze tool result / analyze or compare report.
-void collect_results(const json& j, std::vector<json>* out) {
+void collect_results(const json& j, std::vector<analyzed_kernel>* out) {
   if (j.is_array()) {
     for (const auto& x : j) collect_results(x, out);
   } else if (j.is_object()) {
-    if (j.contains("correctness_state") && (j.contains("performance_result") || j.contains("timing"))) out->push_back(j);
+    if (j.contains("correctness_state") && (j.contains("performance_result") || j.contains("timing")))
+      out->push_back(decode_kernel(j));
     for (const char* k : {"results", "kernel_results", "report"})
       if (j.contains(k)) collect_results(j[k], out);
   }
+}
+
+status_or<suggest_args> suggest_args::decode(const json& a) {
+  json input = json_value(a, "analysis_result");
+  if (input.is_string()) {  // upstream Magpie passes the analyze result as a JSON string
+    MAGPIE_ASSIGN_OR_RETURN(input, parse_json(*json_as_string(input), "analysis_result"));
+  }
+  suggest_args r;
+  collect_results(input, &r.kernels);
+  if (r.kernels.empty())
+    return invalid_argument("analysis_result holds no kernel result (pass the analyze tool's output or an analyze_report.json)");
+  return r;
+}
+
+/// Looks up a metric value by any of the name fragments (in the summary's order per fragment).
+std::optional<double> find_metric(const analyzed_kernel& k, std::initializer_list<const char*> names) {
+  for (const char* n : names)
+    for (const auto& [name, value] : k.metrics)
+      if (contains(name, n) && value) return value;
+  return std::nullopt;
 }
 
 struct finding {
@@ -88,7 +133,7 @@ struct finding {
   int impact;  // 3 high, 2 medium, 1 low
 };
 
-void apply_rules(const json& r, std::vector<finding>* f) {
+void apply_rules(const analyzed_kernel& r, std::vector<finding>* f) {
   auto add = [&](const char* type, const char* sev, double v, std::string desc, const char* cat, std::string sug,
                  int impact) {
     f->push_back({{{"type", type}, {"severity", sev}, {"value", v}, {"description", desc}},
@@ -96,42 +141,40 @@ void apply_rules(const json& r, std::vector<finding>* f) {
                    {"details", desc}},
                   impact});
   };
-  if (!row_correct(r)) {
+  if (!r.correct) {
     add("incorrect", "high", 0, "the kernel did not pass correctness", "correctness",
         "fix correctness before optimizing: performance of an incorrect kernel is not ranked", 3);
     return;
   }
-  json summary = r.contains("performance_result") && r["performance_result"].is_object() &&
-                         r["performance_result"].contains("summary") ? r["performance_result"]["summary"] : json::object();
   // AMD (Magpie's rules, rocprof-compute names).
-  if (auto cu = find_metric(summary, {"Active CUs"}); cu && *cu < 50)
+  if (auto cu = find_metric(r, {"Active CUs"}); cu && *cu < 50)
     add("low_cu_occupancy", *cu < 25 ? "high" : "medium", *cu, strprintf("active CUs %.0f%%", *cu), "parallelism",
         "launch more workgroups or reduce per-workgroup resources (LDS, VGPRs) so more CUs are busy", *cu < 25 ? 3 : 2);
-  auto mfma = find_metric(summary, {"MFMA_Util", "MFMA Util"});
-  if (mfma && *mfma < 50 && find_metric(summary, {"MFMA FLOPs", "MFMA_FLOPs"}).value_or(0) > 0)
+  auto mfma = find_metric(r, {"MFMA_Util", "MFMA Util"});
+  if (mfma && *mfma < 50 && find_metric(r, {"MFMA FLOPs", "MFMA_FLOPs"}).value_or(0) > 0)
     add("low_mfma_utilization", "medium", *mfma, strprintf("MFMA utilization %.0f%%", *mfma), "compute",
         "feed the matrix cores: larger tiles, double-buffered LDS loads, fewer dependent instructions", 2);
-  if (auto valu = find_metric(summary, {"VALU_Util", "VALU Util"}); valu && *valu > 50 && mfma.value_or(0) < 10)
+  if (auto valu = find_metric(r, {"VALU_Util", "VALU Util"}); valu && *valu > 50 && mfma.value_or(0) < 10)
     add("valu_bound", "medium", *valu, strprintf("VALU utilization %.0f%% with little MFMA use", *valu), "compute",
         "vectorize / move dense math to MFMA instructions", 2);
-  if (auto vmem = find_metric(summary, {"VMEM_Util", "VMEM Util"}); vmem && *vmem > 70)
+  if (auto vmem = find_metric(r, {"VMEM_Util", "VMEM Util"}); vmem && *vmem > 70)
     add("memory_bound", "high", *vmem, strprintf("vector memory utilization %.0f%%", *vmem), "memory",
         "reduce global traffic: fuse, reuse data through LDS, use wider loads", 3);
   // NVIDIA (Nsight Compute metric names).
-  if (auto occ = find_metric(summary, {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved_occupancy"}); occ && *occ < 50)
+  if (auto occ = find_metric(r, {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved_occupancy"}); occ && *occ < 50)
     add("low_occupancy", *occ < 25 ? "high" : "medium", *occ, strprintf("achieved occupancy %.0f%%", *occ), "parallelism",
         "raise occupancy: fewer registers/shared memory per block, more blocks", *occ < 25 ? 3 : 2);
-  auto dram = find_metric(summary, {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__compute_memory_throughput"});
-  auto sm = find_metric(summary, {"sm__throughput.avg.pct_of_peak_sustained_elapsed"});
+  auto dram = find_metric(r, {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__compute_memory_throughput"});
+  auto sm = find_metric(r, {"sm__throughput.avg.pct_of_peak_sustained_elapsed"});
   if (dram && *dram > 70 && sm.value_or(0) < 40)
     add("memory_bound", "high", *dram, strprintf("DRAM throughput %.0f%% of peak", *dram), "memory",
         "memory bound: fuse with neighbours, keep data in shared memory / L2, use vectorized loads", 3);
   if (dram && sm && *dram < 30 && *sm < 30)
     add("latency_bound", "medium", *sm, strprintf("SM %.0f%% and DRAM %.0f%% of peak", *sm, *dram), "latency",
         "neither compute nor memory is busy: expose more parallelism/ILP, check launch configuration", 2);
-  if (r.contains("timing") && r["timing"].is_object() && r["timing"].contains("stats_ns")) {
-    double med_us = json_number(r["timing"]["stats_ns"], "median", 0) / 1e3;
-    double noise = json_number(r["timing"]["stats_ns"], "rel_stdev", 0);
+  if (r.median_ns) {
+    double med_us = *r.median_ns / 1e3;
+    double noise = r.rel_stdev.value_or(0);
     if (med_us > 0 && med_us < 10)
       add("kernel_launch_overhead", "medium", med_us, strprintf("median %.2f us: launch overhead dominates", med_us),
           "fusion", "fuse with neighbouring kernels or use CUDA graphs to amortize launches", 2);
@@ -142,15 +185,9 @@ void apply_rules(const json& r, std::vector<finding>* f) {
 }
 
 tool_result suggest_tool(const json& a, tool_context&) {
-  json input = a["analysis_result"];
-  if (input.is_string()) {  // Magpie passes the analyze result as a JSON string
-    auto parsed = parse_json(*json_as_string(input), "analysis_result");
-    if (!parsed.ok()) return tool_result::error(parsed.get_status().message());
-    input = std::move(*parsed);
-  }
-  std::vector<json> results;
-  collect_results(input, &results);
-  if (results.empty()) return tool_result::error("analysis_result holds no kernel result (pass the analyze tool's output or an analyze_report.json)");
+  auto args = suggest_args::decode(a);
+  if (!args.ok()) return tool_result::error(args.get_status().message());
+  const std::vector<analyzed_kernel>& results = args->kernels;
   std::vector<finding> f;
   for (const auto& r : results) apply_rules(r, &f);
   std::stable_sort(f.begin(), f.end(), [](const finding& x, const finding& y) { return x.impact > y.impact; });
@@ -161,9 +198,8 @@ tool_result suggest_tool(const json& a, tool_context&) {
     s.push_back(x.suggestion);
     high += x.impact == 3;
   }
-  const json& first = results[0];
-  std::string id = first.contains("extra") ? json_string(first["extra"], "kernel_id") : json_string(first, "kernel_id");
-  json out = {{"kernel_id", id}, {"overall_score", first.contains("score") ? first["score"] : json(nullptr)},
+  const analyzed_kernel& first = results[0];
+  json out = {{"kernel_id", first.kernel_id}, {"overall_score", first.score},
               {"bottlenecks", b}, {"suggestions", s},
               {"summary", {{"total_bottlenecks", b.size()}, {"total_suggestions", s.size()}, {"high_impact_suggestions", high}}}};
   return tool_result::ok(strprintf("%zu suggestions (%zu high impact)", s.size(), high), out);

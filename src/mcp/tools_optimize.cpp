@@ -6,6 +6,7 @@
 #include "mcp/run_registry.h"
 #include "core/json_schema.h"
 #include "mcp/tool_args_codec.h"
+#include "mcp/tool_schema.h"
 #include "mcp/tool_util.h"
 
 namespace magpie::mcp {

@@ -13,6 +13,7 @@
 #include "optimize/loop_run.h"
 #include "optimize/measure_printer.h"
 #include "optimize/report_printer.h"
+#include "serve/bench_config_codec.h"
 
 namespace magpie::optimize {
 
@@ -65,7 +66,7 @@ loop_run::loop_run(const optimize_config& cfg, const loop_options& opts) : m_cfg
   m_env.workspace = opts.workspace;
   m_env.trace_dir = opts.workspace / "server_traces";
   const auto& w = cfg.workload;
-  json bench = w.bench.to_json()["client"];
+  json bench = serve::benchmark_config_json(w.bench)["client"];
   bench["concurrency"] = w.concurrency();
   bench["target_s"] = w.target_s;
   bench["warmup_prompts"] = w.warmup_prompts;  // -1: the measured runs' prompts

@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "optimize/decide_codec.h"
+#include "serve/bench_config_codec.h"
 #include "serve/http_client.h"
 #include "serve/orchestrator.h"
 
@@ -44,7 +45,7 @@ status_or<std::unique_ptr<variant_server>> variant_server::spawn(const optimize_
   s->m_plan.stop_grace_s = cfg.server.stop_grace_s;
   s->m_plan.server_trace_dir = env.trace_dir.string();
   s->m_plan.host_trace_dir = env.trace_dir;
-  s->m_plan.profiler_args = "none";
+  s->m_plan.profiler_args = serve::profiler_delivery::none;
   s->m_plan.url.port = static_cast<uint16_t>(port);
   s->m_log = env.workspace / "logs" / ("server_" + tag + ".log");
   (void)make_dirs(s->m_log.parent_path());
@@ -109,7 +110,7 @@ run_metrics metrics_of(const serve::serving_metrics& m) {
 /// The part of a benchmark config that defines the workload (not where results go, how it is
 /// profiled, or which URL the server had).
 json workload_of(const serve::benchmark_config& c) {
-  json full = c.to_json();
+  json full = serve::benchmark_config_json(c);
   json w = json::object();
   for (const char* k : {"client", "envs", "model", "precision"})
     if (full.contains(k)) w[k] = full[k];

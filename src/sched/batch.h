@@ -49,7 +49,6 @@ struct job_record {
   std::string submit_error;             ///< why sbatch failed
   job_info last;                        ///< last known Slurm view
   int unknown_rounds = 0;               ///< consecutive polls neither squeue nor sacct knew it (not saved)
-  json to_json() const;
   /// Errors name the file and field of `f` (batch_codec.cpp).
   static status_or<job_record> from_json(const json_fields& f);
 };

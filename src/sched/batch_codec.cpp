@@ -5,13 +5,15 @@
 
 #include "core/enum_names.h"
 #include "core/strings.h"
+#include "sched/batch_codec.h"
+#include "sched/slurm_codec.h"
 
 namespace magpie::sched {
 
-json job_record::to_json() const {
-  return {{"name", name},     {"role", role},         {"kernels", kernels},         {"after", after},
-          {"sbatch_args", sbatch_args}, {"ray_request", ray_request}, {"dir", dir.string()}, {"deferred", deferred},
-          {"job_id", job_id}, {"submit_error", submit_error}, {"last", last.to_json()}};
+json job_record_json(const job_record& r) {
+  return {{"name", r.name},     {"role", r.role},         {"kernels", r.kernels},         {"after", r.after},
+          {"sbatch_args", r.sbatch_args}, {"ray_request", r.ray_request}, {"dir", r.dir.string()}, {"deferred", r.deferred},
+          {"job_id", r.job_id}, {"submit_error", r.submit_error}, {"last", job_info_json(r.last)}};
 }
 
 namespace {
@@ -92,7 +94,7 @@ std::optional<batch_mode> batch_mode_of(kernel::run_mode m) {
 
 status batch::save() const {
   json js = json::array();
-  for (const auto& j : jobs) js.push_back(j.to_json());
+  for (const auto& j : jobs) js.push_back(job_record_json(j));
   json b = {{"batch", dir.filename().string()},
             {"dir", dir.string()},
             {"engine", engine},

@@ -12,6 +12,7 @@
 #include "sched/engine.h"
 #include "sched/job_results.h"
 #include "sched/merge_util.h"
+#include "sched/slurm_codec.h"
 
 namespace magpie::sched {
 
@@ -54,7 +55,7 @@ json scheduler_section(const batch& b, const eval_request& req) {
     if (auto r = read_job_result(j.dir); r.ok())
       res = {{"exit_code", r->value("exit_code", json(nullptr))}, {"error", r->value("error", json(nullptr))},
              {"node", r->value("node", json(nullptr))}, {"workspace", r->value("workspace", json(nullptr))}};
-    json row = j.last.to_json();
+    json row = job_info_json(j.last);
     row["name"] = j.name;
     row["role"] = j.role;
     row["kernels"] = ids;

@@ -81,7 +81,7 @@ json header(const batch& b, const eval_request& req, kernel::run_mode mode, cons
   for (const auto& [name, v] : views) {
     if (!v.report.is_object()) continue;
     if (gpu.is_null() && v.report.contains("gpu_arch") && !v.report["gpu_arch"].is_null()) gpu = v.report["gpu_arch"];
-    if (name == "timing" && v.report.contains("cupti_injection")) cupti = v.report["cupti_injection"];
+    if (v.job->role == job_role::timing && v.report.contains("cupti_injection")) cupti = v.report["cupti_injection"];
   }
   return {{"mode", mode},
           {"timestamp", ts},
@@ -106,7 +106,7 @@ json check_inputs(const batch& b, const std::map<std::string, job_view>& views, 
     json run_seed = json_value(v.report, "run_seed");
     if (run_seed != json(b.run_seed))
       problems.push_back(name + ": run_seed " + dump_compact(run_seed) + " is not the batch's");
-    if (name != "reference" && json_member(v.report, "external_reference") && !manifest.is_null() &&
+    if (v.job->role != job_role::reference && json_member(v.report, "external_reference") && !manifest.is_null() &&
         json_value(json_value(v.report, "external_reference"), "manifest_dir") != manifest)
       problems.push_back(name + ": compared against another reference manifest");
   }

@@ -2,17 +2,18 @@
 
 #include "core/strings.h"
 #include "core/yaml.h"
+#include "sched/options_codec.h"
 
 namespace magpie::sched {
 
-json scheduler_options::to_json() const {
-  return {{"environment", environment.value_or(run_environment::local)}, {"max_workers", max_workers},
-          {"docker_image", docker_image.empty() ? json(nullptr) : json(docker_image)}, {"gpu_devices", gpu_devices},
-          {"partition", partition}, {"account", account}, {"qos", qos}, {"constraint", constraint}, {"gres", gres},
-          {"time_limit", time_limit}, {"timing_time_limit", timing_time_limit}, {"mem", mem},
-          {"cpus_per_task", cpus_per_task}, {"shared_dir", shared_dir}, {"magpie_bin", magpie_bin},
-          {"sbatch_args", sbatch_args}, {"setup", setup}, {"poll_seconds", poll_s}, {"wait", wait},
-          {"ray_config", ray.to_json()}};
+json scheduler_options_json(const scheduler_options& s) {
+  return {{"environment", s.environment.value_or(run_environment::local)}, {"max_workers", s.max_workers},
+          {"docker_image", s.docker_image.empty() ? json(nullptr) : json(s.docker_image)}, {"gpu_devices", s.gpu_devices},
+          {"partition", s.partition}, {"account", s.account}, {"qos", s.qos}, {"constraint", s.constraint}, {"gres", s.gres},
+          {"time_limit", s.time_limit}, {"timing_time_limit", s.timing_time_limit}, {"mem", s.mem},
+          {"cpus_per_task", s.cpus_per_task}, {"shared_dir", s.shared_dir}, {"magpie_bin", s.magpie_bin},
+          {"sbatch_args", s.sbatch_args}, {"setup", s.setup}, {"poll_seconds", s.poll_s}, {"wait", s.wait},
+          {"ray_config", ray_options_json(s.ray)}};
 }
 
 status parse_scheduler_section(const config_node& n, const std::string& field, scheduler_options* out) {

@@ -38,7 +38,6 @@ struct ray_options {
   env_list env_vars;                  ///< runtime_env.env_vars of every job
   json runtime_env = nullptr;         ///< other runtime_env keys, passed to Ray verbatim
   env_list metadata;                  ///< extra job metadata (strings)
-  json to_json() const;
 };
 
 /// Where runs execute: Magpie's `scheduler:` keys (environment, max_workers, docker_image,
@@ -62,7 +61,6 @@ struct scheduler_options {
   double poll_s = 2;                   ///< squeue/sacct polling interval, seconds
   bool wait = true;                    ///< false: submit and return; `magpie jobs collect` merges later
   ray_options ray;                     ///< environment ray (Magpie's ray_config)
-  json to_json() const;
 };
 
 /// Parses a `scheduler:` mapping (kernel YAML or framework config) into `out`.

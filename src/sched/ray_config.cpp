@@ -3,21 +3,22 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "sched/options.h"
+#include "sched/options_codec.h"
 
 namespace magpie::sched {
 
-json ray_options::to_json() const {
+json ray_options_json(const ray_options& o) {
   auto map = [](const env_list& l) {
     json o = json::object();
     for (const auto& [k, v] : l) o[k] = v;
     return o;
   };
-  return {{"cluster_address", cluster_address.empty() ? json("auto") : json(cluster_address)},
-          {"entrypoint_num_cpus", entrypoint_num_cpus >= 0 ? json(entrypoint_num_cpus) : json(nullptr)},
-          {"entrypoint_num_gpus", entrypoint_num_gpus >= 0 ? json(entrypoint_num_gpus) : json(nullptr)},
-          {"env_vars", map(env_vars)},
-          {"runtime_env", runtime_env},
-          {"metadata", map(metadata)}};
+  return {{"cluster_address", o.cluster_address.empty() ? json("auto") : json(o.cluster_address)},
+          {"entrypoint_num_cpus", o.entrypoint_num_cpus >= 0 ? json(o.entrypoint_num_cpus) : json(nullptr)},
+          {"entrypoint_num_gpus", o.entrypoint_num_gpus >= 0 ? json(o.entrypoint_num_gpus) : json(nullptr)},
+          {"env_vars", map(o.env_vars)},
+          {"runtime_env", o.runtime_env},
+          {"metadata", map(o.metadata)}};
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include "kernel/eval_schema.h"
 #include "sched/job_state.h"
 #include "sched/merge.h"
+#include "sched/slurm_codec.h"
 
 namespace magpie::sched {
 
@@ -178,7 +179,7 @@ json batch_list_row_schema() {
 json batch_status_json(const batch& b) {
   json js = json::array();
   for (const auto& j : b.jobs) {
-    json row = j.last.to_json();
+    json row = job_info_json(j.last);
     row["name"] = j.name;
     row["role"] = j.role;
     js.push_back(row);

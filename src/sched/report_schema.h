@@ -1,5 +1,5 @@
 // JSON Schemas of what sched writes for other processes and the MCP jobs tools: job rows
-// (job_info::to_json), the `magpie jobs list --json` and `status --json` objects (built here,
+// (job_info_json (slurm_codec.h)), the `magpie jobs list --json` and `status --json` objects (built here,
 // batch_list_row / batch_status_json), a batch's `collected` record, and the merged analyze /
 // compare report of `magpie jobs collect --json` (merge.cpp, merge_compare.cpp). Kept beside
 // the writers: tests/unit/sched validates their output against them (closed objects).
@@ -12,11 +12,11 @@
 
 namespace magpie::sched {
 
-/// job_info::to_json (a job's last known state).
+/// job_info_json (slurm_codec.h) (a job's last known state).
 json job_info_schema();
 /// A job of `jobs status --json`: job_info + name, role.
 json job_row_schema();
-/// scheduler_options::to_json (the batch request's scheduler block).
+/// scheduler_options_json (options_codec.h) (the batch request's scheduler block).
 json scheduler_options_schema();
 /// batch::collected after a collect ({workspace, report, run_id, db, at} or {workspaces, at}).
 json collected_schema();

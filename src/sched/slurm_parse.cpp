@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/strings.h"
+#include "sched/slurm_codec.h"
 
 namespace magpie::sched {
 
@@ -11,20 +12,20 @@ const char* const k_squeue_columns =
     "JobID:|,Name:|,State:|,Reason:|,NodeList:|,TimeUsed:|,TimeLimit:|,StartTime:|,EndTime:|,exit_code:|";
 const char* const k_sacct_columns = "JobID,JobName,State,ExitCode,Elapsed,NodeList,Start,End,Reason,Timelimit";
 
-json job_info::to_json() const {
-  return {{"job_id", job_id},
-          {"name", name},
-          {"state", job_state_name(state)},
-          {"state_text", state_text},
-          {"reason", reason.empty() ? json(nullptr) : json(reason)},
-          {"nodes", nodes.empty() ? json(nullptr) : json(nodes)},
-          {"exit_code", exit_status >= 0 ? json(exit_status) : json(nullptr)},
-          {"exit_signal", exit_signal > 0 ? json(exit_signal) : json(nullptr)},
-          {"elapsed_s", elapsed_s >= 0 ? json(elapsed_s) : json(nullptr)},
-          {"start", start.empty() ? json(nullptr) : json(start)},
-          {"end", end.empty() ? json(nullptr) : json(end)},
-          {"time_limit", time_limit},
-          {"source", source}};
+json job_info_json(const job_info& j) {
+  return {{"job_id", j.job_id},
+          {"name", j.name},
+          {"state", job_state_name(j.state)},
+          {"state_text", j.state_text},
+          {"reason", j.reason.empty() ? json(nullptr) : json(j.reason)},
+          {"nodes", j.nodes.empty() ? json(nullptr) : json(j.nodes)},
+          {"exit_code", j.exit_status >= 0 ? json(j.exit_status) : json(nullptr)},
+          {"exit_signal", j.exit_signal > 0 ? json(j.exit_signal) : json(nullptr)},
+          {"elapsed_s", j.elapsed_s >= 0 ? json(j.elapsed_s) : json(nullptr)},
+          {"start", j.start.empty() ? json(nullptr) : json(j.start)},
+          {"end", j.end.empty() ? json(nullptr) : json(j.end)},
+          {"time_limit", j.time_limit},
+          {"source", j.source}};
 }
 
 std::vector<std::map<std::string, std::string>> parse_table(std::string_view text, char sep) {

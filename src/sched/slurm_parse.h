@@ -27,7 +27,6 @@ struct job_info {
   std::string start, end;   ///< Slurm's local ISO times ("" unknown)
   std::string time_limit;   ///< as printed ("1:00", "00:01:00", "UNLIMITED")
   std::string source;       ///< "squeue" | "sacct"
-  json to_json() const;
 };
 
 /// Rows of delimited text whose first non-empty line is a header; keys are the upper-cased

@@ -1,6 +1,7 @@
 #include "sched/task_codec.h"
 
 #include "core/strings.h"
+#include "sched/options_codec.h"
 
 namespace magpie::sched {
 
@@ -170,7 +171,7 @@ json request_to_json(const eval_request& req, const scheduler_options& so) {
             {"output_dir", req.output_dir.string()},
             {"config_file", req.config_file},
             {"raw_config", req.raw_config},
-            {"scheduler", so.to_json()}};
+            {"scheduler", scheduler_options_json(so)}};
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include "core/json_schema.h"
 #include "core/strings.h"
 #include "core/yaml.h"
+#include "serve/bench_config_codec.h"
 #include "serve/bench_config_fields.h"
 #include "serve/sha256.h"
 
@@ -117,33 +118,33 @@ json benchmark_config_schema() {
       {"framework", "model", "precision", "run_mode", "envs", "profiler", "client", "server"});
 }
 
-json benchmark_config::to_json() const {
+json benchmark_config_json(const benchmark_config& b) {
   json j;
-  j["framework"] = framework_name();
-  j["model"] = model;
-  j["precision"] = precision;
-  j["run_mode"] = run_mode;
-  j["run_kind"] = run_kind;
+  j["framework"] = b.framework_name();
+  j["model"] = b.model;
+  j["precision"] = b.precision;
+  j["run_mode"] = b.run_mode;
+  j["run_kind"] = b.run_kind;
   json e = json::object();
-  for (const auto& [k, v] : envs) e[k] = v;
+  for (const auto& [k, v] : b.envs) e[k] = v;
   j["envs"] = e;
-  j["profiler"] = {{"torch_profiler", {{"enabled", profiler.torch_profiler}, {"profile_prompts", profiler.profile_prompts},
-                                       {"trace_wait_s", profiler.trace_wait_s}, {"vllm_profiler_args", profiler.vllm_profiler_args}}},
-                   {"system_profiler", {{"enabled", profiler.system_profiler}, {"profile_args", profiler.system_profile_args}}},
-                   {"tracelens", profiler.tracelens}};
-  if (lifecycle.enabled)
-    j["server_lifecycle"] = {{"enabled", true}, {"cleanup", lifecycle.cleanup}, {"force_reuse", lifecycle.force_reuse},
-                             {"pid_dir", lifecycle.pid_dir.empty() ? json(nullptr) : json(lifecycle.pid_dir)},
-                             {"server_ready_timeout_s", lifecycle.server_ready_timeout_s}};
-  j["gap_analysis"] = gap_analysis;
-  j["gpu_selection"] = {{"auto", gpu_selection.auto_select}, {"min_free_memory_gb", gpu_selection.min_free_memory_gb},
-                        {"count", gpu_selection.count ? json(gpu_selection.count) : json(nullptr)},
-                        {"candidates", gpu_selection.candidates.empty() ? json(nullptr) : json(gpu_selection.candidates)}};
-  j["docker_image"] = docker_image.empty() ? json(nullptr) : json(docker_image);
-  j["gpu_arch"] = gpu_arch.empty() ? json(nullptr) : json(gpu_arch);
-  j["hf_cache_path"] = hf_cache_path;
-  j["timeout_seconds"] = timeout_seconds;
-  const client_settings& c = client;
+  j["profiler"] = {{"torch_profiler", {{"enabled", b.profiler.torch_profiler}, {"profile_prompts", b.profiler.profile_prompts},
+                                       {"trace_wait_s", b.profiler.trace_wait_s}, {"vllm_profiler_args", b.profiler.vllm_profiler_args}}},
+                   {"system_profiler", {{"enabled", b.profiler.system_profiler}, {"profile_args", b.profiler.system_profile_args}}},
+                   {"tracelens", b.profiler.tracelens}};
+  if (b.lifecycle.enabled)
+    j["server_lifecycle"] = {{"enabled", true}, {"cleanup", b.lifecycle.cleanup}, {"force_reuse", b.lifecycle.force_reuse},
+                             {"pid_dir", b.lifecycle.pid_dir.empty() ? json(nullptr) : json(b.lifecycle.pid_dir)},
+                             {"server_ready_timeout_s", b.lifecycle.server_ready_timeout_s}};
+  j["gap_analysis"] = b.gap_analysis;
+  j["gpu_selection"] = {{"auto", b.gpu_selection.auto_select}, {"min_free_memory_gb", b.gpu_selection.min_free_memory_gb},
+                        {"count", b.gpu_selection.count ? json(b.gpu_selection.count) : json(nullptr)},
+                        {"candidates", b.gpu_selection.candidates.empty() ? json(nullptr) : json(b.gpu_selection.candidates)}};
+  j["docker_image"] = b.docker_image.empty() ? json(nullptr) : json(b.docker_image);
+  j["gpu_arch"] = b.gpu_arch.empty() ? json(nullptr) : json(b.gpu_arch);
+  j["hf_cache_path"] = b.hf_cache_path;
+  j["timeout_seconds"] = b.timeout_seconds;
+  const client_settings& c = b.client;
   j["client"] = {{"endpoint", c.endpoint}, {"dataset_name", c.dataset_name}, {"dataset_path", c.dataset_path},
                  {"num_prompts", c.num_prompts}, {"max_concurrency", c.max_concurrency},
                  {"random_input_len", c.random_input_len}, {"random_output_len", c.random_output_len},
@@ -155,9 +156,9 @@ json benchmark_config::to_json() const {
                  {"max_event_bytes", c.max_event_bytes < 0 ? json("auto") : json(c.max_event_bytes)},
                  {"max_response_bytes", c.max_response_bytes < 0 ? json("auto") : json(c.max_response_bytes)},
                  {"keep_generated_text", c.keep_generated_text}, {"served_model_name", c.served_model_name}};
-  j["server"] = {{"port", server.port}, {"ready_timeout_s", server.ready_timeout_s}, {"stop_grace_s", server.stop_grace_s}, {"extra_args", server.extra_args},
-                 {"command", server.command}};
-  if (!base_url.empty()) j["base_url"] = base_url;
+  j["server"] = {{"port", b.server.port}, {"ready_timeout_s", b.server.ready_timeout_s}, {"stop_grace_s", b.server.stop_grace_s}, {"extra_args", b.server.extra_args},
+                 {"command", b.server.command}};
+  if (!b.base_url.empty()) j["base_url"] = b.base_url;
   return j;
 }
 
@@ -181,7 +182,12 @@ status read_profiler(const config_node& node, benchmark_config& c) {
     MAGPIE_RETURN_IF_ERROR(t.read_bool("enabled", &c.profiler.torch_profiler));
     MAGPIE_RETURN_IF_ERROR(read_int_in(t, "profile_prompts", 0, k_big, &c.profiler.profile_prompts));
     MAGPIE_RETURN_IF_ERROR(read_double_in(t, "trace_wait_s", 0, k_huge, false, &c.profiler.trace_wait_s));
-    MAGPIE_RETURN_IF_ERROR(t.read_string("vllm_profiler_args", &c.profiler.vllm_profiler_args));
+    if (const config_node* n = t.get("vllm_profiler_args")) {  // the plan's "none" is not a config word
+      auto d = n->is_scalar() ? parse_profiler_delivery(n->text) : std::nullopt;
+      if (!d || *d == profiler_delivery::none)
+        return config_error(*n, t.field("vllm_profiler_args"), "'" + n->text + "' is not one of auto, flags, env");
+      c.profiler.vllm_profiler_args = *d;
+    }
     MAGPIE_RETURN_IF_ERROR(detail::read_agentx_profile_keys(t, c));
     MAGPIE_RETURN_IF_ERROR(t.check_unknown());
   }

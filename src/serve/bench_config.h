@@ -15,13 +15,18 @@
 
 namespace magpie::serve {
 
+/// How vLLM's torch profiler is switched on: --profiler-config.* flags (vLLM >= 0.15), the
+/// VLLM_TORCH_PROFILER_DIR environment only, none (no profiling), or auto (a config's choice:
+/// flags or env by the vLLM version).
+enum class profiler_delivery { automatic, flags, env, none };
+
 struct profiler_settings {
   bool torch_profiler = true;       ///< Magpie's dataclass default when a YAML omits it
   bool tracelens_enabled = false;   ///< profiler.tracelens.enabled (inference trace analysis)
   json tracelens = json::object();  ///< the profiler.tracelens block as given
   int64_t profile_prompts = 0;      ///< 0: profile the measured run; N: separate pass of N prompts
   double trace_wait_s = 300;        ///< wait for trace files after /stop_profile
-  std::string vllm_profiler_args = "auto";  ///< auto | flags (--profiler-config.*) | env (VLLM_TORCH_PROFILER_DIR only)
+  profiler_delivery vllm_profiler_args = profiler_delivery::automatic;  ///< auto | flags | env (never none)
   /// profiler.system_profiler: Nsight Systems (`nsys profile`) around a local server on NVIDIA
   /// when nsys is on PATH; otherwise the run goes on without it and says so.
   bool system_profiler = false;
@@ -91,16 +96,20 @@ enum class server_run_mode { docker, local, ray };
 enum class run_kind { automatic, measurement, diagnostic };
 
 /// The words of reports, configs and flags (bench_modes_codec.cpp): "vllm" "sglang" "atom";
-/// "docker" "local" "ray"; "auto" "measurement" "diagnostic". Parsers take the exact word.
+/// "docker" "local" "ray"; "auto" "measurement" "diagnostic"; "auto" "flags" "env" "none". Parsers
+/// take the exact word.
 const char* serving_framework_name(serving_framework f);
 std::optional<serving_framework> parse_serving_framework(std::string_view word);
 const char* server_run_mode_name(server_run_mode m);
 std::optional<server_run_mode> parse_server_run_mode(std::string_view word);
 const char* run_kind_name(run_kind k);
 std::optional<run_kind> parse_run_kind(std::string_view word);
+const char* profiler_delivery_name(profiler_delivery d);
+std::optional<profiler_delivery> parse_profiler_delivery(std::string_view word);
 inline void to_json(json& j, serving_framework f) { j = serving_framework_name(f); }
 inline void to_json(json& j, server_run_mode m) { j = server_run_mode_name(m); }
 inline void to_json(json& j, run_kind k) { j = run_kind_name(k); }
+inline void to_json(json& j, profiler_delivery d) { j = profiler_delivery_name(d); }
 /// A framework named on the command line; an unknown word is an error listing the supported ones.
 status_or<serving_framework> framework_from_word(const std::string& word);
 
@@ -134,12 +143,7 @@ struct benchmark_config {
   serve::run_kind effective_run_kind() const;
   /// The framework's word; "" when none.
   std::string framework_name() const;
-  json to_json() const;
 };
-
-/// The schema of benchmark_config::to_json (a benchmark report's config). The tracelens and
-/// gap_analysis blocks are the user's, as given: maps of scalars, lists of scalars or flat maps.
-json benchmark_config_schema();
 
 /// Magpie's defaults for the envs when none are given: TP 1, CONC 32, ISL 1024, OSL 512,
 /// RANDOM_RANGE_RATIO 0.5.

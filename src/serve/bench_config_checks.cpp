@@ -236,7 +236,7 @@ status validate_config(const benchmark_config& c) {
   if (!std::isfinite(c.server.ready_timeout_s) || c.server.ready_timeout_s <= 0) return invalid_argument("ready timeout must be > 0");
   if (c.profiler.profile_prompts < 0) return invalid_argument("profile_prompts must be >= 0");
   if (!std::isfinite(c.profiler.trace_wait_s) || c.profiler.trace_wait_s < 0) return invalid_argument("trace_wait_s must be >= 0");
-  if (c.profiler.vllm_profiler_args != "auto" && c.profiler.vllm_profiler_args != "flags" && c.profiler.vllm_profiler_args != "env")
+  if (c.profiler.vllm_profiler_args == profiler_delivery::none)
     return invalid_argument("profiler.torch_profiler.vllm_profiler_args must be auto, flags or env");
   return validate_lifecycle(c);
 }

@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
+#include "serve/metrics_printer.h"
 #include "serve/socket_read.h"
 
 namespace magpie::serve {

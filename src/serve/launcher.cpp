@@ -10,6 +10,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "serve/server_plan_printer.h"
 
 namespace magpie::serve {
 
@@ -94,7 +95,7 @@ std::vector<std::string> framework_argv(const benchmark_config& c, const launch_
     if (!extra_sets(extra, {"--max-model-len"})) a.insert(a.end(), {"--max-model-len", len});
     a.push_back("--trust-remote-code");
     if (!c.model_revision.empty()) a.insert(a.end(), {"--revision", c.model_revision});
-    if (profile && plan.profiler_args == "flags")
+    if (profile && plan.profiler_args == profiler_delivery::flags)
       a.insert(a.end(), {"--profiler-config.profiler", "torch", "--profiler-config.torch_profiler_dir", plan.server_trace_dir,
                          "--profiler-config.torch_profiler_record_shapes", "True",
                          "--profiler-config.torch_profiler_with_memory", "True",
@@ -213,10 +214,10 @@ status_or<server_plan> plan_server(const benchmark_config& c, const launch_conte
     }
   }
   std::string version = ctx.vllm_version.empty() && docker ? parse_version(plan.image) : ctx.vllm_version;
-  if (!profile) plan.profiler_args = "none";
-  else if (c.framework != serving_framework::vllm || !c.server.command.empty()) plan.profiler_args = "env";
-  else if (c.profiler.vllm_profiler_args != "auto") plan.profiler_args = c.profiler.vllm_profiler_args;
-  else plan.profiler_args = !version.empty() && version_at_least(version, "0.15") ? "flags" : "env";
+  if (!profile) plan.profiler_args = profiler_delivery::none;
+  else if (c.framework != serving_framework::vllm || !c.server.command.empty()) plan.profiler_args = profiler_delivery::env;
+  else if (c.profiler.vllm_profiler_args != profiler_delivery::automatic) plan.profiler_args = c.profiler.vllm_profiler_args;
+  else plan.profiler_args = !version.empty() && version_at_least(version, "0.15") ? profiler_delivery::flags : profiler_delivery::env;
   if (!c.server.command.empty()) plan.server_argv = c.server.command;
   else plan.server_argv = framework_argv(c, ctx, plan, profile);
   plan.server_argv.insert(plan.server_argv.end(), c.server.extra_args.begin(), c.server.extra_args.end());
@@ -226,10 +227,10 @@ status_or<server_plan> plan_server(const benchmark_config& c, const launch_conte
   return plan;
 }
 
-json server_plan::to_json() const {
+json server_plan_json(const server_plan& p) {
   json j;
-  j["server_command"] = server_argv;
-  std::vector<std::string> shown = argv;
+  j["server_command"] = p.server_argv;
+  std::vector<std::string> shown = p.argv;
   for (size_t i = 0; i + 1 < shown.size(); ++i)
     if (shown[i] == "-e") {
       auto eq = shown[i + 1].find('=');
@@ -237,14 +238,14 @@ json server_plan::to_json() const {
     }
   j["launch_command"] = shown;
   json e = json::object();
-  for (const auto& [k, v] : env) e[k] = is_secret_env(k) ? "<redacted>" : v;
+  for (const auto& [k, v] : p.env) e[k] = is_secret_env(k) ? "<redacted>" : v;
   j["env"] = e;
-  j["container_name"] = container_name.empty() ? json(nullptr) : json(container_name);
-  j["image"] = image.empty() ? json(nullptr) : json(image);
-  j["server_trace_dir"] = server_trace_dir;
-  j["profiler_args"] = profiler_args;
-  j["url"] = url.to_string();
-  j["system_profiler"] = system_profiler;
+  j["container_name"] = p.container_name.empty() ? json(nullptr) : json(p.container_name);
+  j["image"] = p.image.empty() ? json(nullptr) : json(p.image);
+  j["server_trace_dir"] = p.server_trace_dir;
+  j["profiler_args"] = p.profiler_args;
+  j["url"] = p.url.to_string();
+  j["system_profiler"] = p.system_profiler;
   return j;
 }
 

@@ -37,14 +37,13 @@ struct server_plan {
   std::string image;                     ///< docker mode
   std::string server_trace_dir;          ///< where the server writes traces (container path in docker)
   fs::path host_trace_dir;               ///< the same directory on this host (<workspace>/torch_trace)
-  std::string profiler_args;             ///< "flags" | "env" | "none"
+  profiler_delivery profiler_args = profiler_delivery::none;  ///< flags | env | none (never auto)
   double stop_grace_s = 10;              ///< SIGTERM → SIGKILL delay
   /// profiler.system_profiler: {"tool": "nsys", "report": "<ws>/system_profile/server.nsys-rep"}
   /// when the server runs under Nsight Systems, {"skipped": "<why>"} when requested but not
   /// possible here, null when not requested.
   json system_profiler = nullptr;
   endpoint_url url;
-  json to_json() const;                  ///< for the report (argv, env with secrets redacted)
 };
 
 /// Builds the plan; invalid_argument for unsupported combinations (e.g. atom on NVIDIA docker).

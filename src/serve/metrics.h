@@ -109,9 +109,6 @@ distribution summarize_ms(std::vector<double> v, const std::vector<double>& pcts
 /// timestamp_source are left to the caller (they come from the load run, not the records).
 serving_metrics compute_metrics(const std::vector<request_record>& records, int64_t t0_ns, const metric_options& opts);
 
-/// The definitions above as a JSON object (metric name → text).
-json metric_definitions();
-
 /// "99" for 99.0, "99.9" for 99.9 (vLLM's key spelling: p99_ttft_ms, p99.9_ttft_ms).
 std::string percentile_label(double p);
 
@@ -121,20 +118,5 @@ struct run_info {
   std::string model_id, base_url, endpoint, dataset_name, date;
   size_t num_prompts = 0;
 };
-
-/// A result JSON with the keys of vLLM's `bench serve --save-result --save-detailed` (date,
-/// endpoint_type, backend, label, model_id, ..., duration, completed, failed, *_throughput,
-/// max_output_tokens_per_s, max_concurrent_requests, rtfx, mean_/median_/std_/pNN_<metric>_ms,
-/// per-request arrays input_lens, output_lens, ttfts, itls, latencies, start_times (absolute
-/// CLOCK_MONOTONIC seconds, the clock of Python's perf_counter), queue_times, generated_texts,
-/// errors) plus magpie's (metric_definitions, magpie's distributions, achieved rates, ...).
-json vllm_result_json(const serving_metrics& m, const std::vector<request_record>& records, int64_t t0_ns,
-                      const metric_options& opts, const run_info& info);
-
-/// Magpie's benchmark_report.json blocks: throughput{...} and latency{ttft,tpot,itl,e2el:
-/// {mean_ms, median_ms, p99_ms, std_ms, p50_ms, p90_ms, p95_ms, min_ms, max_ms, count}} (vLLM's
-/// definitions, as Magpie's InferenceX client reported them) plus magpie's distributions.
-json magpie_throughput_json(const serving_metrics& m);
-json magpie_latency_json(const serving_metrics& m);
 
 }  // namespace magpie::serve

@@ -5,6 +5,7 @@
 #include "core/json_schema.h"
 #include "core/strings.h"
 #include "serve/metrics.h"
+#include "serve/metrics_printer.h"
 #include "serve/metrics_schema.h"
 
 namespace magpie::serve {

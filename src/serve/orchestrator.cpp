@@ -17,10 +17,13 @@
 #include "gpu/detect.h"
 #include "gpu/gpu_printer.h"
 #include "gpu/select.h"
+#include "serve/bench_config_codec.h"
 #include "serve/launcher.h"
 #include "serve/preflight.h"
 #include "serve/profiling.h"
 #include "serve/server_lifecycle.h"
+#include "serve/server_lifecycle_codec.h"
+#include "serve/server_plan_printer.h"
 
 namespace magpie::serve {
 
@@ -32,7 +35,7 @@ std::string interrupted() {
 }
 
 std::string detect_vllm_version(const benchmark_config& c) {
-  if (c.framework != serving_framework::vllm || c.run_mode != server_run_mode::local || !c.profiler.torch_profiler || c.profiler.vllm_profiler_args != "auto" ||
+  if (c.framework != serving_framework::vllm || c.run_mode != server_run_mode::local || !c.profiler.torch_profiler || c.profiler.vllm_profiler_args != profiler_delivery::automatic ||
       !c.server.command.empty())
     return {};
   spawn_spec s;
@@ -68,7 +71,7 @@ status select_gpus(benchmark_run& run, std::string* vendor) {
 }
 
 status save_config_files(const benchmark_run& run) {
-  MAGPIE_RETURN_IF_ERROR(write_file_atomic(run.workspace / "config.yaml", json_to_yaml(json{{"benchmark", run.cfg.to_json()}})));
+  MAGPIE_RETURN_IF_ERROR(write_file_atomic(run.workspace / "config.yaml", json_to_yaml(json{{"benchmark", benchmark_config_json(run.cfg)}})));
   if (!run.cfg.config_path.empty()) {
     MAGPIE_ASSIGN_OR_RETURN(std::string text, read_file(run.cfg.config_path));
     MAGPIE_RETURN_IF_ERROR(write_file_atomic(run.workspace / "input_config.yaml", text));
@@ -236,8 +239,8 @@ void run_with_lifecycle(benchmark_run& run) {
     MAGPIE_LOG_INFO("server_lifecycle: reusing the server on port %d (%s)", ctx.port,
                     srv.container.empty() ? strprintf("pid %d", static_cast<int>(srv.pid)).c_str() : srv.container.c_str());
   }
-  run.server = plan->to_json();
-  run.server["lifecycle"] = srv.to_json();
+  run.server = server_plan_json(*plan);
+  run.server["lifecycle"] = persistent_server_json(srv);
   // With server reuse, timeout_seconds bounds the client phase only (Magpie).
   run_clients(run, plan->url, nullptr, plan->server_trace_dir, monotonic_seconds() + c.timeout_seconds);
   if (run.profiled) (void)wait_for_traces(plan->host_trace_dir, c.profiler.trace_wait_s, 1.0);
@@ -278,7 +281,7 @@ void run_orchestrated(benchmark_run& run, double deadline) {
     run.errors.push_back(plan.get_status().message());
     return;
   }
-  run.server = plan->to_json();
+  run.server = server_plan_json(*plan);
   note_system_profiler(run, *plan);
   if (c.profiler.torch_profiler) (void)make_dirs(plan->host_trace_dir);  // no empty torch_trace/ without profiling
   auto sp = server_process::start(*plan, run.workspace / "server.log");
@@ -323,7 +326,7 @@ status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts) 
     if (ctx.vendor == "UNKNOWN") ctx.vendor.clear();
     ctx.task_id = "DRYRUN";
     MAGPIE_ASSIGN_OR_RETURN(server_plan plan, plan_server(cfg, ctx));
-    j["server"] = plan.to_json();
+    j["server"] = server_plan_json(plan);
     url = plan.url;
   }
   MAGPIE_ASSIGN_OR_RETURN(client_config cc, make_client_config(cfg, url));
@@ -339,7 +342,7 @@ status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts) 
       {"max_event_bytes", limit(static_cast<double>(cc.limits.max_event_bytes), "4 MiB + 256 B x prompt tokens")},
       {"max_response_bytes", limit(static_cast<double>(cc.limits.max_response_bytes), "max_event_bytes + 16 KiB x max_tokens")},
       {"keep_generated_text", cc.keep_text}};
-  j["config"] = cfg.to_json();
+  j["config"] = benchmark_config_json(cfg);
   j["run_kind"] = cfg.effective_run_kind();
   return j;
 }

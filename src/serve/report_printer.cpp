@@ -5,7 +5,9 @@
 #include "core/states.h"
 #include "core/strings.h"
 #include "magpie_generated/version.h"
+#include "serve/bench_config_codec.h"
 #include "serve/metrics.h"
+#include "serve/metrics_printer.h"
 #include "trace/gap_printer.h"
 #include "trace/report_printer.h"
 
@@ -39,7 +41,7 @@ json provenance_json(const report_provenance& p) {
   j["gpu_assignment"] = p.gpu_assignment;
   j["host"] = p.host;
   j["started_at"] = p.started_at;
-  j["effective_config"] = p.effective_config.to_json();
+  j["effective_config"] = benchmark_config_json(p.effective_config);
   return j;
 }
 

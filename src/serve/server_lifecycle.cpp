@@ -23,6 +23,8 @@
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "core/workspace.h"
+#include "serve/server_lifecycle_codec.h"
+#include "serve/server_plan_printer.h"
 
 extern char** environ;
 
@@ -167,7 +169,7 @@ status start_container(const server_plan& plan, const fs::path& log_path, double
   sp.argv = plan.argv;  // the server's environment travels as -e flags
   auto r = run_command(sp, timeout_s);
   if (!r.ok()) return r.get_status();
-  std::string text = "# magpie: " + argv_to_display(json_strings(plan.to_json(), "launch_command")) +
+  std::string text = "# magpie: " + argv_to_display(json_strings(server_plan_json(plan), "launch_command")) +
                      "\n" + r->out + r->err + "# magpie: server output: docker logs " + plan.container_name + "\n";
   (void)write_file_atomic(log_path, text);
   if (!r->success())
@@ -178,10 +180,10 @@ status start_container(const server_plan& plan, const fs::path& log_path, double
 
 }  // namespace
 
-json persistent_server::to_json() const {
-  return {{"pid", pid}, {"reused", reused}, {"url", url.to_string()}, {"pid_file", pid_file.string()},
-          {"state_file", meta_file.string()}, {"log", log_file.empty() ? json(nullptr) : json(log_file.string())},
-          {"container", container.empty() ? json(nullptr) : json(container)}};
+json persistent_server_json(const persistent_server& s) {
+  return {{"pid", s.pid}, {"reused", s.reused}, {"url", s.url.to_string()}, {"pid_file", s.pid_file.string()},
+          {"state_file", s.meta_file.string()}, {"log", s.log_file.empty() ? json(nullptr) : json(s.log_file.string())},
+          {"container", s.container.empty() ? json(nullptr) : json(s.container)}};
 }
 
 fs::path lifecycle_dir(const lifecycle_settings& l) {

@@ -30,13 +30,10 @@ struct persistent_server {
   bool started_here = false;  ///< this process started it (and may reap it)
   endpoint_url url;
   fs::path pid_file, meta_file, log_file;
-  json to_json() const;
 };
 
 /// <pid_dir> (default ~/.cache/magpie/server).
 fs::path lifecycle_dir(const lifecycle_settings& l);
-/// The settings a reuse must match: framework, model, port, the server command and env.
-json lifecycle_metadata(const benchmark_config& c, const server_plan& plan);
 
 /// A healthy server recorded for this framework/port whose settings match (or force_reuse).
 /// Errors: a live recorded server with other settings when cleanup is off (failed_precondition).

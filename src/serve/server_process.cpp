@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "serve/launcher.h"
+#include "serve/server_plan_printer.h"
 
 namespace magpie::serve {
 
@@ -20,7 +21,7 @@ status_or<std::unique_ptr<server_process>> server_process::start(const server_pl
   sp->m_plan = plan;
   sp->m_log = std::fopen(log_path.c_str(), "w");
   if (!sp->m_log) return io_error("cannot write %s", log_path.c_str());
-  std::fprintf(sp->m_log, "# magpie: %s\n", argv_to_display(json_strings(plan.to_json(), "launch_command")).c_str());
+  std::fprintf(sp->m_log, "# magpie: %s\n", argv_to_display(json_strings(server_plan_json(plan), "launch_command")).c_str());
   std::fflush(sp->m_log);
   spawn_spec s;
   s.argv = plan.argv;

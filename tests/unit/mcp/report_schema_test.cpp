@@ -12,6 +12,7 @@
 #include "mcp/tool.h"
 #include "mcp/tools_bench.h"
 #include "mcp/tools_kernel.h"
+#include "serve/metrics_printer.h"
 #include "serve/metrics_schema.h"
 #include "serve/report.h"
 

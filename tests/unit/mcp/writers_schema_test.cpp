@@ -16,6 +16,7 @@
 #include "sched/merge.h"
 #include "sched/report_schema.h"
 #include "serve/bench_config.h"
+#include "serve/bench_config_codec.h"
 #include "source/kernel_sources.h"
 #include "source/report_printer.h"
 #include "store/compare.h"
@@ -230,5 +231,5 @@ TEST(writers_schema, serving_config) {
       "t.yaml");
   ASSERT_TRUE(cfg.ok()) << cfg.get_status().message();
   cfg->base_url = "http://127.0.0.1:1";
-  expect_closed(serve::benchmark_config_schema(), cfg->to_json(), "benchmark config");
+  expect_closed(serve::benchmark_config_schema(), serve::benchmark_config_json(*cfg), "benchmark config");
 }

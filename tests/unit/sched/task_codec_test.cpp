@@ -4,6 +4,7 @@
 
 #include "core/fs.h"
 #include "core/yaml.h"
+#include "sched/options_codec.h"
 
 using namespace magpie;
 using namespace magpie::kernel;
@@ -161,7 +162,7 @@ TEST(scheduler_section, environment_and_engine_words) {
   EXPECT_TRUE(check_environment(run_environment::slurm).ok());
   EXPECT_FALSE(check_environment(run_environment::container).ok());
   scheduler_options so;
-  EXPECT_EQ(so.to_json()["environment"], "local");  // unset reads as local
+  EXPECT_EQ(scheduler_options_json(so)["environment"], "local");  // unset reads as local
   so.environment = run_environment::slurm;
-  EXPECT_EQ(so.to_json()["environment"], "slurm");
+  EXPECT_EQ(scheduler_options_json(so)["environment"], "slurm");
 }

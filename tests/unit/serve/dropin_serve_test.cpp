@@ -8,6 +8,7 @@
 #include "serve/bench_config.h"
 #include "serve/launcher.h"
 #include "serve/server_lifecycle.h"
+#include "serve/server_lifecycle_codec.h"
 #include "serve/sha256.h"
 #include "serve/kernel_trace_shards.h"
 

@@ -1,4 +1,5 @@
 #include "serve/metrics.h"
+#include "serve/metrics_printer.h"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,11 @@
 #include <algorithm>
 
 #include "serve/bench_config.h"
+#include "serve/bench_config_codec.h"
 #include "serve/launcher.h"
 #include "serve/orchestrator.h"
 #include "serve/sha256.h"
+#include "serve/server_plan_printer.h"
 
 namespace magpie::serve {
 namespace {
@@ -84,6 +86,28 @@ TEST(bench_config, errors_name_file_line_and_field) {
   EXPECT_TRUE(sys->profiler.system_profiler);
 }
 
+TEST(bench_config, vllm_profiler_args_is_a_word_of_its_codec) {
+  auto yaml = [](const std::string& word) {
+    return "benchmark:\n  model: m\n  profiler:\n    torch_profiler:\n      vllm_profiler_args: " + word + "\n";
+  };
+  for (auto [word, d] : {std::pair{"auto", profiler_delivery::automatic}, {"flags", profiler_delivery::flags},
+                         {"env", profiler_delivery::env}}) {
+    auto c = parse_benchmark_yaml(yaml(word), "p.yaml");
+    ASSERT_TRUE(c.ok()) << c.get_status().message();
+    EXPECT_EQ(c->profiler.vllm_profiler_args, d);
+    EXPECT_EQ(benchmark_config_json(*c)["profiler"]["torch_profiler"]["vllm_profiler_args"], word);
+  }
+  // "none" is the plan's word (no profiling), not a config's; an unknown word names file:line and field.
+  for (const char* word : {"none", "flag"}) {
+    auto bad = parse_benchmark_yaml(yaml(word), "p.yaml");
+    ASSERT_FALSE(bad.ok()) << word;
+    const std::string m = bad.get_status().message();
+    EXPECT_NE(m.find("p.yaml:5"), std::string::npos) << m;
+    EXPECT_NE(m.find("benchmark.profiler.torch_profiler.vllm_profiler_args"), std::string::npos) << m;
+    EXPECT_NE(m.find(std::string("'") + word + "' is not one of auto, flags, env"), std::string::npos) << m;
+  }
+}
+
 TEST(bench_config, magpie_defaults_and_run_kind_policy) {
   auto c = parse_benchmark_yaml("benchmark:\n  model: m\n", "d.yaml");
   ASSERT_TRUE(c.ok());
@@ -143,12 +167,12 @@ TEST(plan_server, vllm_local_with_profiler_flags_or_env) {
   EXPECT_TRUE(has_seq(a, {"--dtype", "bfloat16"}));
   EXPECT_TRUE(has_seq(a, {"--enforce-eager"}));
   EXPECT_TRUE(has_seq(a, {"--profiler-config.torch_profiler_dir", "/ws/benchmark_x/torch_trace"}));
-  EXPECT_EQ(p->profiler_args, "flags");
+  EXPECT_EQ(p->profiler_args, profiler_delivery::flags);
   EXPECT_NE(std::find(p->env.begin(), p->env.end(), std::pair<std::string, std::string>{"VLLM_TORCH_PROFILER_DIR", "/ws/benchmark_x/torch_trace"}),
             p->env.end());
   x.vllm_version = "0.10.2";
   auto old = plan_server(c, x);
-  EXPECT_EQ(old->profiler_args, "env");
+  EXPECT_EQ(old->profiler_args, profiler_delivery::env);
   EXPECT_FALSE(has_seq(old->argv, {"--profiler-config.profiler"}));
 }
 
@@ -176,7 +200,7 @@ TEST(plan_server, docker_nvidia_and_amd) {
   auto p = plan_server(c, x);
   ASSERT_TRUE(p.ok());
   EXPECT_EQ(p->image, "vllm/vllm-openai:v0.19.1");
-  EXPECT_EQ(p->profiler_args, "flags");  // version from the image tag
+  EXPECT_EQ(p->profiler_args, profiler_delivery::flags);  // version from the image tag
   EXPECT_TRUE(has_seq(p->argv, {"docker", "run", "--rm", "--name", "magpie-benchmark-t1"}));
   EXPECT_TRUE(has_seq(p->argv, {"--gpus", "all"}));
   EXPECT_TRUE(has_seq(p->argv, {"-v", "/ws/benchmark_x:/workspace"}));
@@ -205,7 +229,7 @@ TEST(plan_server, secrets_are_redacted_in_the_report) {
   c.set_env("HF_TOKEN", "hf_secret");
   auto p = plan_server(c, ctx());
   ASSERT_TRUE(p.ok());
-  std::string j = dump_compact(p->to_json());
+  std::string j = dump_compact(server_plan_json(*p));
   EXPECT_EQ(j.find("hf_secret"), std::string::npos);
   EXPECT_NE(j.find("HF_TOKEN=<redacted>"), std::string::npos);
 }
