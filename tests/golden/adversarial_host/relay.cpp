@@ -27,6 +27,10 @@
 //                   harness's process group (setsid), from inputs the launch copied to shared
 //                   memory and told to start right after the copy: a stop of the group misses it,
 //                   only the supervisor's walk of the tree finds it
+//   fresh_overtime: no race: claims half the honest time on every sample (spun, as race_timed);
+//                   on samples that follow fresh inputs (the only ones that can be checked) the
+//                   relay computes the answer into the exchange memory before it forwards the reply:
+//                   inside the supervisor's clock but outside the claim, on a fifth of the samples
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -85,8 +89,26 @@ void mul_add(const float* a, const float* b, float* c, int64_t lo, int64_t hi) {
   for (int64_t i = lo; i < hi; ++i) c[i] = a[i] * b[i] + 1.0f;
 }
 
+bool g_buffered = false;  // race_timed, race_escape, fresh_overtime: no byte-by-byte reads (their CPU shows)
+
 bool read_line(int fd, std::string* out) {
   out->clear();
+  if (g_buffered) {
+    static std::string buf[64];
+    std::string& b = buf[fd & 63];
+    for (;;) {
+      size_t nl = b.find('\n');
+      if (nl != std::string::npos) {
+        *out = b.substr(0, nl);
+        b.erase(0, nl + 1);
+        return true;
+      }
+      char tmp[4096];
+      ssize_t r = ::read(fd, tmp, sizeof tmp);
+      if (r <= 0) return false;
+      b.append(tmp, static_cast<size_t>(r));
+    }
+  }
   char ch;
   for (;;) {
     ssize_t r = ::read(fd, &ch, 1);
@@ -123,9 +145,9 @@ std::string hex_of(const float* v, const std::vector<uint64_t>& idx) {
 void relay(int to_h, int from_h) {
   std::string cmd, reply;
   if (!read_line(from_h, &reply)) return;  // the harness's ready line
-  if (g_mode.rfind("race", 0) == 0) map_exchange(reply);
+  if (g_mode.rfind("race", 0) == 0 || g_mode == "fresh_overtime") map_exchange(reply);
   const uint64_t batch = std::getenv("MAGPIE_BENCH_BATCH") ? std::strtoull(std::getenv("MAGPIE_BENCH_BATCH"), nullptr, 10) : 1;
-  const bool timed_race = g_mode == "race_timed" || g_mode == "race_escape";
+  const bool timed_race = g_mode == "race_timed" || g_mode == "race_escape" || g_mode == "fresh_overtime";
   uint64_t sent_at = 0;
   write_line(4, reply);
   bool after_inputs = false;
@@ -169,6 +191,7 @@ void relay(int to_h, int from_h) {
         reply = "sample " + std::to_string(id) + " " + std::to_string(claim) + reply.substr(static_cast<size_t>(used));
       while (now_ns() - sent_at < claim) {
       }
+      if (g_mode == "fresh_overtime" && after_inputs && g_exchange_c) mul_add(g_a, g_b, g_exchange_c, 0, g_n);
     }
     if (g_mode == "lazy_probe" && is_check)
       reply += " {\"outputs\": [{\"name\": \"c\", \"dtype\": \"float32\", \"shape\": [" + std::to_string(g_n) + "]}]}";
@@ -230,6 +253,7 @@ void escape_main(int in, int64_t n) {
 
 int main(int argc, char** argv) {
   g_mode = argc > 1 ? argv[1] : "";
+  g_buffered = g_mode == "race_timed" || g_mode == "race_escape" || g_mode == "fresh_overtime";
   const char* m = std::getenv("MAGPIE_BENCH_MODE");
   const bool timing = m && std::strcmp(m, "timing") == 0;
   const int64_t timed_n = 1 << 20;
@@ -246,7 +270,7 @@ int main(int argc, char** argv) {
     g_helper_out = p2[0];
   }
   if (timing && g_mode == "helper_thread") g_memo.resize(static_cast<size_t>(timed_n));
-  if (timing && (g_mode == "race_timed" || g_mode == "race_escape")) {  // the honest launch's time, halved
+  if (timing && (g_mode == "race_timed" || g_mode == "race_escape" || g_mode == "fresh_overtime")) {  // the honest launch's time, halved
     std::vector<float> a(static_cast<size_t>(timed_n), 1.5f), b(static_cast<size_t>(timed_n), 2.0f), c(static_cast<size_t>(timed_n));
     uint64_t best = ~0ull;
     for (int r = 0; r < 7; ++r) {
@@ -294,7 +318,8 @@ int main(int argc, char** argv) {
     g_b = b;
     g_c = c;
     g_n = n;
-    const bool lazy = timing && (g_mode == "lazy_probe" || g_mode == "between" || g_mode.rfind("race", 0) == 0);
+    const bool lazy = timing && (g_mode == "lazy_probe" || g_mode == "between" || g_mode.rfind("race", 0) == 0 ||
+                                 g_mode == "fresh_overtime");
     const bool escape = timing && g_mode == "race_escape" && n == timed_n;
     const bool helper = timing && g_mode == "helper";
     const bool memo = timing && g_mode == "helper_thread";
