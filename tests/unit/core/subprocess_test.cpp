@@ -186,15 +186,19 @@ char subprocess_test_state(pid_t pid) {
   size_t rp = s.rfind(')');
   return rp == std::string::npos || rp + 2 >= s.size() ? 'X' : s[rp + 2];
 }
+status_or<std::unique_ptr<child_process>> subprocess_test_control_sh(const std::string& script) {
+  spawn_spec s;
+  s.control_channel = true;
+  s.argv = {"sh", "-c", script};
+  return child_process::spawn(s);
+}
 }  // namespace
 
 // The kernel stops the child in the write of its reply: it never reaches the busy loop after
 // the echo (left to run, it would be 'R' or 'S', never 'T'); disarmed, the next reply does not stop it.
 TEST(subprocess, stop_group_on_reply_stops_the_writer) {
-  spawn_spec s;
-  s.control_channel = true;
-  s.argv = {"sh", "-c", "echo ready >&4; while read cmd <&3; do echo \"got $cmd\" >&4; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; done"};
-  auto c = child_process::spawn(s);
+  auto c = subprocess_test_control_sh(
+      "echo ready >&4; while read cmd <&3; do echo \"got $cmd\" >&4; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; done");
   ASSERT_TRUE(c.ok());
   auto& child = *c;
   ASSERT_TRUE(child->read_control_line(5).ok());
