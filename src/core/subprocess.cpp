@@ -323,6 +323,33 @@ status_or<std::string> child_process::read_control_line(double timeout_s) {
   }
 }
 
+status child_process::stop_group_on_reply(bool on, const std::vector<pid_t>& tids) {
+  for (int fd : m_stop_fds) ::close(fd);
+  m_stop_fds.clear();
+  if (m_ctrl_r < 0) return error(status_code::failed_precondition, "no control channel");
+  auto arm = [on](int fd, __pid_type type, pid_t who) {
+    const int fl = ::fcntl(fd, F_GETFL);
+    f_owner_ex owner{type, who};
+    if (fl < 0 || (on && (::fcntl(fd, F_SETOWN_EX, &owner) != 0 || ::fcntl(fd, F_SETSIG, SIGSTOP) != 0)) ||
+        ::fcntl(fd, F_SETFL, on ? (fl | O_ASYNC) : (fl & ~O_ASYNC)) != 0)
+      return error(status_code::internal, "arming the stop on reply (O_ASYNC, F_SETOWN_EX, F_SETSIG): %s", std::strerror(errno));
+    return ok_status();
+  };
+  MAGPIE_RETURN_IF_ERROR(arm(m_ctrl_r, F_OWNER_PGRP, m_pid));
+  if (!on) return ok_status();
+  const std::string self = "/proc/self/fd/" + std::to_string(m_ctrl_r);
+  for (pid_t tid : tids) {
+    int fd = ::open(self.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a new open file description: its own owner
+    if (fd < 0) continue;  // (a thread that exited meanwhile needs none)
+    m_stop_fds.push_back(fd);
+    if (!arm(fd, F_OWNER_TID, tid).ok()) {
+      ::close(fd);
+      m_stop_fds.pop_back();
+    }
+  }
+  return ok_status();
+}
+
 status child_process::write_control(const std::string& line) {
   if (m_ctrl_w < 0) return error(status_code::failed_precondition, "no control channel");
   std::string data = line + "\n";

@@ -66,6 +66,12 @@ class child_process {
   /// child exited or closed the channel first.
   status_or<std::string> read_control_line(double timeout_s);
   status write_control(const std::string& line);
+  /// Arms (on) or disarms a SIGSTOP that the kernel itself sends when the child writes on its
+  /// control channel (O_ASYNC + F_SETSIG on our end): to the child's process group, and to each
+  /// thread of `tids` directly (one open file description of the pipe per thread, F_OWNER_TID).
+  /// A process-directed stop waits until one of its threads runs; a thread-directed one stops
+  /// the writing thread in its write and interrupts the running ones at once.
+  status stop_group_on_reply(bool on, const std::vector<pid_t>& tids = {});
 
   /// Pumps output (capture, callbacks, forwarding) for up to max_wait_s without killing
   /// anything, for callers that supervise a long-running child; returns running().
@@ -102,6 +108,7 @@ class child_process {
   int m_pidfd = -1;
   int m_out_fd = -1, m_err_fd = -1, m_in_fd = -1;
   int m_ctrl_w = -1, m_ctrl_r = -1;
+  std::vector<int> m_stop_fds;  ///< stop_group_on_reply's per-thread descriptors of the control pipe
   size_t m_stdin_off = 0;
   std::string m_ctrl_buf;
   bool m_exited = false;

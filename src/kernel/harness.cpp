@@ -103,12 +103,11 @@ sandbox_spec candidate_sandbox(const prepared_kernel& k, const fs::path& out_dir
     s.writable.push_back(absolute_path(out_dir));
     s.hidden.push_back(absolute_path(out_dir).parent_path());
   }
-  // Magpie's own harness files (PYTHONPATH's python/magpie_bench, include/) stay readable when
-  // they live under /tmp (a clone there), which the sandbox's private /tmp would cover.
-  for (const auto& [name, value] : k.env)
-    if (name == "PYTHONPATH")
-      for (const auto& d : split(value, ':'))
-        if (!d.empty() && d[0] == '/') add_readable(s, d);
+  // Magpie's own harness files (python/magpie_bench, include/) stay readable when they live
+  // under /tmp (a clone there), which the sandbox's private /tmp would cover. Only those, not
+  // every PYTHONPATH directory of the kernel's env: a YAML's `PYTHONPATH: /tmp` made the host's
+  // whole /tmp readable, other candidates' and the reference's files included (golden sandbox_attacks).
+  add_readable(s, resource_dir("python"));
   add_readable(s, resource_dir("include"));
   std::lock_guard<std::mutex> lock(g_hidden_mu);
   for (const auto& h : g_hidden)

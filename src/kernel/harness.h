@@ -147,6 +147,9 @@ class timing_session {
   /// The last sample's outputs, read from the exchange memory while every process of the
   /// harness's tree is stopped.
   status_or<std::vector<tensor>> read_outputs();
+  /// A process of the tree that was outside the harness's process group when the last checked
+  /// sample's reply stopped the group (0: none): it could run on after the reply.
+  pid_t left_group() const { return m_left_group; }
   const exchange_memory& exchange() const { return *m_exchange; }
   /// Sends "stop", waits for exit; reads late CUPTI records.
   run_result finish();
@@ -176,7 +179,8 @@ class timing_session {
  private:
   /// Sends `cmd`, reads the reply; accounts the tree's CPU time (m_cmd_cpu, m_gap_cpu) and
   /// takes our clock right around the write and the read (m_sent, m_recv).
-  /// `stop_after`: the tree is stopped right after the reply arrives (a checked sample; read_outputs resumes it).
+  /// `stop_after`: the kernel stops the harness's group in the write of the reply, then the rest of
+  /// the tree is stopped (a checked sample; read_outputs resumes it).
   status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout, bool stop_after = false);
   void read_cupti(sample_record* r);
   /// With the tree stopped (m_stopped): which of its processes hold a GPU (NVML), into m_findings.
@@ -195,6 +199,7 @@ class timing_session {
   double m_inputs_extra = 0;     ///< tree CPU during the last `inputs` beyond its busiest thread
   std::vector<pid_t> m_stopped;  ///< stopped after a checked sample's reply, until read_outputs
   bool m_held = false;
+  pid_t m_left_group = 0;  ///< at the last checked sample's stop: a process of the tree outside the harness's group
   uint64_t m_sent = 0, m_recv = 0;
   json m_ready;
   std::vector<sample_record> m_samples;

@@ -1,6 +1,8 @@
 // One harness process in timing mode: the supervisor's side of the protocol-2 conversation
 // (docs/harness-protocol.md, "Timing mode") and of its CUPTI record channel.
+#include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -123,21 +125,36 @@ status_or<std::string> timing_session::command(const std::string& cmd, const std
     cpu0 = tree_cpu_ns(m_child->pid());
     if (m_cpu_mark && cpu0 > m_cpu_mark) m_gap_cpu += static_cast<double>(cpu0 - m_cpu_mark);
   }
+  // A checked sample: the kernel stops the harness's threads in the very write of its reply
+  // (child_process::stop_group_on_reply: every thread of the tree that exists now, directly, and
+  // its process group), not when we wake up to read it: what the exchange memory holds then is
+  // what the harness had written when it replied, however loaded the machine. stop_tree then
+  // waits for the group and stops the rest of the tree (processes that left the group, which
+  // that stop did not reach: m_left_group).
+  if (stop_after) {
+    std::vector<pid_t> tids;
+    for (const auto& t : thread_cpu_ns(m_child->pid())) tids.push_back(t.first);
+    MAGPIE_RETURN_IF_ERROR(m_child->stop_group_on_reply(true, tids).with_context(m_spec.id));
+  }
   m_sent = mono_ns();
-  MAGPIE_RETURN_IF_ERROR(m_child->write_control(cmd));
-  auto line = m_child->read_control_line(timeout);
+  status sent = m_child->write_control(cmd);
+  auto line = sent.ok() ? m_child->read_control_line(timeout) : status_or<std::string>(sent);
   m_recv = mono_ns();
-  // A checked sample: the tree stops the moment its reply is here, before anything else we do
-  // (the walks of /proc below take longer than a kernel): what the exchange memory holds then
-  // is what the harness had written when it replied, give or take our wake-up.
-  if (stop_after && line.ok()) {
-    status st = stop_tree(m_child->pid(), 5.0, &m_stopped);
-    if (!st.ok()) {
+  if (stop_after) {
+    (void)m_child->stop_group_on_reply(false);
+    status st = line.ok() ? stop_tree(m_child->pid(), 5.0, &m_stopped) : ok_status();
+    if (!line.ok()) {
+      ::kill(-m_child->pid(), SIGCONT);  // a reply cut short may have stopped it
+    } else if (!st.ok()) {
       resume_tree(m_stopped);
       m_stopped.clear();
       return st.with_context(m_spec.id + ": stopping the harness after a checked sample");
+    } else {
+      m_held = true;
+      m_left_group = 0;
+      for (pid_t p : m_stopped)
+        if (p != m_child->pid() && ::getpgid(p) != m_child->pid() && !m_left_group) m_left_group = p;
     }
-    m_held = true;
   }
   const uint64_t t1 = mono_ns();
   if (m_accounting) {

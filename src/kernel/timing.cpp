@@ -152,6 +152,12 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
       return false;
     }
     check_outcome c = judge_outputs(req.reference, *check_seed, s.exchange().outputs(), *got, req.tolerances);
+    if (s.left_group() && c.passed) {  // what it wrote after the reply cannot be told from the rest
+      c.passed = false;
+      c.failure = strprintf("process %d of the harness's tree had left its process group: the stop that comes with "
+                            "the reply did not reach it, so it could write the outputs after the sample ended",
+                            static_cast<int>(s.left_group()));
+    }
     c.sample_id = id;
     c.process = s.process();
     st.result.checks.push_back(c);

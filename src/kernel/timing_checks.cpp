@@ -273,7 +273,10 @@ void check_gap_cpu(timing_result& r, const timing_result* base) {
 void check_input_generation(timing_result& r, const timing_result& base) {
   double mine = med(r.inputs_bracket_ns), theirs = med(base.inputs_bracket_ns);
   double cpu = med(r.inputs_cpu_ns), base_cpu = med(base.inputs_cpu_ns);
-  json data = {{"inputs_median_ns", mine}, {"baseline_inputs_median_ns", theirs}, {"inputs_cpu_median_ns", cpu},
+  auto low = [](const std::vector<double>& v) { return v.empty() ? 0 : percentile(v, 10); };
+  const double mine_low = low(r.inputs_bracket_ns), theirs_low = low(base.inputs_bracket_ns);
+  json data = {{"inputs_median_ns", mine}, {"baseline_inputs_median_ns", theirs}, {"inputs_p10_ns", mine_low},
+               {"baseline_inputs_p10_ns", theirs_low}, {"inputs_cpu_median_ns", cpu},
                {"baseline_inputs_cpu_median_ns", base_cpu}, {"gpu_ns_before_fresh_sample", r.gpu_ns_per_fresh_gap},
                {"baseline_gpu_ns_before_fresh_sample", base.gpu_ns_per_fresh_gap},
                {"kernels_before_fresh_sample", r.kernels_per_checked_gap},
@@ -287,10 +290,15 @@ void check_input_generation(timing_result& r, const timing_result& base) {
   // load it rejected an honest kernel (11.0 against 7.7 ms) and missed one launch's work hidden
   // next to ~8 ms of generation. Work beside the generating thread is charged to the fresh sample
   // instead (input_reuse); the CPU times stay in the data.
-  else if (!r.inputs_bracket_ns.empty() && !base.inputs_bracket_ns.empty() && mine > 1.5 * theirs + 2e6)
-    r.integrity.set("input_generation", check_status::fail, strprintf("input generation took %.2f ms, %.2f ms for the baseline (same "
-                                                          "generator): work done there is not timed",
-                                                          mine / 1e6, theirs / 1e6), data);
+  // On the low ends (10th percentiles), not the medians: load only adds, and two compares at once on
+  // the 2-core VM moved honest medians to 1.7-1.9x the baseline's (honest_fma 51.7 against 27.5 ms,
+  // aa_copy 75.2 against 45.0 ms); work done in the generating thread is in every generation, the
+  // quietest included.
+  else if (!r.inputs_bracket_ns.empty() && !base.inputs_bracket_ns.empty() && mine_low > 1.5 * theirs_low + 2e6)
+    r.integrity.set("input_generation", check_status::fail, strprintf("input generation took %.2f ms (10th percentile; median %.2f ms), "
+                                                          "%.2f ms for the baseline (same generator; median %.2f ms): work "
+                                                          "done there is not timed",
+                                                          mine_low / 1e6, mine / 1e6, theirs_low / 1e6, theirs / 1e6), data);
   else
     r.integrity.set("input_generation", check_status::pass, "input generation costs what it costs the baseline (CPU, wall and GPU time)",
                     data);

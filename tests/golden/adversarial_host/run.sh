@@ -61,12 +61,13 @@ attacks = {
     # charged to the fresh sample it precedes: fresh samples then cost what the memoised work costs
     "helper": ("check", "input_reuse"),               # a helper process computes during `inputs`
     "helper_thread": ("check", "input_reuse"),        # the relay thread computes after the generator, before the reply
-    # the answer written into the exchange memory after the reply: the supervisor stops the
-    # harness's process group the moment the reply arrives, before anything else (timed_outputs).
-    # On this loaded 2-core VM the supervisor sometimes wakes too late (1 of 4 runs caught by
-    # timed_outputs): then only clock_bracket (its reported ~0 us against the exchange copy's CPU)
-    # rejects it — see docs/harness-protocol.md "What remains"
-    "race": ("check", ("timed_outputs", "clock_bracket")),
+    # the answer written into the exchange memory after the reply: the kernel stops the harness's
+    # process group in the write of the reply (O_ASYNC + F_SETSIG SIGSTOP on the supervisor's end
+    # of the control channel), so nothing of it runs after the reply however late the supervisor
+    # wakes up (before: caught only when it woke in time, else by clock_bracket's ~0 us)
+    "race": ("check", "timed_outputs"),
+    "race_timed": ("check", "timed_outputs"),          # the same with plausible times (spun, claimed half)
+    "race_escape": ("check", "timed_outputs"),         # a helper that left the group (setsid): named at the stop
 }
 for name, (kind, needle) in attacks.items():
     x = k[name]

@@ -59,6 +59,18 @@ assert k["correctness_state"] == "SUCCESS", ("an attack got through the sandbox"
 PY
 [ ! -e "$T/reference/pwned" ] || fail "the candidate wrote outside its directory"
 kill -0 "$victim" || fail "the candidate killed a process of the test"
+# A kernel whose YAML env names the test's directory (the reference's parent) in PYTHONPATH: the
+# sandbox used to re-bind every such directory readable under its private /tmp, so the reference's
+# file was readable again (before session 40's fix: "ATTACK read_reference succeeded").
+printf 'kernel:\n  id: pythonpath_attack\n  type: host\n  testcase_command: ["%s/bin/attack.sh"]\n  env: {PYTHONPATH: "%s:/tmp"}\n' "$T" "$T" > "$T/bin/pp.yaml"
+(cd "$T/bin" && "$MAGPIE_BIN" analyze -k "$T/bin/pp.yaml" --no-perf -o "$T/res_pp") > "$T/res_pp.out" 2> "$T/res_pp.err" || true
+ws=$(workspace_of "$T/res_pp" analyze)
+[ -f "$ws/analyze_report.json" ] || fail "no report (PYTHONPATH): $(tail -5 "$T/res_pp.err")"
+check_json "$ws/analyze_report.json" <<'PY'
+import json, sys
+k = json.load(open(sys.argv[1]))["results"][0]
+assert k["correctness_state"] == "SUCCESS", ("an attack got through the sandbox via PYTHONPATH", k["errors"])
+PY
 # Control: the same attacks without the sandbox all succeed (the candidate then fails).
 rep=$(MAGPIE_NO_SANDBOX=1 run_attack "$T/res_off")
 check_json "$rep" <<'PY'

@@ -173,3 +173,52 @@ TEST(subprocess, termination_signal_stops_live_children) {
   }
   EXPECT_FALSE(alive) << "child " << child << " outlived its interrupted parent";
 }
+
+namespace {
+char subprocess_test_state(pid_t pid) {
+  std::string s;
+  if (FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r")) {
+    char buf[512];
+    size_t n = std::fread(buf, 1, sizeof buf, f);
+    s.assign(buf, n);
+    std::fclose(f);
+  }
+  size_t rp = s.rfind(')');
+  return rp == std::string::npos || rp + 2 >= s.size() ? 'X' : s[rp + 2];
+}
+status_or<std::unique_ptr<child_process>> subprocess_test_control_sh(const std::string& script) {
+  spawn_spec s;
+  s.control_channel = true;
+  s.argv = {"sh", "-c", script};
+  return child_process::spawn(s);
+}
+}  // namespace
+
+// The kernel stops the child in the write of its reply: it never reaches the busy loop after
+// the echo (left to run, it would be 'R' or 'S', never 'T'); disarmed, the next reply does not stop it.
+TEST(subprocess, stop_group_on_reply_stops_the_writer) {
+  auto c = subprocess_test_control_sh(
+      "echo ready >&4; while read cmd <&3; do echo \"got $cmd\" >&4; i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done; done");
+  ASSERT_TRUE(c.ok());
+  auto& child = *c;
+  ASSERT_TRUE(child->read_control_line(5).ok());
+  ASSERT_TRUE(child->stop_group_on_reply(true, {child->pid()}).ok());
+  ASSERT_TRUE(child->write_control("one").ok());
+  auto l = child->read_control_line(5);
+  ASSERT_TRUE(l.ok()) << l.get_status().to_string();
+  EXPECT_EQ(*l, "got one");
+  ASSERT_TRUE(child->stop_group_on_reply(false).ok());
+  char st = 'X';
+  for (int i = 0; i < 200 && st != 'T'; ++i) {
+    st = subprocess_test_state(child->pid());
+    ::usleep(1000);
+  }
+  EXPECT_EQ(st, 'T');
+  ::kill(-child->pid(), SIGCONT);
+  ASSERT_TRUE(child->write_control("two").ok());  // disarmed: it answers and keeps running
+  l = child->read_control_line(30);
+  ASSERT_TRUE(l.ok()) << l.get_status().to_string();
+  EXPECT_EQ(*l, "got two");
+  ::usleep(20000);
+  EXPECT_NE(subprocess_test_state(child->pid()), 'T');
+}
