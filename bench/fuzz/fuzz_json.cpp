@@ -13,6 +13,7 @@
 
 #include "core/json.h"
 #include "gpu/specs.h"
+#include "gpu/specs_codec.h"
 #include "mcp/server.h"
 
 namespace {

@@ -253,18 +253,31 @@ void check_reuse(timing_result& r, const timing_result* base) {
 
 // Work between samples: the harness's process tree (every thread, child processes too) uses
 // no CPU while it waits for the next command; what it used there is work the sample clock
-// never saw. Compared with the baseline (same harness: interpreter housekeeping, spinning
-// thread pools) per sample, and with the time of record.
+// never saw. Two figures, each against the baseline (same harness: interpreter housekeeping,
+// CUDA driver and CUPTI threads) and the time of record: the median per sample (work done
+// before every sample) and the mean (work done before some, beyond 1.5x the baseline's). An
+// honest CUDA harness on an H200 used 4.5 ms per sample on average over 12 samples (one-off
+// costs in a few gaps; 41 us over 398 samples on an H100), so the mean alone, against no
+// baseline, rejected the baseline itself.
 void check_gap_cpu(timing_result& r, const timing_result* base) {
   const double mine = r.gap_samples ? r.gap_cpu_ns / static_cast<double>(r.gap_samples) : 0;
   const double theirs = base && base->gap_samples ? base->gap_cpu_ns / static_cast<double>(base->gap_samples) : 0;
+  const double mine_med = med(r.gap_cpu_samples_ns), theirs_med = base ? med(base->gap_cpu_samples_ns) : 0;
+  const double slack = 0.25 * r.stats.median + 50000;
   json data = {{"cpu_between_samples_ns_per_sample", mine}, {"baseline_ns_per_sample", theirs},
+               {"median_per_sample_ns", mine_med}, {"baseline_median_per_sample_ns", theirs_med},
                {"median_ns", r.stats.median}};
-  if (mine > theirs + 0.25 * r.stats.median + 50000)
-    r.integrity.set("cpu_between_samples", check_status::fail,
-                    strprintf("the harness's processes used %.1f us of CPU per sample while no command was in flight "
-                              "(the baseline %.1f us; its samples take %.1f us): work done between samples is not timed",
-                              mine / 1e3, theirs / 1e3, r.stats.median / 1e3), data);
+  std::string why;
+  if (mine_med > theirs_med + slack)
+    why = strprintf("the harness's processes used %.1f us of CPU between samples in the median sample (the baseline "
+                    "%.1f us; its samples take %.1f us): work done between samples is not timed",
+                    mine_med / 1e3, theirs_med / 1e3, r.stats.median / 1e3);
+  else if (base && mine > 1.5 * theirs + slack)
+    why = strprintf("the harness's processes used %.1f us of CPU per sample while no command was in flight (the "
+                    "baseline %.1f us; its samples take %.1f us): work done between samples is not timed",
+                    mine / 1e3, theirs / 1e3, r.stats.median / 1e3);
+  if (!why.empty())
+    r.integrity.set("cpu_between_samples", check_status::fail, why, data);
   else
     r.integrity.set("cpu_between_samples", check_status::pass,
                     "no CPU work between samples beyond the baseline's (every thread and child process, /proc)", data);

@@ -59,6 +59,7 @@ timing_result merge_timing_results(const std::vector<const timing_result*>& part
     append(r.inputs_cpu_ns, p.inputs_cpu_ns);
     r.gap_cpu_ns += p.gap_cpu_ns;
     r.gap_samples += p.gap_samples;
+    append(r.gap_cpu_samples_ns, p.gap_cpu_samples_ns);
     r.gpu_ns_per_fresh_gap = std::max(r.gpu_ns_per_fresh_gap, p.gpu_ns_per_fresh_gap);
     for (const auto& w : p.warnings) r.warnings.push_back(parts.size() > 1 ? "GPU " + dev + ": " + w : w);
     r.wall_s = std::max(r.wall_s, p.wall_s);

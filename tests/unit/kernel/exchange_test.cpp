@@ -136,6 +136,7 @@ timing_result fake(double record_ns, double unclaimed_ns, double gap_cpu_per_sam
   r.samples_ns.assign(40, record_ns);
   r.stats = summarize(r.samples_ns);
   r.gap_cpu_ns = gap_cpu_per_sample * 40;
+  r.gap_cpu_samples_ns.assign(40, gap_cpu_per_sample);
   r.gap_samples = 40;
   return r;
 }
@@ -270,4 +271,27 @@ TEST(integrity35, a_second_gpu_process_in_a_harness_tree_is_rejected) {
   const integrity_check* c = r[1].integrity.find("gpu_processes");
   ASSERT_NE(c, nullptr);
   EXPECT_NE(c->detail.find("4250 (suite)"), std::string::npos) << c->detail;
+}
+
+TEST(integrity35, cpu_between_samples_is_robust_to_one_off_gaps_and_catches_steady_work) {
+  timing_policy p;
+  // 12 samples of a 61 us GPU kernel; an honest CUDA harness spends ~30 us of CPU between most
+  // samples and 26 ms in two (one-off costs): 4.4 ms per sample on average (H200, 2026-12-07).
+  auto with_gaps = [](double steady_ns, double oneoff_ns, int oneoffs) {
+    timing_result r = fake(61e3, 5e3, 0);
+    r.source = "cupti";
+    r.gap_cpu_samples_ns.assign(12, steady_ns);
+    for (int i = 0; i < oneoffs; ++i) r.gap_cpu_samples_ns[static_cast<size_t>(i)] += oneoff_ns;
+    r.gap_samples = 12;
+    r.gap_cpu_ns = 0;
+    for (double v : r.gap_cpu_samples_ns) r.gap_cpu_ns += v;
+    return r;
+  };
+  std::vector<timing_result> r = {with_gaps(30e3, 26e6, 2), with_gaps(35e3, 26e6, 2), with_gaps(600e3, 26e6, 2),
+                                  with_gaps(30e3, 26e6, 6)};
+  check_timing_integrity(r, 0, p);
+  EXPECT_EQ(status_of(r[0], "cpu_between_samples"), check_status::pass);  // the baseline itself
+  EXPECT_EQ(status_of(r[1], "cpu_between_samples"), check_status::pass);
+  EXPECT_EQ(status_of(r[2], "cpu_between_samples"), check_status::fail);  // work before every sample
+  EXPECT_EQ(status_of(r[3], "cpu_between_samples"), check_status::fail);  // before half of them, 3x the baseline's
 }
