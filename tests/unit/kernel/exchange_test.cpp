@@ -295,3 +295,22 @@ TEST(integrity35, cpu_between_samples_is_robust_to_one_off_gaps_and_catches_stea
   EXPECT_EQ(status_of(r[2], "cpu_between_samples"), check_status::fail);  // work before every sample
   EXPECT_EQ(status_of(r[3], "cpu_between_samples"), check_status::fail);  // before half of them, 3x the baseline's
 }
+
+TEST(integrity35, input_generation_slack_follows_the_baselines_own_spread) {
+  timing_policy p;
+  auto with_inputs = [](std::vector<double> ms) {
+    timing_result r = fake(800e3, 50e3, 0);
+    for (double& v : ms) v *= 1e6;
+    r.inputs_bracket_ns = ms;
+    return r;
+  };
+  // Loaded CI: the baseline's generations spread from 12 to 40 ms; an identical copy's low end
+  // came out at ~24 ms.
+  std::vector<timing_result> loaded = {with_inputs({12, 13, 20, 28, 28, 30, 35, 40}), with_inputs({24, 24, 30, 33, 35, 38, 40, 45})};
+  check_timing_integrity(loaded, 0, p);
+  EXPECT_EQ(status_of(loaded[1], "input_generation"), check_status::pass);
+  // Quiet: the same copy's low end at twice the baseline's steady 12 ms is work in the generator.
+  std::vector<timing_result> quiet = {with_inputs({12, 12, 12, 12, 12, 12, 12, 12}), with_inputs({24, 24, 24, 25, 25, 25, 26, 26})};
+  check_timing_integrity(quiet, 0, p);
+  EXPECT_EQ(status_of(quiet[1], "input_generation"), check_status::fail);
+}
