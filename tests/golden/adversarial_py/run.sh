@@ -33,7 +33,7 @@ for name in honest:
     assert checks["timed_outputs"] == "pass" and checks["clock_bracket"] == "pass", checks
 attacks = {
     "own_inputs": ("error", "all zeros"),            # inputs come from the reference's get_inputs
-    "patch_timer": ("check", "clock_bracket"),       # CPU time seen by the supervisor vs the harness clock
+    "patch_timer": ("check", ("clock_bracket", "clock_gain")),  # the supervisor's clock (CPU in the bracket, or the gain) vs the harness clock
     "read_reference": ("error", "constant 0.5"),     # the reference's files were deleted
     "early_exit": ("check", "manifest"),             # exit 0 without a manifest is FAILED
     "memo_id": ("error", "shape"),
