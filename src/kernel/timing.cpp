@@ -227,8 +227,6 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     observed.push_back((std::isnan(smp.cpu_ns) ? ex : std::min(ex, smp.cpu_ns)) / batch);
     // The harness cannot have spent longer than passed between our send and its reply.
     if (smp.harness_ns * batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
-    r.gap_cpu_ns += smp.gap_cpu_ns;
-    ++r.gap_samples;
     r.gap_cpu_samples_ns.push_back(smp.gap_cpu_ns);
     if (std::isnan(v) || smp.round < from_round) continue;
     // Not minus the ping round trip: measured once, at start-up, it can be inflated by the

@@ -98,9 +98,7 @@ struct timing_result {
   std::vector<double> fresh_extra_ns;       ///< per fresh_ns: the tree's CPU during its `inputs` beyond the busiest thread
   std::vector<double> inputs_bracket_ns;    ///< supervisor's clock around each `inputs`
   std::vector<double> inputs_cpu_ns;        ///< the harness tree's CPU time during each `inputs`
-  double gap_cpu_ns = 0;                    ///< the tree's CPU time outside every command (sampling phase)
-  size_t gap_samples = 0;                   ///< samples over which gap_cpu_ns was measured
-  std::vector<double> gap_cpu_samples_ns;   ///< the same per sample (CPU outside commands since the previous reply)
+  std::vector<double> gap_cpu_samples_ns;   ///< per sample: the tree's CPU time outside every command since the previous reply
   double kernels_per_checked_gap = 0;  ///< GPU kernels launched between samples, before a fresh one
   double gpu_ns_per_fresh_gap = 0;     ///< GPU time of the work launched there (CUPTI), mean per fresh sample
   size_t stray_ops = 0;                ///< launched outside windows by threads other than the harness's

@@ -3,6 +3,7 @@
 // bracket, input reuse and input-generation work; and the report form of timing results.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "core/sandbox.h"
 #include "core/strings.h"
@@ -260,8 +261,8 @@ void check_reuse(timing_result& r, const timing_result* base) {
 // costs in a few gaps; 41 us over 398 samples on an H100), so the mean alone, against no
 // baseline, rejected the baseline itself.
 void check_gap_cpu(timing_result& r, const timing_result* base) {
-  const double mine = r.gap_samples ? r.gap_cpu_ns / static_cast<double>(r.gap_samples) : 0;
-  const double theirs = base && base->gap_samples ? base->gap_cpu_ns / static_cast<double>(base->gap_samples) : 0;
+  auto mean = [](const std::vector<double>& v) { return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); };
+  const double mine = mean(r.gap_cpu_samples_ns), theirs = base ? mean(base->gap_cpu_samples_ns) : 0;
   const double mine_med = med(r.gap_cpu_samples_ns), theirs_med = base ? med(base->gap_cpu_samples_ns) : 0;
   const double slack = 0.25 * r.stats.median + 50000;
   json data = {{"cpu_between_samples_ns_per_sample", mine}, {"baseline_ns_per_sample", theirs},

@@ -57,8 +57,6 @@ timing_result merge_timing_results(const std::vector<const timing_result*>& part
     append(r.reused_ns, p.reused_ns);
     append(r.inputs_bracket_ns, p.inputs_bracket_ns);
     append(r.inputs_cpu_ns, p.inputs_cpu_ns);
-    r.gap_cpu_ns += p.gap_cpu_ns;
-    r.gap_samples += p.gap_samples;
     append(r.gap_cpu_samples_ns, p.gap_cpu_samples_ns);
     r.gpu_ns_per_fresh_gap = std::max(r.gpu_ns_per_fresh_gap, p.gpu_ns_per_fresh_gap);
     for (const auto& w : p.warnings) r.warnings.push_back(parts.size() > 1 ? "GPU " + dev + ": " + w : w);

@@ -135,9 +135,7 @@ timing_result fake(double record_ns, double unclaimed_ns, double gap_cpu_per_sam
   }
   r.samples_ns.assign(40, record_ns);
   r.stats = summarize(r.samples_ns);
-  r.gap_cpu_ns = gap_cpu_per_sample * 40;
   r.gap_cpu_samples_ns.assign(40, gap_cpu_per_sample);
-  r.gap_samples = 40;
   return r;
 }
 
@@ -282,9 +280,6 @@ TEST(integrity35, cpu_between_samples_is_robust_to_one_off_gaps_and_catches_stea
     r.source = "cupti";
     r.gap_cpu_samples_ns.assign(12, steady_ns);
     for (int i = 0; i < oneoffs; ++i) r.gap_cpu_samples_ns[static_cast<size_t>(i)] += oneoff_ns;
-    r.gap_samples = 12;
-    r.gap_cpu_ns = 0;
-    for (double v : r.gap_cpu_samples_ns) r.gap_cpu_ns += v;
     return r;
   };
   std::vector<timing_result> r = {with_gaps(30e3, 26e6, 2), with_gaps(35e3, 26e6, 2), with_gaps(600e3, 26e6, 2),
