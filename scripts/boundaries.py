@@ -24,8 +24,9 @@ import re
 import sys
 
 JSON_TYPE = re.compile(r"(?<![\w:])(?:nlohmann::)?(?:ordered_)?json\b(?!\s*=)")
-# A file is an edge file (codec, printer, schema, the JSON adapter itself) by its name.
-EDGE_NAME = re.compile(r"(codec|printer|schema|json|report_writer)", re.I)
+# A file is an edge file (codec, printer, schema, the JSON adapter itself, a wire protocol whose
+# messages are JSON: the MCP server's JSON-RPC, the Ray Jobs REST client) by its name.
+EDGE_NAME = re.compile(r"(codec|printer|schema|json|report_writer|protocol)", re.I)
 MODE_CMP = re.compile(r'[!=]=\s*"([A-Za-z][A-Za-z0-9_-]*)"|"([A-Za-z][A-Za-z0-9_-]*)"\s*[!=]=')
 MODE_WORDS_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mode_words.txt")
 

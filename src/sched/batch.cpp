@@ -9,7 +9,7 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "sched/engine.h"
-#include "sched/ray_client.h"
+#include "sched/ray_jobs_protocol.h"
 #include "sched/task_codec.h"
 
 namespace magpie::sched {
@@ -146,7 +146,7 @@ status_or<batch> new_batch(batch_mode mode, const std::string& label, const sche
   if (!so.timing_time_limit.empty() && !valid_time_limit(so.timing_time_limit))
     return invalid_argument("scheduler.timing_time_limit '%s' is not a Slurm time", so.timing_time_limit.c_str());
   batch b;
-  MAGPIE_RETURN_IF_ERROR(engine_for(so, &b.engine, &b.engine_config));
+  MAGPIE_RETURN_IF_ERROR(engine_for(so, &b.engine, &b.ray_address));
   fs::path shared = resolve_shared_dir(so, output_dir);
   MAGPIE_ASSIGN_OR_RETURN(workspace ws, create_workspace(shared, std::string("batch_") + batch_mode_name(mode), label));
   b.dir = ws.dir;
@@ -218,15 +218,15 @@ status_or<batch> plan_command_batch(const std::vector<std::string>& args, const 
   return b;
 }
 
-status engine_for(const scheduler_options& so, engine_kind* kind, json* config) {
+status engine_for(const scheduler_options& so, engine_kind* kind, std::string* ray_address) {
   if (so.environment != run_environment::ray) {
     *kind = engine_kind::slurm;
-    *config = nullptr;
+    ray_address->clear();
     return ok_status();
   }
   MAGPIE_ASSIGN_OR_RETURN(net::endpoint_url url, resolve_ray_address(so.ray.cluster_address));
   *kind = engine_kind::ray;
-  *config = {{"address", url.to_string()}};
+  *ray_address = url.to_string();
   return ok_status();
 }
 
@@ -305,12 +305,6 @@ status_or<std::vector<std::string>> submit_ready(batch& b, engine& e) {
 status_or<eval_request> load_batch_request(const batch& b) {
   MAGPIE_ASSIGN_OR_RETURN(json j, read_json_file(b.dir / "request.json"));
   return request_from_json(j);
-}
-
-json load_batch_options(const batch& b) {
-  auto j = read_json_file(b.dir / "request.json");
-  if (!j.ok() || !j->is_object() || !j->contains("scheduler")) return nullptr;
-  return (*j)["scheduler"];
 }
 
 }  // namespace magpie::sched

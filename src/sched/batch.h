@@ -65,7 +65,7 @@ std::optional<batch_mode> batch_mode_of(kernel::run_mode m);
 struct batch {
   fs::path dir;
   engine_kind engine = engine_kind::slurm;
-  json engine_config = nullptr;  ///< ray: {"address": dashboard URL}
+  std::string ray_address;  ///< ray: the dashboard URL (batch.json's engine_config.address); "" for Slurm
   batch_mode mode = batch_mode::analyze;
   std::string created;        ///< ISO-8601 UTC
   std::string token;          ///< 8 random hex digits; Ray submission ids carry it ("" in older batches)
@@ -110,13 +110,10 @@ status submit_batch(batch& b, engine& e);
 /// rejects gets its submit_error (and is settled). Returns the names submitted. An error only
 /// when the engine cannot be reached (the jobs stay deferred).
 status_or<std::vector<std::string>> submit_ready(batch& b, engine& e);
-/// The engine and settings of these options: (ray, {"address": URL}) or (slurm, null).
-status engine_for(const scheduler_options& so, engine_kind* kind, json* config);
+/// The engine of these options and, for Ray, its dashboard URL (resolve_ray_address; "" for Slurm).
+status engine_for(const scheduler_options& so, engine_kind* kind, std::string* ray_address);
 
 /// The request of a kernel batch (request.json).
 status_or<kernel::eval_request> load_batch_request(const batch& b);
-/// The scheduler options a kernel batch was planned with (request.json "scheduler"), as
-/// reported; null when request.json is unreadable or has none.
-json load_batch_options(const batch& b);
 
 }  // namespace magpie::sched

@@ -98,7 +98,7 @@ status batch::save() const {
   json b = {{"batch", dir.filename().string()},
             {"dir", dir.string()},
             {"engine", engine},
-            {"engine_config", engine_config},
+            {"engine_config", ray_address.empty() ? json(nullptr) : json{{"address", ray_address}}},
             {"mode", mode},
             {"created", created},
             {"token", token},
@@ -123,7 +123,9 @@ status_or<batch> batch::load(const fs::path& dir) {
   std::optional<engine_kind> kind = parse_engine_kind(engine);
   if (!kind) return parse_error("%s: unknown engine '%s' (slurm, ray)", file.c_str(), engine.c_str());
   b.engine = *kind;
-  MAGPIE_RETURN_IF_ERROR(f.read("engine_config", &b.engine_config));
+  json engine_config = nullptr;  // ray: {"address": dashboard URL}
+  MAGPIE_RETURN_IF_ERROR(f.read("engine_config", &engine_config));
+  if (engine_config.is_object()) b.ray_address = json_string(engine_config, "address");
   MAGPIE_RETURN_IF_ERROR(require_word(f, "mode", parse_batch_mode, "analyze, compare or command", &b.mode));
   MAGPIE_RETURN_IF_ERROR(f.read("created", &b.created));
   MAGPIE_RETURN_IF_ERROR(f.read("token", &b.token));  // absent in batches from before it existed
@@ -141,6 +143,12 @@ status_or<batch> batch::load(const fs::path& dir) {
   }
   MAGPIE_RETURN_IF_ERROR(f.read("collected", &b.collected));
   return b;
+}
+
+json batch_options_json(const batch& b) {
+  auto j = read_json_file(b.dir / "request.json");
+  if (!j.ok() || !j->is_object() || !j->contains("scheduler")) return nullptr;
+  return (*j)["scheduler"];
 }
 
 }  // namespace magpie::sched

@@ -5,6 +5,7 @@
 #include "core/workspace.h"
 #include "core/yaml.h"
 #include "kernel/config_snapshot_printer.h"
+#include "sched/batch_codec.h"
 #include "sched/engine.h"
 #include "sched/job_results.h"
 #include "sched/merge.h"
@@ -36,7 +37,7 @@ status copy_job_files(const batch& b, const fs::path& ws) {
 
 json config_snapshot(const batch& b, const kernel::eval_request& req) {
   json snap = kernel::config_snapshot(req, b.mode == batch_mode::compare, b.run_seed);
-  snap["scheduler"] = load_batch_options(b);
+  snap["scheduler"] = batch_options_json(b);
   if (!snap["scheduler"].is_object()) snap["scheduler"] = json::object();
   snap["scheduler"]["environment"] = b.engine;
   snap["scheduler"]["batch_dir"] = b.dir.string();

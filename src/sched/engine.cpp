@@ -4,7 +4,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
-#include "sched/ray_client.h"
+#include "sched/ray_jobs_protocol.h"
 #include "sched/slurm_client.h"
 
 namespace magpie::sched {
@@ -113,13 +113,12 @@ class ray_engine final : public engine {
 std::unique_ptr<engine> make_slurm_engine(command_runner run) { return std::make_unique<slurm_engine>(std::move(run)); }
 std::unique_ptr<engine> make_ray_engine(ray_client client) { return std::make_unique<ray_engine>(std::move(client)); }
 
-status_or<std::unique_ptr<engine>> make_engine(engine_kind kind, const json& config) {
+status_or<std::unique_ptr<engine>> make_engine(engine_kind kind, const std::string& ray_address) {
   if (kind == engine_kind::slurm) return make_slurm_engine(default_runner());
-  std::string address = config.is_object() ? json_string(config, "address") : "";
-  MAGPIE_ASSIGN_OR_RETURN(net::endpoint_url url, resolve_ray_address(address));
+  MAGPIE_ASSIGN_OR_RETURN(net::endpoint_url url, resolve_ray_address(ray_address));
   return make_ray_engine(ray_client(url));
 }
 
-status_or<std::unique_ptr<engine>> make_engine(const batch& b) { return make_engine(b.engine, b.engine_config); }
+status_or<std::unique_ptr<engine>> make_engine(const batch& b) { return make_engine(b.engine, b.ray_address); }
 
 }  // namespace magpie::sched

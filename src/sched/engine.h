@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sched/batch.h"
-#include "sched/ray_client.h"
+#include "sched/ray_jobs_protocol.h"
 #include "sched/slurm_client.h"
 
 namespace magpie::sched {
@@ -44,8 +44,8 @@ class engine {
 
 /// The engine a batch was planned for (batch.engine; the Ray address from batch.json).
 status_or<std::unique_ptr<engine>> make_engine(const batch& b);
-/// By name and settings, as engine_for() gives them for scheduler options.
-status_or<std::unique_ptr<engine>> make_engine(engine_kind kind, const json& config);
+/// By kind and Ray dashboard address, as engine_for() gives them for scheduler options.
+status_or<std::unique_ptr<engine>> make_engine(engine_kind kind, const std::string& ray_address);
 /// The engines over an injected transport (tests) or the real one.
 std::unique_ptr<engine> make_slurm_engine(command_runner run);
 std::unique_ptr<engine> make_ray_engine(ray_client client);

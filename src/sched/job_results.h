@@ -10,14 +10,9 @@
 #include "core/state_row_codec.h"
 #include "kernel/spec.h"
 #include "sched/batch.h"
+#include "sched/job_files_codec.h"
 
 namespace magpie::sched {
-
-/// <job_dir>/result.json, written by the job at its end (not_found when it never got there:
-/// killed at its time limit, cancelled, node failure, ...).
-status_or<json> read_job_result(const fs::path& job_dir);
-/// The report the result names (null when none or unreadable).
-json read_job_report(const json& result);
 
 /// The gate of a kernel batch: the reference job's manifest. `failure` is set when the job
 /// wrote no usable result, so candidates fail the way they do locally when the reference fails.

@@ -11,7 +11,7 @@
 #include "magpie_generated/version.h"
 #include "sched/engine.h"
 #include "sched/job_results.h"
-#include "sched/merge_util.h"
+#include "sched/merge_report_writer.h"
 #include "sched/slurm_codec.h"
 
 namespace magpie::sched {
@@ -19,62 +19,6 @@ namespace magpie::sched {
 using kernel::eval_request;
 using namespace merge_detail;
 
-
-json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why) {
-  std::string msg = why.empty() ? job_end_text(job) : why;
-  bool timeout = job && job->last.state == job_state::timeout;
-  const char* skipped = stage_state_name(stage_state::skipped);
-  return {{"compiling_state", skipped},
-          {"correctness_state", stage_state_name(stage_state::failed)},
-          {"performance_state", skipped},
-          {"latency_state", skipped},
-          {"errors", {msg}},
-          {"score", 0.0},
-          {"compiling_result", nullptr},
-          {"correctness_result", {{"success", false}, {"errors", {msg}}}},
-          {"performance_result", nullptr},
-          {"latency_result", nullptr},
-          {"extra", {{"kernel_id", spec.id}, {"kernel_type", kernel::kernel_type_name(spec.type)}}},
-          {"outcome", kernel_outcome_name(timeout ? kernel_outcome::timeout : kernel_outcome::failed)},
-          {"correctness_method", correctness_basis::none},
-          {"correctness", {{"method", correctness_basis::none}, {"failures", {msg}}}},
-          {"timing", nullptr},
-          {"kernel_config", spec.to_json()},
-          {"job_state", job ? json(job_state_name(job->last.state)) : json(nullptr)}};
-}
-
-json scheduler_section(const batch& b, const eval_request& req) {
-  json jobs = json::array();
-  std::map<std::string, int> counts;
-  bool complete = true;
-  for (const auto& j : b.jobs) {
-    json ids = json::array();
-    for (int k : j.kernels)
-      if (k >= 0 && static_cast<size_t>(k) < req.kernels.size()) ids.push_back(req.kernels[static_cast<size_t>(k)].id);
-    json res = nullptr;
-    if (auto r = read_job_result(j.dir); r.ok())
-      res = {{"exit_code", r->value("exit_code", json(nullptr))}, {"error", r->value("error", json(nullptr))},
-             {"node", r->value("node", json(nullptr))}, {"workspace", r->value("workspace", json(nullptr))}};
-    json row = job_info_json(j.last);
-    row["name"] = j.name;
-    row["role"] = j.role;
-    row["kernels"] = ids;
-    row["after"] = j.after;
-    row["dir"] = j.dir.string();
-    row["log"] = j.job_id.empty() ? json(nullptr) : json(job_log_path(j).string());
-    row["result"] = res;
-    if (!j.submit_error.empty()) row["submit_error"] = j.submit_error;
-    jobs.push_back(row);
-    counts[job_state_name(j.last.state)]++;
-    complete = complete && is_terminal(j.last.state);
-  }
-  json s = {{"environment", b.engine}, {"batch", b.dir.filename().string()}, {"batch_dir", b.dir.string()},
-          {"submit_host", b.submit_host}, {"created", b.created}, {"collected", iso_time_now()},
-          {"complete", complete}, {"job_states", counts}, {"jobs", jobs},
-          {"options", load_batch_options(b)}};
-  if (b.engine == engine_kind::ray) s["ray_address"] = json_string(b.engine_config, "address");
-  return s;
-}
 
 std::string engine_title(const batch& b) { return b.engine == engine_kind::ray ? "Ray" : "Slurm"; }
 

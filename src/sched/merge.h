@@ -24,10 +24,6 @@ struct merged_report {
 merged_report merge_compare(const batch& b, const kernel::eval_request& req, const std::string& timestamp);
 merged_report merge_analyze(const batch& b, const kernel::eval_request& req, const std::string& timestamp);
 
-/// The "scheduler" section shared by both: environment, batch, jobs with their states.
-json scheduler_section(const batch& b, const kernel::eval_request& req);
-/// A kernel row for a kernel whose job wrote no report (or never ran).
-json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why);
 /// One line per job: "name  job_id  STATE  node  exit".
 std::string jobs_table(const batch& b);
 /// "Slurm" | "Ray", for console text.

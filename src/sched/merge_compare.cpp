@@ -8,7 +8,7 @@
 #include "kernel/compare.h"
 #include "sched/job_results.h"
 #include "sched/merge.h"
-#include "sched/merge_util.h"
+#include "sched/merge_report_writer.h"
 
 namespace magpie::sched {
 

@@ -22,7 +22,7 @@ json nullable(json s) {
   return s;
 }
 
-/// merge_util.cpp job_brief: a job's name, id, state, nodes and exit code (null: no job).
+/// merge_report_writer.cpp job_brief: a job's name, id, state, nodes and exit code (null: no job).
 json job_brief_schema() {
   return nullable(closed({{"name", typed("string", "job name")}, {"job_id", typed_or_null("string", "scheduler id")},
                           {"state", words("job state", job_state_names())}, {"nodes", typed_or_null("string", "node list")},

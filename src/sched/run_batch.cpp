@@ -17,9 +17,9 @@ namespace {
 // written, so a wrong cluster address leaves no half-made batch behind.
 status_or<std::unique_ptr<engine>> checked_engine(const scheduler_options& so) {
   engine_kind kind = engine_kind::slurm;
-  json config;
-  MAGPIE_RETURN_IF_ERROR(engine_for(so, &kind, &config));
-  MAGPIE_ASSIGN_OR_RETURN(auto e, make_engine(kind, config));
+  std::string ray_address;
+  MAGPIE_RETURN_IF_ERROR(engine_for(so, &kind, &ray_address));
+  MAGPIE_ASSIGN_OR_RETURN(auto e, make_engine(kind, ray_address));
   MAGPIE_RETURN_IF_ERROR(e->check());
   return e;
 }

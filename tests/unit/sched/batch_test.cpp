@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/strings.h"
+#include "sched/batch_codec.h"
 #include "sched/engine.h"
 #include "unit/sched/sched_test_util.h"
 
@@ -55,7 +56,7 @@ TEST(batch, compare_plan_reference_kernels_timing) {
   EXPECT_EQ(again.jobs[0].last.state, job_state::not_submitted);
   auto back = load_batch_request(again).value();
   EXPECT_EQ(*back.correctness.seed, 99u);
-  json options = load_batch_options(again);  // reported in the merged report; jobs ignore it
+  json options = batch_options_json(again);  // reported in the merged report; jobs ignore it
   EXPECT_EQ(options["environment"], "slurm");
   EXPECT_EQ(options["magpie_bin"], "/opt/magpie/bin/magpie");
 }

@@ -6,6 +6,7 @@
 #include "sched/batch.h"
 #include "sched/engine.h"
 #include "sched/merge.h"
+#include "sched/merge_report_writer.h"
 #include "sched/monitor.h"
 #include "unit/sched/sched_test_util.h"
 
@@ -65,7 +66,7 @@ TEST(ray_batch, plan_writes_ray_requests) {
   auto b = plan_kernel_batch(req, req.scheduler);
   ASSERT_TRUE(b.ok()) << b.get_status().message();
   EXPECT_EQ(b->engine, engine_kind::ray);
-  EXPECT_EQ(json_string(b->engine_config, "address"), "http://127.0.0.1:8265");
+  EXPECT_EQ(b->ray_address, "http://127.0.0.1:8265");
   for (const auto& j : b->jobs) {
     EXPECT_TRUE(j.sbatch_args.empty()) << j.name;
     const json& r = j.ray_request;
@@ -176,14 +177,15 @@ TEST(ray_batch, cancel_stops_running_jobs_and_never_submits_deferred_ones) {
 TEST(ray_batch, engine_for_and_old_batches) {
   scheduler_options so;
   engine_kind kind = engine_kind::ray;
-  json cfg;
+  std::string cfg = "stale";
   ASSERT_TRUE(engine_for(so, &kind, &cfg).ok());
   EXPECT_EQ(kind, engine_kind::slurm);
+  EXPECT_EQ(cfg, "");
   so.environment = run_environment::ray;
   so.ray.cluster_address = "ray://head:10001";
   ASSERT_TRUE(engine_for(so, &kind, &cfg).ok());
   EXPECT_EQ(kind, engine_kind::ray);
-  EXPECT_EQ(cfg["address"], "http://head:8265");
+  EXPECT_EQ(cfg, "http://head:8265");
   so.ray.cluster_address = "https://head";
   EXPECT_FALSE(engine_for(so, &kind, &cfg).ok());
   // batch.json written before the Ray engine existed has no "engine": it is a Slurm batch.

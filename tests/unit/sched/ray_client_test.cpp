@@ -1,7 +1,7 @@
 // ray_client and the Ray engine over a fake transport that replays responses recorded from a
 // real Ray 2.60.0 head (tests/unit/sched/data/ray_2.60.0_responses.json, captured with
 // tests/ray/cluster.sh): state mapping, error texts, address resolution.
-#include "sched/ray_client.h"
+#include "sched/ray_jobs_protocol.h"
 
 #include <gtest/gtest.h>
 

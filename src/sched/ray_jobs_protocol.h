@@ -8,6 +8,9 @@
 //   POST /api/jobs/{id}/stop           {stopped}
 // Errors come back as text/plain bodies (404 "Job x does not exist", 400/500 Python tracebacks).
 // The transport is injectable so the client is tested on recorded responses.
+// A protocol edge (scripts/boundaries.py): the JSON here is Ray's wire format — the job request
+// batch.json keeps (job_record::ray_request) and the JobDetails decoded into the typed job_info.
+// Above this file the Ray engine (engine.cpp) hands job_info and job_state around.
 #pragma once
 
 #include <functional>

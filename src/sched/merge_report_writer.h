@@ -1,4 +1,8 @@
-// Helpers shared by the analyze and compare merges (internal to src/sched).
+// The writer of the merged reports (internal to src/sched): the parts of compare_report.json /
+// analyze_report.json that merge_compare and merge_analyze assemble from what the jobs left. An
+// edge file: the jobs' report rows (kernel_eval_json) pass into the merged report as written, so
+// these functions read and write report JSON; the rest of sched hands typed values around
+// (batch, job_record, kernel_row's verdicts through core/compare_report_codec.h).
 #pragma once
 
 #include <map>
@@ -37,3 +41,12 @@ json check_inputs(const batch& b, const std::map<std::string, job_view>& views, 
 void force_incorrect(json& row, const std::string& why);
 
 }  // namespace magpie::sched::merge_detail
+
+namespace magpie::sched {
+
+/// The "scheduler" section shared by both merges: environment, batch, jobs with their states.
+json scheduler_section(const batch& b, const kernel::eval_request& req);
+/// A kernel row for a kernel whose job wrote no report (or never ran).
+json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why);
+
+}  // namespace magpie::sched

@@ -1,4 +1,4 @@
-#include "sched/ray_client.h"
+#include "sched/ray_jobs_protocol.h"
 
 #include <cstdlib>
 #include <ctime>
