@@ -14,7 +14,7 @@
 #include "core/json.h"
 #include "gpu/specs.h"
 #include "gpu/specs_codec.h"
-#include "mcp/server.h"
+#include "mcp/server_protocol.h"
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/utf8.h"
 #include "core/strings.h"
+#include "serve/dry_run_printer.h"
 #include "serve/orchestrator.h"
 #include "serve/report_printer.h"
 #include "store/results_store.h"
@@ -278,9 +279,9 @@ int run_serving_benchmark(const arg_parser& p, const global_options& g) {
   opts.server_trace_dir = p.value("--server-trace-dir");
   opts.magpie_argv = own_argv();
   if (opts.dry_run) {
-    auto j = serve::plan_json(*cfg, opts);
-    if (!j.ok()) return fail_with(j.get_status());
-    std::fputs(dump_pretty(*j).c_str(), stdout);
+    auto plan = serve::plan_dry_run(*cfg, opts);
+    if (!plan.ok()) return fail_with(plan.get_status());
+    std::fputs(dump_pretty(serve::dry_run_plan_json(*plan)).c_str(), stdout);
     return k_exit_ok;
   }
   auto run = serve::run_benchmark(*cfg, opts);

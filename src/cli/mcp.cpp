@@ -7,7 +7,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "magpie_generated/version.h"
-#include "mcp/server.h"
+#include "mcp/server_protocol.h"
 
 namespace magpie::cli {
 namespace {

@@ -25,13 +25,6 @@ int targeted_fail(const std::string& msg) {
   return k_exit_failure;
 }
 
-int print_json(const json& j) {
-  auto text = serve::targeted::python_pretty_json(j);
-  if (!text.ok()) return targeted_fail(text.get_status().message());
-  std::printf("%s\n", text->c_str());
-  return k_exit_ok;
-}
-
 int run_adapt(const std::vector<std::string>& args) {
   arg_parser p("magpie targeted-trace adapt-torch",
                "Convert PyTorch-profiler traces (*.json, *.json.gz) into TargetedKernelTrace shards: every kernel\n"
@@ -62,9 +55,10 @@ int run_adapt(const std::vector<std::string>& args) {
   req.framework = p.value("--framework");
   if (p.has("--framework-version")) req.framework_version = p.value("--framework-version");
   if (p.has("--image")) req.image = p.value("--image");
-  auto manifest = serve::targeted::adapt_torch_traces(*cfg, req);
-  if (!manifest.ok()) return targeted_fail(manifest.get_status().message());
-  return print_json(*manifest);
+  auto adapted = serve::targeted::adapt_torch_traces(*cfg, req);
+  if (!adapted.ok()) return targeted_fail(adapted.get_status().message());
+  std::printf("%s\n", adapted->manifest_text.c_str());
+  return k_exit_ok;
 }
 
 int run_postprocess(const std::vector<std::string>& args) {
@@ -81,12 +75,11 @@ int run_postprocess(const std::vector<std::string>& args) {
   }
   std::optional<fs::path> out;
   if (p.has("--output")) out = p.value("--output");
-  auto summary = serve::targeted::postprocess_trace_dir(p.value("--trace-dir"), out);
-  if (!summary.ok()) return targeted_fail(summary.get_status().message());
-  std::vector<std::string> issues = json_strings(*summary, "issues");
-  if (p.has("--strict") && !issues.empty()) return targeted_fail(join(issues, "; "));
-  int rc = print_json(*summary);
-  return rc != k_exit_ok ? rc : (json_bool(*summary, "valid", false) ? k_exit_ok : k_exit_failure);
+  auto checked = serve::targeted::postprocess_trace_dir(p.value("--trace-dir"), out);
+  if (!checked.ok()) return targeted_fail(checked.get_status().message());
+  if (p.has("--strict") && !checked->issues.empty()) return targeted_fail(join(checked->issues, "; "));
+  std::printf("%s\n", checked->summary_text.c_str());
+  return checked->valid ? k_exit_ok : k_exit_failure;
 }
 
 int run_targeted_trace(const std::vector<std::string>& args, const global_options&) {

@@ -11,13 +11,13 @@
 //   arguments to programs magpie runs (server args, nsys args, extra_args flags that are not
 //   plain client settings, a docker image, environment variables that load code) only with
 //   --trust-client.
+// The JSON arguments of a tools/call are checked by apply_trust_policy (policy_args_codec.h).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::mcp {
@@ -56,10 +56,5 @@ bool env_needs_trust(const std::string& key);
 /// are confined (and rewritten to the resolved path), the rest needs --trust-client.
 status_or<std::vector<std::string>> check_benchmark_args(const trust_policy& p, const std::string& field,
                                                          const std::vector<std::string>& args);
-
-/// Applies the policy to one tools/call: path arguments (any tool; batch configs too) resolved,
-/// confined and rewritten to absolute paths; the generic command arguments checked. Returns the
-/// arguments to hand to the tool, or the refusal.
-status_or<json> apply_trust_policy(const std::string& tool, const json& args, const trust_policy& p);
 
 }  // namespace magpie::mcp

@@ -22,7 +22,7 @@ std::vector<std::string> run_state_names() { return enum_words(k_run_state_names
 
 run_registry::~run_registry() { shutdown(); }
 
-status_or<std::string> run_registry::start(const std::string& tool, spawn_spec spec, double timeout_s, json info,
+status_or<std::string> run_registry::start(const std::string& tool, spawn_spec spec, double timeout_s, run_info info,
                                            finish_fn finish, const std::string& after) {
   std::unique_lock<std::mutex> lock(m_mu);
   if (m_shutdown) return error(status_code::cancelled, "the server is shutting down");
@@ -110,23 +110,25 @@ void run_registry::supervise(run* rp, std::shared_ptr<child_process> cp, double 
   else rp->state = run_state::succeeded;
 }
 
-json run_registry::to_json(const run& r, size_t tail_lines) const {
-  json j = {{"run_id", r.id}, {"tool", r.tool}, {"state", run_state_name(r.state)},
-            {"elapsed_s", (r.finished > 0 ? r.finished : monotonic_seconds()) - r.started}, {"info", r.info}};
-  json tail = json::array();
+run_view run_registry::view(const run& r, size_t tail_lines) const {
+  run_view v;
+  v.run_id = r.id;
+  v.tool = r.tool;
+  v.state = r.state;
+  v.elapsed_s = (r.finished > 0 ? r.finished : monotonic_seconds()) - r.started;
+  v.info = r.info;
   size_t from = r.log.size() > tail_lines ? r.log.size() - tail_lines : 0;
-  for (size_t i = from; i < r.log.size(); ++i) tail.push_back(r.log[i]);
-  j["log_tail"] = tail;
-  if (!r.result.is_null()) j["result"] = r.result;
-  if (!r.error.empty()) j["error"] = r.error;
-  return j;
+  v.log_tail.assign(r.log.begin() + static_cast<std::ptrdiff_t>(from), r.log.end());
+  v.result = r.result;
+  v.error = r.error;
+  return v;
 }
 
-std::optional<json> run_registry::status(const std::string& id, size_t tail_lines) const {
+std::optional<run_view> run_registry::status(const std::string& id, size_t tail_lines) const {
   std::lock_guard<std::mutex> l(m_mu);
   auto it = m_runs.find(id);
   if (it == m_runs.end()) return std::nullopt;
-  return to_json(*it->second, tail_lines);
+  return view(*it->second, tail_lines);
 }
 
 bool run_registry::cancel(const std::string& id) {
@@ -137,10 +139,10 @@ bool run_registry::cancel(const std::string& id) {
   return true;
 }
 
-json run_registry::list() const {
+std::vector<run_view> run_registry::list() const {
   std::lock_guard<std::mutex> l(m_mu);
-  json a = json::array();
-  for (const auto& [id, r] : m_runs) a.push_back(to_json(*r, 0));
+  std::vector<run_view> a;
+  for (const auto& [id, r] : m_runs) a.push_back(view(*r, 0));
   return a;
 }
 

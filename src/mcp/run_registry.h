@@ -30,6 +30,19 @@ inline bool is_active(run_state s) { return s == run_state::queued || s == run_s
 
 /// Turns a finished child run into the structured result ("error" set → state failed).
 using finish_fn = std::function<json(const run_result& r, std::string* error)>;
+/// What a tool says it started (config, workspace, model, ...), reported back as given.
+using run_info = std::map<std::string, std::string>;
+
+/// What a run handle reports; printed by run_view_json (mcp/run_view_printer.h).
+struct run_view {
+  std::string run_id, tool;
+  run_state state = run_state::queued;
+  double elapsed_s = 0;                ///< since it started, until it finished
+  run_info info;
+  std::vector<std::string> log_tail;   ///< the last lines of stdout+stderr, oldest first
+  json result = nullptr;               ///< the finish function's structured result (null: none)
+  std::string error;                   ///< why it failed or timed out ("" otherwise)
+};
 
 class run_registry {
  public:
@@ -41,14 +54,14 @@ class run_registry {
   /// Starts `spec` in the background; returns the run id ("run-<n>") or a spawn error. With
   /// `after` (a run id) the run is queued until that run has ended (state "queued"; a spawn
   /// error then fails the run).
-  status_or<std::string> start(const std::string& tool, spawn_spec spec, double timeout_s, json info, finish_fn finish,
-                               const std::string& after = {});
-  /// {run_id, tool, state: queued|running|succeeded|failed|cancelled|timed_out, elapsed_s, info,
-  ///  log_tail[], result?, error?}; nullopt for an unknown id.
-  std::optional<json> status(const std::string& id, size_t tail_lines) const;
+  status_or<std::string> start(const std::string& tool, spawn_spec spec, double timeout_s, run_info info,
+                               finish_fn finish, const std::string& after = {});
+  /// The run with its last `tail_lines` log lines; nullopt for an unknown id.
+  std::optional<run_view> status(const std::string& id, size_t tail_lines) const;
   /// Requests cancellation; false for an unknown id or a finished run.
   bool cancel(const std::string& id);
-  json list() const;
+  /// Every run, in id order, without log lines.
+  std::vector<run_view> list() const;
   /// Cancels every running child and joins the threads.
   void shutdown();
 
@@ -56,14 +69,15 @@ class run_registry {
   struct run {
     std::string id, tool, error;
     run_state state = run_state::running;
-    json info, result;
+    run_info info;
+    json result;
     double started = 0, finished = 0;
     spawn_spec spec;  ///< kept for queued runs, spawned when their predecessor ends
     std::deque<std::string> log;  ///< last lines of stdout+stderr
     bool cancel_requested = false;
     std::thread worker;
   };
-  json to_json(const run& r, size_t tail_lines) const;
+  run_view view(const run& r, size_t tail_lines) const;
   /// Waits for the child, then records the outcome (runs on the run's worker thread).
   void supervise(run* rp, std::shared_ptr<child_process> cp, double timeout_s, const finish_fn& finish);
 

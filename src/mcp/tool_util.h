@@ -9,7 +9,7 @@
 #include "core/json.h"
 #include "mcp/child_run.h"
 #include "mcp/tool_args_codec.h"
-#include "mcp/tool.h"
+#include "mcp/tool_protocol.h"
 
 namespace magpie::mcp {
 

@@ -8,10 +8,11 @@
 #include "core/yaml.h"
 #include "mcp/benchmark_args_codec.h"
 #include "mcp/run_registry.h"
+#include "mcp/run_view_printer.h"
 #include "core/json_schema.h"
 #include "mcp/tool_schema.h"
 #include "mcp/tool_util.h"
-#include "mcp/tools_bench.h"
+#include "mcp/benchmark_output_printer.h"
 #include "serve/bench_config.h"
 #include "serve/metrics_schema.h"
 #include "trace/report_schema.h"
@@ -125,8 +126,8 @@ status_or<json> start_benchmark_run(const benchmark_args& args, tool_context& ct
   finish_fn finish = [out, before = benchmark_dirs(out)](const run_result& r, std::string* err) {
     return finished_benchmark(out, before, r, err);
   };
-  json info = {{"framework", serve::serving_framework_name(args.framework)}, {"model", args.model},
-               {"config_file", cfg.string()}, {"output_dir", out.string()}};
+  run_info info = {{"framework", serve::serving_framework_name(args.framework)}, {"model", args.model},
+                   {"config_file", cfg.string()}, {"output_dir", out.string()}};
   // The child's own timeout is in the YAML; ours adds a grace period for startup/teardown.
   MAGPIE_ASSIGN_OR_RETURN(std::string id, ctx.runs().start("benchmark", spec, args.timeout_seconds + 300,
                                                           info, finish, after));
@@ -226,11 +227,11 @@ struct run_handle_args {
 
 tool_result status_tool(const json& a, tool_context& ctx) {
   const run_handle_args args = run_handle_args::decode(a);
-  if (!args.run_id) return tool_result::ok("runs of this server", {{"runs", ctx.runs().list()}});
+  if (!args.run_id) return tool_result::ok("runs of this server", {{"runs", run_views_json(ctx.runs().list())}});
   const std::string& id = *args.run_id;
   auto s = ctx.runs().status(id, args.tail_lines);
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
-  return tool_result::ok(id + ": " + json_string(*s, "state"), *s);
+  return tool_result::ok(id + ": " + run_state_name(s->state), run_view_json(*s));
 }
 
 tool_result cancel_tool(const json& a, tool_context& ctx) {
@@ -239,7 +240,7 @@ tool_result cancel_tool(const json& a, tool_context& ctx) {
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
   bool ok = ctx.runs().cancel(id);
   return tool_result::ok(ok ? id + ": cancellation requested" : id + " is not running",
-                         {{"run_id", id}, {"cancelled", ok}, {"state", json_string(*s, "state")}});
+                         {{"run_id", id}, {"cancelled", ok}, {"state", run_state_name(s->state)}});
 }
 
 /// One row of upstream Magpie's benchmark_images.yaml (research magpie.md §6.6).

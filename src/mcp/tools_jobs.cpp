@@ -8,6 +8,7 @@
 #include "core/states.h"
 #include "core/strings.h"
 #include "mcp/run_registry.h"
+#include "mcp/run_view_printer.h"
 #include "core/json_schema.h"
 #include "mcp/tool_schema.h"
 #include "mcp/tool_util.h"
@@ -133,11 +134,9 @@ tool_result cancel_tool(const json& arguments, tool_context& ctx) {
 
 bool is_run_handle(const std::string& id) { return starts_with(id, "run-"); }
 
-/// Magpie's status words for a run handle's state (its to_json spelling).
-std::string run_status_word(const std::string& text) {
-  auto s = parse_run_state(text);
-  if (!s) return task_status_name(task_status::unknown);
-  switch (*s) {
+/// upstream Magpie's status words for a run handle's state.
+std::string run_status_word(run_state s) {
+  switch (s) {
     case run_state::queued: return task_status_name(task_status::pending);
     case run_state::running: return task_status_name(task_status::running);
     case run_state::succeeded: return task_status_name(task_status::succeeded);
@@ -153,7 +152,7 @@ tool_result ray_list_tool(const json& a, tool_context& ctx) {
   if (batches.is_error) return batches;
   json out = batches.structured;
   for (const auto& r : ctx.runs().list())
-    out["tasks"].push_back({{"task_id", json_string(r, "run_id")}, {"status", run_status_word(json_string(r, "state"))},
+    out["tasks"].push_back({{"task_id", r.run_id}, {"status", run_status_word(r.state)},
                             {"engine", "local"}});
   out["total"] = out["tasks"].size();
   return tool_result::ok(strprintf("%zu task(s)", out["tasks"].size()), out);
@@ -164,8 +163,8 @@ tool_result ray_status_tool(const json& a, tool_context& ctx) {
   if (!is_run_handle(id)) return status_tool(a, ctx);
   auto s = ctx.runs().status(id, 20);
   if (!s) return tool_result::error("unknown task_id '" + id + "'");
-  std::string st = run_status_word(json_string(*s, "state"));
-  return tool_result::ok(id + ": " + st, {{"task_id", id}, {"status", st}, {"engine", "local"}, {"run", *s}});
+  std::string st = run_status_word(s->state);
+  return tool_result::ok(id + ": " + st, {{"task_id", id}, {"status", st}, {"engine", "local"}, {"run", run_view_json(*s)}});
 }
 
 tool_result ray_result_tool(const json& a, tool_context& ctx) {
@@ -173,15 +172,13 @@ tool_result ray_result_tool(const json& a, tool_context& ctx) {
   if (!is_run_handle(id)) return collect_tool(a, ctx);
   auto s = ctx.runs().status(id, 0);
   if (!s) return tool_result::error("unknown task_id '" + id + "'");
-  std::string state = json_string(*s, "state");
-  if (auto rs = parse_run_state(state); rs && is_active(*rs))
-    return tool_result::error(id + " has not finished (" + state + ")");
-  json out = s->contains("result") && (*s)["result"].is_object() ? (*s)["result"] : json::object();  // Magpie: result + _task_id
+  if (is_active(s->state)) return tool_result::error(id + " has not finished (" + run_state_name(s->state) + ")");
+  json out = s->result.is_object() ? s->result : json::object();  // Magpie: result + _task_id
   out["task_id"] = id;
   out["_task_id"] = id;
-  out["status"] = run_status_word(state);
-  if (s->contains("error")) out["error"] = (*s)["error"];
-  return tool_result::ok(id + ": " + run_status_word(state), out);
+  out["status"] = run_status_word(s->state);
+  if (!s->error.empty()) out["error"] = s->error;
+  return tool_result::ok(id + ": " + run_status_word(s->state), out);
 }
 
 tool_result ray_cancel_tool(const json& a, tool_context& ctx) {

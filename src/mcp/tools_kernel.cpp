@@ -1,6 +1,6 @@
 // Kernel tools: analyze, compare (run `magpie analyze|compare -k <generated YAML>` as a child
 // and read the report it writes), create_kernel_config.
-#include "mcp/tools_kernel.h"
+#include "mcp/kernel_output_printer.h"
 
 #include "core/log.h"
 #include "core/states.h"

@@ -4,6 +4,7 @@
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "mcp/run_registry.h"
+#include "mcp/run_view_printer.h"
 #include "core/json_schema.h"
 #include "mcp/tool_args_codec.h"
 #include "mcp/tool_schema.h"
@@ -133,7 +134,7 @@ tool_result optimize_tool(const json& a, tool_context& ctx) {
     p["workspace"] = ws.string();
     return p;
   };
-  json info = {{"config", absolute_path(cfg).string()}, {"workspace", ws.string()}};
+  run_info info = {{"config", absolute_path(cfg).string()}, {"workspace", ws.string()}};
   auto id = ctx.runs().start("optimize", spec, args.timeout_s, info, finish);
   if (!id.ok()) return tool_result::error("optimize could not start: " + id.get_status().message());
   return tool_result::ok("optimize started: " + *id,
@@ -155,13 +156,14 @@ tool_result optimize_status_tool(const json& a, tool_context& ctx) {
   const std::string& id = args.run_id;
   auto s = ctx.runs().status(id, args.tail_lines);
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
-  if (s->contains("info") && (*s)["info"].contains("workspace")) {
-    json p = loop_progress(json_string((*s)["info"], "workspace"));
-    (*s)["loop"] = p;
+  json out = run_view_json(*s);
+  if (auto ws = s->info.find("workspace"); ws != s->info.end()) {
+    json p = loop_progress(ws->second);
+    out["loop"] = p;
     if (p["current"].is_object())
       ctx.progress(json_number(p["current"], "index", 0), json_number(p["current"], "total", 0), json_string(p["current"], "step"));
   }
-  return tool_result::ok(id + ": " + json_string(*s, "state"), *s);
+  return tool_result::ok(id + ": " + run_state_name(s->state), out);
 }
 
 tool_result optimize_cancel_tool(const json& a, tool_context& ctx) {
@@ -170,7 +172,7 @@ tool_result optimize_cancel_tool(const json& a, tool_context& ctx) {
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
   bool ok = ctx.runs().cancel(id);
   return tool_result::ok(ok ? id + ": cancellation requested (the loop stops its servers and writes its report)" : id + " is not running",
-                         {{"run_id", id}, {"cancelled", ok}, {"state", json_string(*s, "state")}});
+                         {{"run_id", id}, {"cancelled", ok}, {"state", run_state_name(s->state)}});
 }
 
 /// optimize_status: a run handle's status plus `loop` (loop_progress); once finished, `result`

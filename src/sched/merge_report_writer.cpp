@@ -142,6 +142,7 @@ void force_incorrect(json& row, const std::string& why) {
 namespace magpie::sched {
 
 using kernel::eval_request;
+using namespace merge_detail;
 
 json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, const std::string& why) {
   std::string msg = why.empty() ? job_end_text(job) : why;

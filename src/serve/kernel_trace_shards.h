@@ -6,7 +6,9 @@
 //
 // Byte compatibility: envelopes and checksums use Python's canonical JSON (sorted keys, compact
 // separators, UTF-8, Python float repr), so Magpie's postprocessor accepts our shards and ours
-// accepts Magpie's. Diagnostic only: manifests are never reward-eligible.
+// accepts Magpie's. Diagnostic only: manifests are never reward-eligible. The JSON encoding, the
+// envelopes and the target list's JSON are kernel_trace_shards_codec.h's; callers get typed
+// results and the printed documents.
 #pragma once
 
 #include <optional>
@@ -21,17 +23,6 @@ namespace magpie::serve::targeted {
 inline constexpr const char* k_schema_name = "magpie.targeted-kernel-trace";
 inline constexpr const char* k_schema_version = "1.0.0";
 
-/// Python's json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False).
-/// Errors (invalid_argument) for NaN / infinity, as allow_nan=False does.
-status_or<std::string> canonical_json(const json& v);
-/// Python's json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False) (for printed summaries).
-status_or<std::string> python_pretty_json(const json& v);
-/// Python's repr() of a float ("1.0", "1e-05", "1e+16", "1000000000000000.0").
-std::string python_float_repr(double v);
-/// SHA-256 hex of canonical_json(v).
-status_or<std::string> sha256_json(const json& v);
-/// Magpie's stable_key: sha256(canonical({"parts": parts, "occurrence": n})).
-status_or<std::string> stable_key(const json& parts, int64_t occurrence = 0);
 /// Deterministic sampling from sha256(run_seed + "\0" + key) (first 8 bytes, big-endian).
 bool should_sample(const std::string& run_seed, const std::string& key, double sample_rate);
 
@@ -43,7 +34,6 @@ struct target_spec {
   json source = nullptr;                   ///< {path, line, function, sha256} or null
   json source_hashes = json::object(), provenance_hashes = json::object();
   bool matches(const std::string& symbol) const;
-  json to_json() const;
 };
 
 struct target_config {
@@ -65,18 +55,23 @@ struct adapt_request {
   std::optional<std::string> framework_version, image;
 };
 
-/// Writes <output_dir>/shards/trace_pid<P>_rank<R>.jsonl and manifest.json; returns the manifest.
-status_or<json> adapt_torch_traces(const target_config& cfg, const adapt_request& req);
+/// What adapt-torch wrote.
+struct adapt_result {
+  fs::path manifest_path;     ///< <output_dir>/manifest.json (canonical JSON)
+  std::string manifest_text;  ///< the manifest as `targeted-trace adapt-torch` prints it (python_pretty_json)
+};
+/// Writes <output_dir>/shards/trace_pid<P>_rank<R>.jsonl and manifest.json.
+status_or<adapt_result> adapt_torch_traces(const target_config& cfg, const adapt_request& req);
 
-/// Validates a targeted-trace directory; `valid` in the summary says whether it passed. The
-/// summary is also written to `output` when given.
-status_or<json> postprocess_trace_dir(const fs::path& dir, const std::optional<fs::path>& output);
+/// What postprocess found in a targeted-trace directory.
+struct postprocess_result {
+  bool valid = false;               ///< the summary's `valid`: no issue and every shard valid
+  std::vector<std::string> issues;  ///< the summary's `issues`
+  std::string summary_text;         ///< the summary as printed and written (python_pretty_json)
+};
+/// Validates a targeted-trace directory. The summary is also written to `output` when given.
+status_or<postprocess_result> postprocess_trace_dir(const fs::path& dir, const std::optional<fs::path>& output);
 
-/// One envelope line (with its trailing '\n').
-status_or<std::string> envelope_line(const std::string& record_type, int64_t sequence, const std::string& previous,
-                                     const json& payload, std::string* checksum);
-/// Counter consistency (seen = written + dropped, ...); "" when consistent.
-std::string counters_problem(const json& counters);
 /// RFC 3339 UTC with microseconds and 'Z' (Python's datetime.isoformat()).
 std::string utc_now_micro();
 

@@ -15,7 +15,7 @@
 #include "core/fs.h"
 #include "core/strings.h"
 #include "serve/sha256.h"
-#include "serve/kernel_trace_shards.h"
+#include "serve/kernel_trace_shards_codec.h"
 #include "trace/reader.h"
 
 namespace magpie::serve::targeted {
@@ -364,7 +364,7 @@ status_or<std::vector<fs::path>> discover(const adapt_request& req) {
 
 }  // namespace
 
-status_or<json> adapt_torch_traces(const target_config& cfg, const adapt_request& req) {
+status_or<adapt_result> adapt_torch_traces(const target_config& cfg, const adapt_request& req) {
   if (trim(req.run_id).empty()) return invalid_argument("--run-id must be non-empty");
   if (trim(req.framework).empty()) return invalid_argument("--framework must be non-empty");
   MAGPIE_ASSIGN_OR_RETURN(std::vector<fs::path> traces, discover(req));
@@ -397,7 +397,7 @@ status_or<json> adapt_torch_traces(const target_config& cfg, const adapt_request
     shards.push_back(std::move(r));
   }
   json targets = json::array();
-  for (const auto& t : cfg.targets) targets.push_back(t.to_json());
+  for (const auto& t : cfg.targets) targets.push_back(target_spec_json(t));
   json manifest = {{"schema_name", k_schema_name}, {"schema_version", k_schema_version}, {"run_id", req.run_id},
                    {"created_at", utc_now_micro()}, {"pass_kind", "diagnostic"}, {"reward_eligible", false},
                    {"acquisition_backend", "torch_profiler"}, {"targets", targets},
@@ -408,7 +408,10 @@ status_or<json> adapt_torch_traces(const target_config& cfg, const adapt_request
                    {"coverage", coverage}, {"shards", shards}};
   MAGPIE_ASSIGN_OR_RETURN(std::string text, canonical_json(manifest));
   MAGPIE_RETURN_IF_ERROR(write_file_atomic(req.output_dir / "manifest.json", text + "\n"));
-  return manifest;
+  adapt_result out;
+  out.manifest_path = req.output_dir / "manifest.json";
+  MAGPIE_ASSIGN_OR_RETURN(out.manifest_text, python_pretty_json(manifest));
+  return out;
 }
 
 }  // namespace magpie::serve::targeted

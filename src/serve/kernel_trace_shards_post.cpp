@@ -9,7 +9,7 @@
 
 #include "core/strings.h"
 #include "serve/sha256.h"
-#include "serve/kernel_trace_shards.h"
+#include "serve/kernel_trace_shards_codec.h"
 
 namespace magpie::serve::targeted {
 namespace {
@@ -246,7 +246,7 @@ std::string failure_reason(const std::string& issue) {
 
 }  // namespace
 
-status_or<json> postprocess_trace_dir(const fs::path& dir, const std::optional<fs::path>& output) {
+status_or<postprocess_result> postprocess_trace_dir(const fs::path& dir, const std::optional<fs::path>& output) {
   std::error_code ec;
   json manifest = nullptr;
   std::string manifest_error;
@@ -362,12 +362,15 @@ status_or<json> postprocess_trace_dir(const fs::path& dir, const std::optional<f
                   {"evidence_quality", quality},
                   {"events", {{"by_target", by_target}, {"by_kind", by_kind}, {"by_rank", by_rank}}},
                   {"integrity_failures_by_reason", failures}, {"shards", shards}, {"issues", issues}};
+  postprocess_result out;
+  out.valid = issues.empty() && all_valid;
+  for (const auto& i : issues) out.issues.push_back(json_as_string(i).value_or(""));
+  MAGPIE_ASSIGN_OR_RETURN(out.summary_text, python_pretty_json(summary));
   if (output) {
-    MAGPIE_ASSIGN_OR_RETURN(std::string text, python_pretty_json(summary));
     if (output->has_parent_path()) MAGPIE_RETURN_IF_ERROR(make_dirs(output->parent_path()));
-    MAGPIE_RETURN_IF_ERROR(write_file_atomic(*output, text + "\n"));
+    MAGPIE_RETURN_IF_ERROR(write_file_atomic(*output, out.summary_text + "\n"));
   }
-  return summary;
+  return out;
 }
 
 }  // namespace magpie::serve::targeted

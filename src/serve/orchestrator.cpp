@@ -311,9 +311,10 @@ void run_orchestrated(benchmark_run& run, double deadline) {
 
 }  // namespace
 
-status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts) {
+status_or<dry_run_plan> plan_dry_run(const benchmark_config& cfg, const run_options& opts) {
   MAGPIE_RETURN_IF_ERROR(validate_config(cfg));
-  json j;
+  dry_run_plan out;
+  out.config = cfg;
   fs::path ws = absolute_path(opts.output_dir / ("benchmark_" + cfg.framework_name() + "_DRYRUN"));
   endpoint_url url;
   if (!cfg.base_url.empty()) {
@@ -326,25 +327,11 @@ status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts) 
     if (ctx.vendor == "UNKNOWN") ctx.vendor.clear();
     ctx.task_id = "DRYRUN";
     MAGPIE_ASSIGN_OR_RETURN(server_plan plan, plan_server(cfg, ctx));
-    j["server"] = server_plan_json(plan);
     url = plan.url;
+    out.server = std::move(plan);
   }
-  MAGPIE_ASSIGN_OR_RETURN(client_config cc, make_client_config(cfg, url));
-  j["client"] = {{"url", cc.url.to_string()}, {"endpoint", cc.endpoint}, {"model", cc.model}, {"dataset", cc.dataset.name},
-                 {"num_prompts", cc.dataset.num_prompts}, {"input_len", cc.dataset.input_len}, {"output_len", cc.dataset.output_len},
-                 {"range_ratio", cc.dataset.range_ratio},
-                 {"range_style", cc.dataset.style == range_style::symmetric ? "symmetric" : "lower_bound"},
-                 {"max_concurrency", cc.max_concurrency}, {"request_rate", cc.arrivals.request_rate > 0 ? json(cc.arrivals.request_rate) : json("inf")},
-                 {"burstiness", cc.arrivals.burstiness}, {"num_warmups", cc.num_warmups}};
-  auto limit = [](double v, const char* dflt) { return v < 0 ? json(std::string("auto: ") + dflt) : json(v); };
-  j["client"]["limits"] = {
-      {"request_timeout_s", limit(cc.limits.request_timeout_s, "60 s + 0.5 s x max_tokens + 0.002 s x prompt tokens")},
-      {"max_event_bytes", limit(static_cast<double>(cc.limits.max_event_bytes), "4 MiB + 256 B x prompt tokens")},
-      {"max_response_bytes", limit(static_cast<double>(cc.limits.max_response_bytes), "max_event_bytes + 16 KiB x max_tokens")},
-      {"keep_generated_text", cc.keep_text}};
-  j["config"] = benchmark_config_json(cfg);
-  j["run_kind"] = cfg.effective_run_kind();
-  return j;
+  MAGPIE_ASSIGN_OR_RETURN(out.client, make_client_config(cfg, url));
+  return out;
 }
 
 status_or<benchmark_run> run_benchmark(const benchmark_config& cfg, const run_options& opts) {

@@ -2,12 +2,14 @@
 // the client run (with deliberate torch profiling), traces, server stop, reports.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/status.h"
 #include "serve/bench_config.h"
 #include "serve/client.h"
+#include "serve/launcher.h"
 #include "serve/report.h"
 
 namespace magpie::serve {
@@ -28,7 +30,14 @@ status_or<client_config> make_client_config(const benchmark_config& cfg, const e
 /// request failed) is a run with success = false, its errors and partial results written.
 status_or<benchmark_run> run_benchmark(const benchmark_config& cfg, const run_options& opts);
 
-/// The plan as JSON (dry run).
-status_or<json> plan_json(const benchmark_config& cfg, const run_options& opts);
+/// What a dry run shows (printed by dry_run_plan_json, serve/dry_run_printer.h).
+struct dry_run_plan {
+  std::optional<server_plan> server;  ///< none with --base-url (the server is not ours)
+  client_config client;
+  benchmark_config config;
+};
+/// The plan of a run without running it (validates the config; the workspace would be
+/// <output_dir>/benchmark_<framework>_DRYRUN).
+status_or<dry_run_plan> plan_dry_run(const benchmark_config& cfg, const run_options& opts);
 
 }  // namespace magpie::serve

@@ -4,7 +4,7 @@
 
 #include "kernel/compare.h"
 #include "core/json_schema.h"
-#include "mcp/tool.h"
+#include "mcp/tool_protocol.h"
 
 using namespace magpie;
 using namespace magpie::mcp;

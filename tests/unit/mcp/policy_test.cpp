@@ -4,6 +4,7 @@
 
 #include "core/strings.h"
 #include "mcp/policy.h"
+#include "mcp/policy_args_codec.h"
 
 namespace magpie::mcp {
 namespace {

@@ -8,10 +8,11 @@
 #include "kernel/eval_schema.h"
 #include "kernel/evaluate.h"
 #include "mcp/run_registry.h"
+#include "mcp/run_view_printer.h"
 #include "core/json_schema.h"
-#include "mcp/tool.h"
-#include "mcp/tools_bench.h"
-#include "mcp/tools_kernel.h"
+#include "mcp/tool_protocol.h"
+#include "mcp/benchmark_output_printer.h"
+#include "mcp/kernel_output_printer.h"
 #include "serve/metrics_printer.h"
 #include "serve/metrics_schema.h"
 #include "serve/report.h"
@@ -113,9 +114,15 @@ TEST(report_schema, the_benchmark_status_result_validates_against_its_output_sch
   json result = finished_benchmark(dir, {}, child, &err);
   ASSERT_TRUE(result.is_object()) << err;
   EXPECT_EQ(err, "");
-  json status = {{"run_id", "r1"},       {"tool", "benchmark"},  {"state", run_state_name(run_state::succeeded)},
-                 {"elapsed_s", 1.5},     {"info", json::object()}, {"log_tail", json::array()},
-                 {"result", result}};
+  run_view view;
+  view.run_id = "r1";
+  view.tool = "benchmark";
+  view.state = run_state::succeeded;
+  view.elapsed_s = 1.5;
+  view.info = {{"framework", "vllm"}, {"output_dir", dir.string()}};
+  view.log_tail = {"Workspace: " + run.workspace.string()};
+  view.result = result;
+  json status = run_view_json(view);  // what benchmark_status returns
   EXPECT_EQ(validate(t->output_schema, status), "") << result.dump();
   EXPECT_EQ(validate(t->output_schema, json{{"runs", {status}}}), "");
   json extra = status;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "mcp/run_registry.h"
+#include "mcp/run_view_printer.h"
 
 using namespace magpie;
 using namespace magpie::mcp;
@@ -24,14 +25,23 @@ TEST(run_state, a_finished_run_reports_its_state_word) {
   run_registry runs;
   spawn_spec spec;
   spec.argv = {"/bin/true"};
-  auto id = runs.start("test", spec, 10, json::object(), [](const run_result&, std::string*) { return json::object(); });
+  auto id = runs.start("test", spec, 10, {{"workspace", "/w"}}, [](const run_result&, std::string*) { return json::object(); });
   ASSERT_TRUE(id.ok()) << id.get_status().message();
   std::string state;
   for (int i = 0; i < 200; ++i) {
-    state = json_string(*runs.status(*id, 0), "state");
+    state = json_string(run_view_json(*runs.status(*id, 0)), "state");
     if (state != "running") break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   EXPECT_EQ(state, "succeeded");
+  run_view v = *runs.status(*id, 0);
+  EXPECT_EQ(v.state, run_state::succeeded);
+  EXPECT_EQ(v.tool, "test");
+  json printed = run_view_json(v);
+  EXPECT_EQ(printed["info"], (json{{"workspace", "/w"}}));
+  EXPECT_EQ(printed["result"], json::object());  // the finish function's result
+  EXPECT_FALSE(printed.contains("error"));
+  ASSERT_EQ(runs.list().size(), 1u);
+  EXPECT_EQ(run_views_json(runs.list())[0]["run_id"], *id);
   EXPECT_FALSE(runs.cancel(*id));  // finished runs cannot be cancelled
 }

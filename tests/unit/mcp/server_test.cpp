@@ -1,5 +1,5 @@
 // The server's line handling, driven in-process through handle_line with a temp output file.
-#include "mcp/server.h"
+#include "mcp/server_protocol.h"
 
 #include <gtest/gtest.h>
 

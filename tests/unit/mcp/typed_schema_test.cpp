@@ -4,7 +4,7 @@
 // writer-vs-schema tests (report_schema_test.cpp, writers_schema_test.cpp).
 #include <gtest/gtest.h>
 
-#include "mcp/tool.h"
+#include "mcp/tool_protocol.h"
 
 using namespace magpie;
 using namespace magpie::mcp;

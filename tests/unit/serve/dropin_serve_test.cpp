@@ -10,7 +10,7 @@
 #include "serve/server_lifecycle.h"
 #include "serve/server_lifecycle_codec.h"
 #include "serve/sha256.h"
-#include "serve/kernel_trace_shards.h"
+#include "serve/kernel_trace_shards_codec.h"
 
 namespace magpie::serve {
 namespace {

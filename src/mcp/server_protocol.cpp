@@ -1,5 +1,5 @@
-// MCP stdio server: framing, era detection, dispatch (see server.h).
-#include "mcp/server.h"
+// MCP stdio server: framing, era detection, dispatch (see server_protocol.h).
+#include "mcp/server_protocol.h"
 
 #include <signal.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "core/json_schema.h"
+#include "mcp/policy_args_codec.h"
 
 namespace magpie::mcp {
 

@@ -10,6 +10,8 @@
 // isError: true. tools/call runs on worker threads, so ping / cancellation are answered while
 // a tool runs. Nothing but protocol messages goes to stdout (fd 1 is pointed at stderr while
 // the server runs, so stray prints cannot corrupt the stream).
+// A protocol edge (scripts/boundaries.py): its messages are JSON-RPC; the public entry points
+// take lines and file descriptors (`handle_line`, `serve`, run_stdio_server).
 #pragma once
 
 #include <cstdio>
@@ -23,7 +25,7 @@
 
 #include "core/json.h"
 #include "mcp/run_registry.h"
-#include "mcp/tool.h"
+#include "mcp/tool_protocol.h"
 
 namespace magpie::mcp {
 

@@ -1,5 +1,5 @@
 // TargetedKernelTrace format: canonical JSON, hashing, sampling, envelopes, target configs
-// (see kernel_trace_shards.h).
+// (see kernel_trace_shards_codec.h and kernel_trace_shards.h).
 #include <fnmatch.h>
 
 #include <charconv>
@@ -10,7 +10,7 @@
 #include "core/config.h"
 #include "core/strings.h"
 #include "serve/sha256.h"
-#include "serve/kernel_trace_shards.h"
+#include "serve/kernel_trace_shards_codec.h"
 
 namespace magpie::serve::targeted {
 namespace {
@@ -211,10 +211,10 @@ bool target_spec::matches(const std::string& symbol) const {
   return false;
 }
 
-json target_spec::to_json() const {
-  return {{"target_id", target_id}, {"name_patterns", name_patterns}, {"variant_id", variant_id},
-          {"package", package ? json(*package) : json(nullptr)}, {"source", source},
-          {"source_hashes", source_hashes}, {"provenance_hashes", provenance_hashes}};
+json target_spec_json(const target_spec& t) {
+  return {{"target_id", t.target_id}, {"name_patterns", t.name_patterns}, {"variant_id", t.variant_id},
+          {"package", t.package ? json(*t.package) : json(nullptr)}, {"source", t.source},
+          {"source_hashes", t.source_hashes}, {"provenance_hashes", t.provenance_hashes}};
 }
 
 namespace {

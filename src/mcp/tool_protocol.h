@@ -1,6 +1,10 @@
 // MCP tool registry: each tool has a name, description, JSON Schemas for its arguments and
 // its structured result, and a handler. Handlers run on a worker thread; they report
 // progress and observe cancellation through tool_context.
+// A protocol edge (scripts/boundaries.py): a tool_def is a tools/list entry and a tool_result a
+// tools/call result, so the arguments, the schemas and structuredContent are MCP's JSON. A
+// handler decodes its arguments into its own struct first (tool_args_codec.h) and builds
+// structuredContent from typed results through the producers' printers.
 #pragma once
 
 #include <atomic>

@@ -1,5 +1,6 @@
-// The benchmark tools' structured results that tests/unit/mcp/report_schema_test.cpp validates
-// against the tools' output schemas.
+// The benchmark tools' structured results (their printer) that tests/unit/mcp/report_schema_test.cpp
+// validates against the tools' output schemas. Implemented in tools_bench.cpp beside
+// benchmark_result_props(), the schema of what it prints.
 #pragma once
 
 #include <set>

@@ -1,6 +1,8 @@
-// The analyze tool's structured result, built from one report entry (kernel_eval_json) — a
-// function of its own so that tests/unit/mcp/report_schema_test.cpp validates what the tool
-// returns against its output schema without running a kernel.
+// The analyze tool's structured result (its printer), built from one report entry
+// (kernel_eval_json) — a function of its own so that tests/unit/mcp/report_schema_test.cpp
+// validates what the tool returns against its output schema without running a kernel.
+// Implemented in tools_kernel.cpp beside that output schema, so the keys and their schema stay
+// together.
 #pragma once
 
 #include <string>
