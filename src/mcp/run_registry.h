@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "core/json.h"
@@ -30,8 +31,9 @@ inline bool is_active(run_state s) { return s == run_state::queued || s == run_s
 
 /// Turns a finished child run into the structured result ("error" set → state failed).
 using finish_fn = std::function<json(const run_result& r, std::string* error)>;
-/// What a tool says it started (config, workspace, model, ...), reported back as given.
-using run_info = std::map<std::string, std::string>;
+/// What a tool says it started (config, workspace, model, ...): (key, value) pairs, reported
+/// back as given, in this order.
+using run_info = std::vector<std::pair<std::string, std::string>>;
 
 /// What a run handle reports; printed by run_view_json (mcp/run_view_printer.h).
 struct run_view {

@@ -1,6 +1,8 @@
 // Optimization-loop tools: optimize (run handle), optimize_status (state, the loop's progress
 // from its report, the log tail), optimize_cancel. The loop runs as `magpie optimize` in its
 // own process group; cancelling stops that tree, the servers it started included.
+#include <algorithm>
+
 #include "core/strings.h"
 #include "core/workspace.h"
 #include "mcp/run_registry.h"
@@ -157,7 +159,8 @@ tool_result optimize_status_tool(const json& a, tool_context& ctx) {
   auto s = ctx.runs().status(id, args.tail_lines);
   if (!s) return tool_result::error("unknown run_id '" + id + "'");
   json out = run_view_json(*s);
-  if (auto ws = s->info.find("workspace"); ws != s->info.end()) {
+  auto ws = std::find_if(s->info.begin(), s->info.end(), [](const auto& kv) { return kv.first == "workspace"; });
+  if (ws != s->info.end()) {
     json p = loop_progress(ws->second);
     out["loop"] = p;
     if (p["current"].is_object())
