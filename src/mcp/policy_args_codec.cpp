@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/config.h"
 #include "core/strings.h"
 
 namespace magpie::mcp {
