@@ -159,6 +159,24 @@ TEST(dropin_targeted, canonical_json_matches_python) {
   EXPECT_EQ(targeted::stable_key(json::object()).value(), sha256_hex("{\"occurrence\":0,\"parts\":{}}"));
 }
 
+TEST(dropin_targeted, postprocess_result_is_the_printed_summary) {
+  fs::path dir = make_temp_dir("/tmp", "magpie_tt_empty_").value();
+  fs::path out = dir / "out" / "summary.json";
+  auto r = targeted::postprocess_trace_dir(dir, out);
+  ASSERT_TRUE(r.ok()) << r.get_status().message();
+  EXPECT_FALSE(r->valid);
+  ASSERT_EQ(r->issues.size(), 2u);
+  EXPECT_EQ(r->issues[0], "manifest: manifest.json is missing");
+  EXPECT_EQ(r->issues[1], "no trace shards found under " + dir.string());
+  auto printed = parse_json(r->summary_text, "summary");  // the typed fields are the summary's
+  ASSERT_TRUE(printed.ok()) << printed.get_status().message();
+  EXPECT_EQ(json_strings(*printed, "issues"), r->issues);
+  EXPECT_FALSE(json_bool(*printed, "valid", true));
+  EXPECT_EQ(read_file(out).value(), r->summary_text + "\n");  // --output holds what is printed
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
 TEST(dropin_targeted, deterministic_sampling_and_streaming_hash) {
   int kept = 0;
   for (int i = 0; i < 1000; ++i) {

@@ -5,6 +5,7 @@
 
 #include "serve/bench_config.h"
 #include "serve/bench_config_codec.h"
+#include "serve/dry_run_printer.h"
 #include "serve/launcher.h"
 #include "serve/orchestrator.h"
 #include "serve/sha256.h"
@@ -232,6 +233,33 @@ TEST(plan_server, secrets_are_redacted_in_the_report) {
   std::string j = dump_compact(server_plan_json(*p));
   EXPECT_EQ(j.find("hf_secret"), std::string::npos);
   EXPECT_NE(j.find("HF_TOKEN=<redacted>"), std::string::npos);
+}
+
+TEST(dry_run, plan_with_our_server_or_at_a_base_url) {
+  benchmark_config c = base("vllm");
+  run_options o;
+  o.output_dir = "/tmp/magpie_dry_run_unit";
+  auto p = plan_dry_run(c, o);
+  ASSERT_TRUE(p.ok()) << p.get_status().message();
+  ASSERT_TRUE(p->server.has_value());
+  EXPECT_EQ(p->client.url.to_string(), p->server->url.to_string());  // the client talks to the server we plan
+  json j = dry_run_plan_json(*p);
+  EXPECT_EQ(j["server"], server_plan_json(*p->server));
+  EXPECT_EQ(j["client"]["url"], p->server->url.to_string());
+  EXPECT_EQ(j["client"]["max_concurrency"], 32);  // upstream Magpie's CONC default
+  EXPECT_EQ(j["client"]["request_rate"], "inf");
+  EXPECT_EQ(j["config"], benchmark_config_json(c));
+  EXPECT_EQ(j["run_kind"], run_kind_name(c.effective_run_kind()));
+  c.base_url = "http://127.0.0.1:8123";
+  auto q = plan_dry_run(c, o);
+  ASSERT_TRUE(q.ok()) << q.get_status().message();
+  EXPECT_FALSE(q->server.has_value());  // not our server: nothing to launch
+  json k = dry_run_plan_json(*q);
+  EXPECT_FALSE(k.contains("server"));
+  EXPECT_EQ(k["client"]["url"], "http://127.0.0.1:8123");
+  c.base_url.clear();
+  c.model.clear();
+  EXPECT_FALSE(plan_dry_run(c, o).ok());  // an invalid config (no model to launch) is refused, as by run_benchmark
 }
 
 TEST(versions, parse_and_compare) {
