@@ -244,6 +244,35 @@ std::string failure_reason(const std::string& issue) {
   return "other";
 }
 
+/// upstream Magpie's evidence_quality block: what the records' coverage and semantics support.
+/// `missing`: records lacking each field (phase, source, grid, shape, correlation).
+json evidence_quality(const json& coverage, const std::map<std::string, int64_t>& missing, int64_t complete_records,
+                      int64_t torch_records, bool any_issue) {
+  int64_t seen = json_as_int(coverage["seen"]).value_or(0), written = json_as_int(coverage["written"]).value_or(0),
+          dropped = json_as_int(coverage["dropped"]).value_or(0);
+  bool lossless = seen > 0 && dropped == 0 && written == seen;
+  bool complete_sem = written > 0 && complete_records == written;
+  bool claimed = !any_issue && lossless && complete_sem;
+  json unresolved = json::array();
+  if (!seen) unresolved.push_back("no_records");
+  if (dropped)
+    for (auto it = coverage["dropped_by_reason"].begin(); it != coverage["dropped_by_reason"].end(); ++it)
+      unresolved.push_back("dropped:" + it.key());
+  json missing_j = json::object();
+  for (const char* k : {"phase", "source", "grid", "shape", "correlation"}) {
+    missing_j[k] = missing.at(k);
+    if (missing.at(k)) unresolved.push_back(std::string("missing:") + k);
+  }
+  if (any_issue) unresolved.push_back("integrity_validation_failed");
+  return {{"evidence_class", "diagnostic_only"}, {"resolution_status", claimed ? "resolved" : "unresolved"},
+          {"semantic_coverage_claimed", claimed},
+          {"record_coverage_fraction", seen ? static_cast<double>(written) / static_cast<double>(seen) : 0.0},
+          {"lossless_record_coverage", lossless}, {"records_evaluated", written},
+          {"records_with_complete_semantics", complete_records}, {"missing_by_field", missing_j},
+          {"cross_event_join", "not_performed"}, {"join_eligible_records", torch_records - missing.at("correlation")},
+          {"unresolved_reasons", unresolved}};
+}
+
 }  // namespace
 
 status_or<postprocess_result> postprocess_trace_dir(const fs::path& dir, const std::optional<fs::path>& output) {
@@ -332,29 +361,7 @@ status_or<postprocess_result> postprocess_trace_dir(const fs::path& dir, const s
   if (shard_paths.empty()) issues.push_back("no trace shards found under " + dir.string());
   json failures = json::object();
   for (const auto& i : issues) bump(failures, failure_reason(json_as_string(i).value_or("")));
-  int64_t seen = json_as_int(coverage["seen"]).value_or(0), written = json_as_int(coverage["written"]).value_or(0),
-          dropped = json_as_int(coverage["dropped"]).value_or(0);
-  bool lossless = seen > 0 && dropped == 0 && written == seen;
-  bool complete_sem = written > 0 && complete_records == written;
-  bool claimed = issues.empty() && lossless && complete_sem;
-  json unresolved = json::array();
-  if (!seen) unresolved.push_back("no_records");
-  if (dropped)
-    for (auto it = coverage["dropped_by_reason"].begin(); it != coverage["dropped_by_reason"].end(); ++it)
-      unresolved.push_back("dropped:" + it.key());
-  json missing_j = json::object();
-  for (const char* k : {"phase", "source", "grid", "shape", "correlation"}) {
-    missing_j[k] = missing[k];
-    if (missing[k]) unresolved.push_back(std::string("missing:") + k);
-  }
-  if (!issues.empty()) unresolved.push_back("integrity_validation_failed");
-  json quality = {{"evidence_class", "diagnostic_only"}, {"resolution_status", claimed ? "resolved" : "unresolved"},
-                  {"semantic_coverage_claimed", claimed},
-                  {"record_coverage_fraction", seen ? static_cast<double>(written) / static_cast<double>(seen) : 0.0},
-                  {"lossless_record_coverage", lossless}, {"records_evaluated", written},
-                  {"records_with_complete_semantics", complete_records}, {"missing_by_field", missing_j},
-                  {"cross_event_join", "not_performed"}, {"join_eligible_records", torch_records - missing["correlation"]},
-                  {"unresolved_reasons", unresolved}};
+  json quality = evidence_quality(coverage, missing, complete_records, torch_records, !issues.empty());
   json summary = {{"schema_name", manifest.is_null() ? json(nullptr) : manifest["schema_name"]},
                   {"schema_version", manifest.is_null() ? json(nullptr) : manifest["schema_version"]},
                   {"run_id", manifest.is_null() ? json(nullptr) : manifest["run_id"]},
