@@ -146,12 +146,12 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
   }
   const double t_out = monotonic_seconds();
   if (check_seed) {
-    auto got = s.read_outputs();
+    status got = s.read_outputs();
     if (!got.ok()) {
-      fail_impl(st, got.get_status().with_context(s.spec().id + ": reading the outputs of a checked sample").message());
+      fail_impl(st, got.with_context(s.spec().id + ": reading the outputs of a checked sample").message());
       return false;
     }
-    check_outcome c = judge_outputs(req.reference, *check_seed, s.exchange().outputs(), *got, req.tolerances);
+    check_outcome c = judge_outputs(req.reference, *check_seed, s.exchange().outputs(), s.outputs(), req.tolerances);
     if (s.left_group() && c.passed) {  // what it wrote after the reply cannot be told from the rest
       c.passed = false;
       c.failure = strprintf("process %d of the harness's tree had left its process group: the stop that comes with "
