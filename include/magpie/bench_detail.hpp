@@ -198,6 +198,29 @@ class generator {
   uint64_t m_base;
 };
 
+/// Writes elements [0, n) of distribution d (the values gen.value(d, i), in the same double
+/// arithmetic) to `out` as S, converted by `conv`. One pass, the distribution's switch outside the
+/// loop: ~2 ns per element for uniform float32 (issue 36; was ~6-9 ns with a switch per element
+/// and a fresh host buffer per call). Deliberately one thread: the supervisor charges CPU time
+/// that other threads of the harness spend during `inputs` to the next fresh sample
+/// (docs/harness-protocol.md, input_reuse), so generating on helper threads would make every
+/// honest harness pay a noisy charge.
+template <class S, class Conv>
+inline void fill_elements(const generator& gen, const distribution& d, size_t n, unsigned char* out, Conv conv) {
+  auto put = [out, &conv](size_t i, double v) {
+    const S s = conv(v);
+    std::memcpy(out + i * sizeof(S), &s, sizeof(S));
+  };
+  if (d.k == distribution::kind::uniform) {
+    const double lo = d.a, width = d.b - d.a;
+    for (size_t i = 0; i < n; ++i) put(i, lo + width * gen.unit(i));
+  } else if (d.k == distribution::kind::constant) {
+    for (size_t i = 0; i < n; ++i) put(i, d.a);
+  } else {
+    for (size_t i = 0; i < n; ++i) put(i, gen.value(d, i));
+  }
+}
+
 template <class I>
 inline I clamp_int(double v) {
   if (std::isnan(v)) return 0;

@@ -189,6 +189,8 @@ class gpu_backend {
     return p;
   }
   void release(void* p) { MAGPIE_BENCH_GPU_API(Free)(p); }
+  /// Device memory: inputs are generated on the host and uploaded.
+  void* host_pointer(void*) const { return nullptr; }
   void upload(void* dst, const void* src, size_t bytes) {
     gpu_check(MAGPIE_BENCH_GPU_API(Memcpy)(dst, src, bytes, MAGPIE_BENCH_GPU_API(MemcpyHostToDevice)), "upload");
   }

@@ -94,6 +94,8 @@ class host_backend {
     return p;
   }
   void release(void* p) { std::free(p); }
+  /// Host memory is the host's: inputs are generated in place.
+  void* host_pointer(void* p) const { return p; }
   void upload(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
   void download(void* dst, const void* src, size_t bytes) { std::memcpy(dst, src, bytes); }
   void fill(void* dst, int byte, size_t bytes) { std::memset(dst, byte, bytes); }

@@ -52,18 +52,14 @@ class trial {
     d = detail::resolve(d, info::dt);
     b.init = detail::describe(d);
     b.fill_input = [d](const detail::generator& gen, size_t numel, unsigned char* host) {
-      for (size_t i = 0; i < numel; ++i) {
-        const S v = info::convert(gen.value(d, i));
-        std::memcpy(host + i * sizeof(S), &v, sizeof(S));
-      }
+      detail::fill_elements<S>(gen, d, numel, host, [](double v) { return info::convert(v); });
     };
-    std::vector<unsigned char> host(b.bytes);
-    b.fill_input(detail::generator(m_seed, name), b.numel, host.data());
+    unsigned char* host = fill_staged(b, m_seed);
     if (m_save) {
       b.pre = prefix() + "in_" + detail::file_safe(name) + ".npy";
-      detail::write_npy(m_dir + "/" + b.pre, b.dt, b.shape, host.data(), b.bytes);
+      detail::write_npy(m_dir + "/" + b.pre, b.dt, b.shape, host, b.bytes);
     }
-    m_backend.upload(b.user, host.data(), b.bytes);
+    if (host != b.user) m_backend.upload(b.user, host, b.bytes);
     return static_cast<ptr<T>>(b.user);
   }
 
@@ -165,15 +161,26 @@ class trial {
       if (b.kind == role::output) m_backend.fill(b.user, 0xFF, b.bytes);
   }
 
+  /// Fills input `b` from the generator of (seed, its name): straight into its memory where the
+  /// backend's is the host's, else into a staging buffer kept for the trial's life (no fresh
+  /// allocation and page faults per call); returns where the values are.
+  unsigned char* fill_staged(buffer& b, uint64_t seed) {
+    unsigned char* host = static_cast<unsigned char*>(m_backend.host_pointer(b.user));
+    if (!host) {
+      if (m_staging.size() < b.bytes) m_staging.resize(b.bytes);
+      host = m_staging.data();
+    }
+    b.fill_input(detail::generator(seed, b.name), b.numel, host);
+    return host;
+  }
+
   /// Regenerates every input in place (same buffers, so pointers stay valid) from `seed`.
   void refresh_inputs(uint64_t seed) {
     m_seed = seed;
-    std::vector<unsigned char> host;
     for (auto& b : m_buffers) {
       if (b.kind != role::input || !b.fill_input) continue;
-      host.resize(b.bytes);
-      b.fill_input(detail::generator(seed, b.name), b.numel, host.data());
-      m_backend.upload(b.user, host.data(), b.bytes);
+      unsigned char* host = fill_staged(b, seed);
+      if (host != b.user) m_backend.upload(b.user, host, b.bytes);
     }
   }
 
@@ -282,6 +289,7 @@ class trial {
   std::vector<buffer> m_buffers;
   std::vector<std::pair<std::string, double>> m_scalars;
   unsigned char* m_exchange = nullptr;  ///< mapped exchange memory (timing mode)
+  std::vector<unsigned char> m_staging;  ///< host copy of an input before its upload (device backends)
   size_t m_exchange_bytes = 0;
 };
 

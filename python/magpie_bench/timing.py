@@ -251,10 +251,22 @@ class Exchange:
             raise BenchError("the entry returned %d outputs, %d at the first call"
                              % (len(outputs), len(self.layout)))
         for o, (_, t) in zip(self.layout, outputs):
-            raw = _raw(_host_copy(t))
-            if len(raw) != o["nbytes"]:
-                raise BenchError("output %s has %d bytes, %d at the first call" % (o["name"], len(raw), o["nbytes"]))
-            self.mm[o["offset"]:o["offset"] + o["nbytes"]] = raw
+            h = _host_copy(t)
+            np = sys.modules.get("numpy")
+            if h.array is not None and np is not None:
+                # Straight from the array into the mapping: one copy (tobytes() made a second,
+                # ~10 ms more per sample for a 64 MB output).
+                src = np.ascontiguousarray(h.array).reshape(-1).view(np.uint8)
+                n = src.nbytes
+            else:
+                src = _raw(h)
+                n = len(src)
+            if n != o["nbytes"]:
+                raise BenchError("output %s has %d bytes, %d at the first call" % (o["name"], n, o["nbytes"]))
+            if np is not None and h.array is not None:
+                np.frombuffer(self.mm, dtype=np.uint8, count=n, offset=o["offset"])[:] = src
+            else:
+                self.mm[o["offset"]:o["offset"] + n] = src
 
 
 def _raw(h):

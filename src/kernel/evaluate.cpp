@@ -413,6 +413,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
   mr.tolerances = ctx.req.correctness;
   mr.cupti = ctx.cupti;
   mr.plan = ctx.req.mode == run_mode::compare;
+  mr.baseline = base;
   mr.same_tolerance = ctx.req.compare.same_tolerance;
   mr.confidence = ctx.req.compare.confidence;
   measure_outcome mo = ctx.workers.bound() ? measure_on_devices(mr, ctx.workers, base) : measure_interleaved(mr);

@@ -43,6 +43,10 @@ class exchange_memory {
   size_t bytes() const { return m_bytes; }
   /// The outputs as tensors, read with pread from our descriptor.
   status_or<std::vector<tensor>> read() const;
+  /// The same into `out`, reusing the buffers of the tensors it holds from an earlier read (no
+  /// allocation, zero-fill or page faults per checked sample: 64 MB outputs, issue 36); large
+  /// outputs are read in parallel slices.
+  status read_into(std::vector<tensor>* out) const;
 
  private:
   int m_fd = -1;

@@ -146,7 +146,9 @@ class timing_session {
   status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh);
   /// The last sample's outputs, read from the exchange memory while every process of the
   /// harness's tree is stopped.
-  status_or<std::vector<tensor>> read_outputs();
+  /// Read into outputs(), whose buffers are reused from one checked sample to the next.
+  status read_outputs();
+  const std::vector<tensor>& outputs() const { return m_outputs; }
   /// A process of the tree that was outside the harness's process group when the last checked
   /// sample's reply stopped the group (0: none): it could run on after the reply.
   pid_t left_group() const { return m_left_group; }
@@ -197,6 +199,7 @@ class timing_session {
   double m_gap_cpu = 0;          ///< tree CPU outside commands since the last sample
   double m_cmd_cpu = 0;          ///< tree CPU during the last command
   double m_inputs_extra = 0;     ///< tree CPU during the last `inputs` beyond its busiest thread
+  std::vector<tensor> m_outputs;  ///< the last checked sample's outputs (read_outputs)
   std::vector<pid_t> m_stopped;  ///< stopped after a checked sample's reply, until read_outputs
   bool m_held = false;
   pid_t m_left_group = 0;  ///< at the last checked sample's stop: a process of the tree outside the harness's group

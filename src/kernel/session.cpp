@@ -271,10 +271,10 @@ void timing_session::read_cupti(sample_record* r) {
   else ++m_findings.samples_without_gpu;
 }
 
-status_or<std::vector<tensor>> timing_session::read_outputs() {
+status timing_session::read_outputs() {
   status st = m_held ? ok_status() : stop_tree(m_child->pid(), 5.0, &m_stopped);
   if (st.ok()) note_gpu_holders();
-  status_or<std::vector<tensor>> out = st.ok() ? m_exchange->read() : status_or<std::vector<tensor>>(st);
+  status out = st.ok() ? m_exchange->read_into(&m_outputs) : st;
   resume_tree(m_stopped);
   m_stopped.clear();
   m_held = false;

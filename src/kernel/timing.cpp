@@ -146,12 +146,12 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
   }
   const double t_out = monotonic_seconds();
   if (check_seed) {
-    auto got = s.read_outputs();
+    status got = s.read_outputs();
     if (!got.ok()) {
-      fail_impl(st, got.get_status().with_context(s.spec().id + ": reading the outputs of a checked sample").message());
+      fail_impl(st, got.with_context(s.spec().id + ": reading the outputs of a checked sample").message());
       return false;
     }
-    check_outcome c = judge_outputs(req.reference, *check_seed, s.exchange().outputs(), *got, req.tolerances);
+    check_outcome c = judge_outputs(req.reference, *check_seed, s.exchange().outputs(), s.outputs(), req.tolerances);
     if (s.left_group() && c.passed) {  // what it wrote after the reply cannot be told from the rest
       c.passed = false;
       c.failure = strprintf("process %d of the harness's tree had left its process group: the stop that comes with "
@@ -400,12 +400,14 @@ pilot_summary summarize_pilot(const std::vector<std::unique_ptr<live_session>>& 
   p.log_medians.resize(impls);
   std::vector<double> all;
   impl_samples pooled;
+  std::vector<size_t> impl_of;
   for (const auto& ls : live) {
     if (!ls->active) continue;
     std::vector<int> rounds;
     std::vector<double> v = values_of(*ls, &rounds);
     if (v.empty()) continue;
     p.log_medians[ls->impl].push_back(std::log(median(v)));
+    impl_of.push_back(ls->impl);
     all.insert(all.end(), v.begin(), v.end());
     pooled.processes.push_back(std::move(v));
     pooled.rounds.push_back(std::move(rounds));
@@ -414,6 +416,11 @@ pilot_summary summarize_pilot(const std::vector<std::unique_ptr<live_session>>& 
   // load they shared (as the verdict's interval floor is; kernel/verdict.h without_round_effects).
   process_medians pm = summarize_processes(without_round_effects({&pooled})[0], 100, 0x9e3779b97f4a7c15ull);
   p.within_var = pm.within_var.empty() ? 0 : mean(pm.within_var);
+  if (pm.within_var.size() == impl_of.size()) {
+    std::vector<std::vector<double>> per(impls);
+    for (size_t i = 0; i < impl_of.size(); ++i) per[impl_of[i]].push_back(pm.within_var[i]);
+    for (const auto& w : per) p.within_vars.push_back(w.empty() ? p.within_var : mean(w));
+  }
   p.samples_per_process = pooled.processes.empty() ? 0 : static_cast<double>(all.size()) / static_cast<double>(pooled.processes.size());
   p.median_ns = all.empty() ? 0 : median(all);
   p.startup_s = startup_s;
@@ -485,6 +492,7 @@ sampling_record apply_plan(sampler& sm, double startup_s, int pilot_rounds, doub
   const measure_request& req = sm.req;
   pilot_summary ps = summarize_pilot(sm.live, req.kernels.size(), startup_s, pilot_wall / std::max(pilot_rounds, 1),
                                      req.policy.max_time_s - sm.wall());
+  ps.baseline = req.baseline;
   sampling_record rec = decide_sampling(ps, req.policy, req.same_tolerance, req.confidence);
   const int P0 = req.policy.processes;
   const double s0 = monotonic_seconds();

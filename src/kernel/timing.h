@@ -126,6 +126,7 @@ struct measure_request {
   uint64_t first_sample_id = 1;   ///< sample ids count up from here (unique over parallel groups)
   bool progress = true;           ///< draw the progress bar (off when groups run in parallel)
   bool plan = false;              ///< a compare on one group: plan processes and batch after a pilot
+  int baseline = -1;              ///< index of the compare's baseline in `kernels` (-1: none)
   double same_tolerance = 0.02;   ///< compare_policy's, for the plan's band
   double confidence = 0.95;
 };
@@ -148,12 +149,32 @@ measure_outcome measure_interleaved(const measure_request& req);
 struct pilot_summary {
   std::vector<std::vector<double>> log_medians;  ///< per implementation, per process
   double within_var = 0;  ///< mean bootstrap variance of a pilot process's log median
+  /// The same per implementation (mean over its processes; empty: within_var stands for all).
+  std::vector<double> within_vars;
+  int baseline = -1;      ///< index of the compare's baseline in log_medians (-1: none)
   double samples_per_process = 0;  ///< mean samples of record of a pilot process (within_var is at this many)
   double median_ns = 0;   ///< median per launch over every pilot sample
   double startup_s = 0;   ///< wall time to start and warm up the pilot's processes
   double round_s = 0;     ///< wall time of one round over the pilot's processes
   double left_s = 0;      ///< sampling budget left
 };
+
+/// The pilot's between-process spread as the plan uses it (issue 36): the variance of log process
+/// medians pooled over the implementations, leaving out — the most extreme first, fewer than half
+/// of them, never the baseline — an implementation whose own variance exceeds the pooled rest's
+/// by more than chance (F test at p < k_outlier_spread_p). In the GPU adversarial suite attacks
+/// with erratic times made the pooled sd 62.8% and the plan useless for the honest ones; a
+/// genuinely noisy baseline is always pooled, so it still gets more processes.
+struct pilot_spread {
+  double var = 0;  ///< pooled over the kept implementations
+  int df = 0;
+  double all_var = 0;  ///< pooled over all (what the plan used before)
+  int all_df = 0;
+  std::vector<bool> kept;                       ///< per implementation
+  std::vector<std::pair<int, double>> left_out;  ///< (implementation, its sd)
+};
+inline constexpr double k_outlier_spread_p = 0.001;
+pilot_spread robust_pilot_spread(const std::vector<std::vector<double>>& log_medians, int baseline);
 
 /// The plan after the pilot: batch (raised only from 1, for warm runs, under 10 µs) and
 /// processes per implementation (plan_processes at an upper bound of the pilot's between-process

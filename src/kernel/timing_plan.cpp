@@ -38,7 +38,86 @@ double chi2_quantile(double p, int df) {
   return (lo + hi) / 2;
 }
 
+// Regularized incomplete beta I_x(a, b) by its continued fraction (modified Lentz).
+double incomplete_beta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  if (x > (a + 1) / (a + b + 2)) return 1 - incomplete_beta(b, a, 1 - x);  // where the fraction converges
+  const double front =
+      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x)) / a;
+  double f = 1, c = 1, d = 0;
+  for (int i = 0; i <= 400; ++i) {
+    const double m = i / 2;
+    const double num = i == 0       ? 1
+                       : i % 2 == 0 ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+                                    : -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+    d = 1 + num * d;
+    d = 1 / (std::fabs(d) < 1e-30 ? 1e-30 : d);
+    c = 1 + num / c;
+    if (std::fabs(c) < 1e-30) c = 1e-30;
+    f *= c * d;
+    if (std::fabs(1 - c * d) < 1e-12) break;
+  }
+  return front * (f - 1);
+}
+
+// Quantile of F(d1, d2) by bisection on its CDF.
+double f_quantile(double p, int d1, int d2) {
+  const auto cdf = [&](double f) { return incomplete_beta(d1 / 2.0, d2 / 2.0, d1 * f / (d1 * f + d2)); };
+  double lo = 0, hi = 1;
+  while (cdf(hi) < p && hi < 1e12) hi *= 2;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (cdf(mid) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 }  // namespace
+
+pilot_spread robust_pilot_spread(const std::vector<std::vector<double>>& log_medians, int baseline) {
+  const size_t K = log_medians.size();
+  std::vector<double> var(K, 0);
+  std::vector<int> dfs(K, 0);
+  std::vector<bool> kept(K, false);
+  pilot_spread out;
+  for (size_t k = 0; k < K; ++k) {
+    if (log_medians[k].size() < 2) continue;
+    var[k] = std::pow(log_sd(log_medians[k]), 2);
+    dfs[k] = static_cast<int>(log_medians[k].size() - 1);
+    kept[k] = true;
+    out.all_var += var[k] * dfs[k];
+    out.all_df += dfs[k];
+  }
+  out.all_var = out.all_df ? out.all_var / out.all_df : 0;
+  const auto pooled_without = [&](size_t skip, double* v, int* df) {
+    double acc = 0;
+    *df = 0;
+    for (size_t k = 0; k < K; ++k)
+      if (kept[k] && k != skip) {
+        acc += var[k] * dfs[k];
+        *df += dfs[k];
+      }
+    *v = *df ? acc / *df : 0;
+  };
+  // Fewer than half of the implementations (with a spread) may be left out: the rest decide.
+  const int with_spread = static_cast<int>(std::count(kept.begin(), kept.end(), true));
+  for (int dropped = 0; 2 * (dropped + 1) < with_spread; ++dropped) {
+    size_t worst = K;
+    for (size_t k = 0; k < K; ++k)
+      if (kept[k] && static_cast<int>(k) != baseline && (worst == K || var[k] > var[worst])) worst = k;
+    if (worst == K) break;
+    double rest = 0;
+    int rest_df = 0;
+    pooled_without(worst, &rest, &rest_df);
+    if (rest_df < 1 || !(var[worst] > rest * f_quantile(1 - k_outlier_spread_p, dfs[worst], rest_df))) break;
+    kept[worst] = false;
+    out.left_out.push_back({static_cast<int>(worst), std::sqrt(var[worst])});
+  }
+  pooled_without(K, &out.var, &out.df);
+  out.kept = kept;
+  return out;
+}
 
 double median_difference_noise_ns(const timing_result& a, const timing_result& b) {
   double se2 = 0;
@@ -70,15 +149,23 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
     s.batch_why = strprintf("pilot median %.2f us >= %.0f us: one launch per sample", pilot.median_ns / 1e3, k_short_kernel_ns / 1e3);
   else
     s.batch = std::clamp(static_cast<int>(std::ceil(k_batch_target_ns / pilot.median_ns)), 2, k_max_batch);
-  // Between-process spread: pooled sd of log process medians, and the upper bound planned with.
-  double acc = 0;
-  int df = 0;
-  for (const auto& m : pilot.log_medians)
-    if (m.size() >= 2) {
-      acc += std::pow(log_sd(m), 2) * static_cast<double>(m.size() - 1);
-      df += static_cast<int>(m.size() - 1);
-    }
-  s.pilot_sd = df > 0 ? std::sqrt(acc / df) : 0;
+  // Between-process spread: pooled sd of log process medians over the implementations whose own
+  // spread is not beyond the others' by more than chance (robust_pilot_spread: one erratic
+  // implementation must not decide everyone's processes), and the upper bound planned with.
+  const pilot_spread spread = robust_pilot_spread(pilot.log_medians, pilot.baseline);
+  const int df = spread.df;
+  s.pilot_sd = std::sqrt(spread.var);
+  std::string left_out;
+  for (const auto& [k, sd] : spread.left_out)
+    left_out += strprintf("%s#%d (sd %.1f%%)", left_out.empty() ? "" : ", ", k, sd * 100);
+  // The within part over the same implementations (an erratic one's medians are noisy too).
+  double within_var = pilot.within_var;
+  if (pilot.within_vars.size() == pilot.log_medians.size() && !spread.left_out.empty()) {
+    std::vector<double> w;
+    for (size_t k = 0; k < pilot.within_vars.size(); ++k)
+      if (spread.kept[k]) w.push_back(pilot.within_vars[k]);
+    if (!w.empty()) within_var = mean(w);
+  }
   // The variance of one process's log median at the end, with n processes per implementation:
   // the between part (its 80% upper bound: the pilot has few df) plus the within part, which
   // shrinks with the samples that process gets by the end — and a budget shared by more
@@ -87,7 +174,6 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
   // Fewer than min_samples rounds left: n is not affordable (-1).
   // The within part is the medians' bootstrap variance, as the verdict's floor uses it
   // (docs/statistics.md: it overstates under a shared load, but the verdict keeps it).
-  const double within_var = pilot.within_var;
   const double between = std::max(0.0, s.pilot_sd * s.pilot_sd - within_var);
   const double between_up = df > 0 ? between * df / chi2_quantile(k_sd_upper_quantile, df) : 0;
   const double m = pilot.samples_per_process > 0 ? pilot.samples_per_process : p.min_samples;
@@ -118,7 +204,12 @@ sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy&
                     "%.2f%% at %.0f samples (bootstrap); planned with the between part's %.0f%% upper bound and the within part at the "
                     "samples each process gets by the end (%.2f%% at %d processes); ",
                     s.pilot, s.pilot_sd * 100, df, std::sqrt(within_var) * 100, m, (1 - k_sd_upper_quantile) * 100,
-                    sd_up * 100, s.pilot) + plan.why;
+                    sd_up * 100, s.pilot) +
+           (left_out.empty() ? ""
+                             : strprintf("implementation(s) %s left out of the pooled spread: beyond the others' by more than "
+                                         "chance (F test, p < %.3f; all pooled: sd %.2f%%); ",
+                                         left_out.c_str(), k_outlier_spread_p, std::sqrt(spread.all_var) * 100)) +
+           plan.why;
   // What the budget left affords: starting the new processes (with the batch, or without it when
   // a restart leaves no process min_samples rounds) and min_samples rounds over all.
   process_plan afforded = plan_for(s.batch, true);

@@ -309,3 +309,30 @@ TEST(integrity35, input_generation_slack_follows_the_baselines_own_spread) {
   check_timing_integrity(quiet, 0, p);
   EXPECT_EQ(status_of(quiet[1], "input_generation"), check_status::fail);
 }
+
+// Issue 36: checked samples of 64 MB outputs read into the same buffers every time (no
+// allocation per read); a large output is read in parallel slices, byte for byte.
+TEST(exchange, read_into_reuses_buffers_and_reads_large_outputs_whole) {
+  exchange_memory ex;
+  ASSERT_TRUE(ex.create().ok());
+  const int64_t n = (12 << 20) / 4 + 3;  // 12 MB + 12 bytes: several slices, an odd tail
+  const size_t bytes = 64 + static_cast<size_t>(n) * 4;
+  ASSERT_EQ(::ftruncate(ex.fd(), static_cast<off_t>(bytes)), 0);
+  auto* p = static_cast<float*>(::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, ex.fd(), 0));
+  ASSERT_NE(p, MAP_FAILED);
+  ASSERT_TRUE(ex.adopt(layout(64, n)).ok());
+  std::vector<tensor> out;
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t i = 0; i < n; ++i) p[16 + i] = static_cast<float>(i * (round + 1));
+    const uint8_t* before = out.empty() ? nullptr : out[0].data.data();
+    ASSERT_TRUE(ex.read_into(&out).ok());
+    ASSERT_EQ(out.size(), 1u);
+    if (before) {
+      EXPECT_EQ(out[0].data.data(), before);  // the same buffer
+    }
+    ASSERT_EQ(out[0].data.size(), static_cast<size_t>(n) * 4);
+    EXPECT_EQ(std::memcmp(out[0].data.data(), p + 16, out[0].data.size()), 0);
+    EXPECT_DOUBLE_EQ(out[0].at(static_cast<size_t>(n - 1)), static_cast<double>((n - 1) * (round + 1)));
+  }
+  ::munmap(p, bytes);
+}

@@ -389,3 +389,49 @@ TEST(verdict_stats, spread_alone_at_enough_df_never_calls_ten_percent_same) {
     RecordProperty(std::string("ten_percent_same_") + c.name, same10);
   }
 }
+
+// Issue 36 part 4: what makes identical numpy processes bimodal on the shared 2-core VM is time
+// sharing — a process whose CPU another session's compute-bound process shares runs at ~2x its
+// CPU time (wall 8 ms for 4 ms of CPU) for as long as that placement lasts, often its whole life
+// (docs/statistics.md). Simulated: each process independently time-shared with probability q
+// (2x for its whole life), 2% process sd otherwise, ±60% per sample, 8-14 processes of 12-20
+// samples. Over 200 compares per case: a copy really 10% slower is never `same`; a false
+// difference (identical code faster / slower, or the slower copy faster) at most once — measured
+// 1, 1 and 0 of 200: the tail of a 2x mixture with ~17% noise per process median, not 0 (a check
+// on the median processes was tried and changed none of them). A/A is `same` 0 of 200 here.
+TEST(verdict_stats, time_shared_processes_never_make_a_difference_or_hide_ten_percent) {
+  compare_policy p;
+  p.bootstrap_resamples = 60;
+  auto bimodal = [](double center, int procs, double q, int n, splitmix64& rng) {
+    impl_samples s;
+    for (int i = 0; i < procs; ++i) {
+      const bool shared = static_cast<double>(rng.next() % 10000) < q * 10000;
+      const double level = center * std::exp(0.02 * gauss(rng)) * (shared ? 2.0 : 1.0);
+      std::vector<double> v;
+      for (int k = 0; k < n; ++k) v.push_back(level * (1 + 0.6 * ((rng.next() % 2001) / 1000.0 - 1)));
+      s.processes.push_back(v);
+    }
+    return s;
+  };
+  const int runs = 200;
+  for (double q : {0.1, 0.25, 0.4}) {
+    splitmix64 rng(static_cast<uint64_t>(q * 1000) + 7);
+    int wrong = 0, same10 = 0, same_aa = 0;
+    for (int r = 0; r < runs; ++r) {
+      const int procs = 8 + static_cast<int>(rng.next() % 7), n = 12 + static_cast<int>(rng.next() % 9);
+      auto a = bimodal(4e6, procs, q, n, rng);
+      auto b = bimodal(4e6, procs, q, n, rng);
+      auto d = bimodal(4e6 * 1.10, procs, q, n, rng);
+      auto v = build_verdicts({impl(a), impl(b), impl(d)}, 0, p, static_cast<uint64_t>(r));
+      const bool bad = v[1].verdict == verdict_kind::faster || v[1].verdict == verdict_kind::slower ||
+                       v[2].verdict == verdict_kind::faster;
+      wrong += bad;
+      same10 += v[2].verdict == verdict_kind::same;
+      same_aa += v[1].verdict == verdict_kind::same;
+    }
+    EXPECT_LE(wrong, 1) << "q " << q;  // measured: 1, 1, 0 of 200 (q 0.1, 0.25, 0.4)
+    EXPECT_EQ(same10, 0) << "q " << q;
+    std::printf("q %.2f: false differences %d of %d, 10%% slower same %d, A/A same %d\n", q, wrong, runs, same10, same_aa);
+    RecordProperty("aa_same_q" + std::to_string(static_cast<int>(q * 100)), same_aa);
+  }
+}
