@@ -90,6 +90,7 @@ struct sample_record {
   double inputs_extra_ns = 0;     ///< fresh: CPU time of the tree during `inputs` beyond its busiest thread
   bool fresh = false;             ///< inputs regenerated (from a secret seed) right before it
   bool checked = false;           ///< outputs read from the exchange memory and compared (decided after the reply)
+  bool partner = false;           ///< issued right before the next (fresh) sample's `inputs`, on the same process
   bool has_gpu = false;           ///< CUPTI attributed GPU work to it
   sample_gpu gpu;                 ///< whole batch
   double gpu_ns = std::nan("");   ///< CUPTI span per launch (the statistic of record on CUDA)
@@ -143,7 +144,8 @@ class timing_session {
   status flush();
   /// One sample (always the same command: which samples are compared is decided after the
   /// reply). CUPTI records are read and attributed when the injection library is active.
-  status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh);
+  /// `partner`: the sample right before a fresh one's `inputs` (recorded only: the command is the same).
+  status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh, bool partner);
   /// The last sample's outputs, read from the exchange memory while every process of the
   /// harness's tree is stopped.
   status_or<std::vector<tensor>> read_outputs();

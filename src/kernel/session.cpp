@@ -212,9 +212,10 @@ status timing_session::flush() {
   return ok_status();
 }
 
-status_or<sample_record> timing_session::sample(uint64_t id, int round, bool check, bool fresh) {
+status_or<sample_record> timing_session::sample(uint64_t id, int round, bool check, bool fresh, bool partner) {
   sample_record r;
   r.id = id;
+  r.partner = partner;
   r.round = round;
   r.checked = check;
   r.fresh = fresh;

@@ -114,14 +114,17 @@ void start_processes(const measure_request& req, const timing_policy& policy, in
 // (`inputs <seed>`): every checked one (a secret seed the reference ran) and, at random, about
 // as many others (a secret seed nobody ran), so the harness cannot tell which are checked. Only
 // after the reply does the supervisor decide to read a checked sample's outputs itself (the
-// harness's processes stopped) and compare them completely. A fresh sample's whole time
+// harness's processes stopped) and compare them completely. Right before a fresh sample's
+// `inputs` the same process gets one more sample on its current inputs (its *partner*): when it
+// runs, nothing tells it from any other repeated sample (the `inputs` that follow are not sent
+// yet), and it runs a moment before the fresh one under the same load, so input_reuse and
+// fresh_overhead compare each fresh sample with its own partner (docs/harness-protocol.md). A fresh sample's whole time
 // (inputs, re-poisoning, the read) goes to `overhead_s`, not the budget: on an H200 a checked
 // 16M-element sample took ~25 ms against ~1 ms unchecked. Returns false when the process failed.
-bool one_sample(live_session& ls, impl_state& st, const measure_request& req, uint64_t id, int round,
+bool one_sample(live_session& ls, impl_state& st, const measure_request& req, uint64_t* next_id, int round,
                 const uint64_t* check_seed, splitmix64& rng, double* overhead_s) {
   timing_session& s = *ls.s;
   status r = ok_status();
-  const double t_in = monotonic_seconds();
   // Unchecked fresh samples cost an input generation each (100+ ms for large inputs): at most
   // checked_samples of them per process, at random rounds, as many as the checked ones.
   bool fresh = check_seed != nullptr;
@@ -130,6 +133,18 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
     ++ls.fresh_unchecked;
   }
   const uint64_t seed = check_seed ? *check_seed : rng.next();
+  if (fresh && ls.crit.count() > 0) {  // the partner: a plain sample, issued before the inputs are
+    const double t_p = monotonic_seconds();
+    status_or<sample_record> partner = s.sample((*next_id)++, round, false, false, true);
+    if (!partner.ok()) {
+      fail_impl(st, partner.get_status().message());
+      return false;
+    }
+    s.add_sample_cost((monotonic_seconds() - t_p) * 1e9, 0);
+    ls.crit.add(s.cupti_active() && partner->has_gpu ? partner->gpu_ns : partner->harness_ns);
+  }
+  const uint64_t id = (*next_id)++;
+  const double t_in = monotonic_seconds();
   if (fresh) {
     double bracket = 0, cpu = 0;
     r = s.inputs(seed, &bracket, &cpu);
@@ -139,7 +154,7 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
     }
   }
   if (r.ok() && req.policy.cold) r = s.flush();
-  status_or<sample_record> smp = r.ok() ? s.sample(id, round, check_seed != nullptr, fresh) : status_or<sample_record>(r);
+  status_or<sample_record> smp = r.ok() ? s.sample(id, round, check_seed != nullptr, fresh, false) : status_or<sample_record>(r);
   if (!smp.ok()) {
     fail_impl(st, smp.get_status().message());
     return false;
@@ -217,7 +232,11 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
   process_result pr;
   pr.index = s.process();
   std::vector<double> harness, excess, observed, unclaimed;
+  bool partner = false;  // the sample before is a partner of record
+  fresh_pair pair;
   for (const auto& smp : s.samples()) {
+    const bool paired = partner;
+    partner = false;
     double v = s.cupti_active() ? smp.gpu_ns : smp.harness_ns;
     harness.push_back(smp.harness_ns);
     double ex = std::max(0.0, smp.bracket_ns - median(s.rtt_ns()));
@@ -237,6 +256,17 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     pr.rounds.push_back(smp.round);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
     if (smp.fresh) r.fresh_extra_ns.push_back(smp.inputs_extra_ns / batch);
+    if (smp.fresh && paired) {
+      pair.fresh_ns = v;
+      pair.fresh_cpu_ns = smp.cpu_ns / batch;
+      pair.fresh_bracket_ns = smp.bracket_ns / batch;
+      pair.extra_ns = smp.inputs_extra_ns / batch;
+      r.pairs.push_back(pair);
+    }
+    partner = smp.partner;
+    pair.partner_ns = v;
+    pair.partner_cpu_ns = smp.cpu_ns / batch;
+    pair.partner_bracket_ns = smp.bracket_ns / batch;
   }
   pr.median_ns = pr.samples_ns.empty() ? 0 : median(pr.samples_ns);
   pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());
@@ -361,7 +391,7 @@ struct sampler {
     for (size_t i : order) {
       live_session& ls = *live[i];
       if (!ls.active) continue;
-      if (!one_sample(ls, st[ls.impl], req, next_id++, round, check_for(ls, closing), rng, &overhead_s)) {
+      if (!one_sample(ls, st[ls.impl], req, &next_id, round, check_for(ls, closing), rng, &overhead_s)) {
         for (auto& other : live)
           if (other->impl == ls.impl) other->active = false;
         continue;
