@@ -104,8 +104,9 @@ struct channel_findings {
   size_t unexpected_marks = 0;       ///< windows for ids we never issued, or marked twice
   /// NVML snapshots taken while the tree was stopped for a checked sample (0: no NVML here).
   size_t gpu_snapshots = 0;
-  /// Most processes of the harness's own tree, beyond one, seen holding a GPU in a snapshot:
-  /// only one process may (work in another one is outside every measured window: a CUDA IPC helper).
+  /// Most processes of the harness's own tree, beyond one, seen holding a GPU in a snapshot, with
+  /// magpie's descendants outside every harness tree attributed to it (kernel/gpu_holders.h): only
+  /// one process may (work in another one is outside every measured window: a CUDA IPC helper).
   size_t extra_gpu_holders = 0;
   std::string gpu_holders;           ///< "pid (comm), ..." of that snapshot
   json to_json() const;

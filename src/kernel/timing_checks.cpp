@@ -481,8 +481,9 @@ bool check_tree_gpu_holders(timing_result& r) {
   for (const auto& p : r.processes) {
     if (p.findings.extra_gpu_holders == 0) continue;
     r.integrity.set("gpu_processes", check_status::fail,
-                    strprintf("process %d: %zu process(es) of the harness's own tree besides it held a GPU while the tree "
-                              "was stopped for a checked sample (%s): GPU work outside the measured process",
+                    strprintf("process %d: %zu process(es) besides the harness held a GPU while its tree was stopped for "
+                              "a checked sample (%s; of its tree, or magpie's descendants outside every harness tree): GPU "
+                              "work outside the measured process",
                               p.index, p.findings.extra_gpu_holders, p.findings.gpu_holders.c_str()),
                     {{"process", p.index}, {"holders", p.findings.gpu_holders}});
     return true;
