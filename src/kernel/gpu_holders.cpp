@@ -67,7 +67,7 @@ std::vector<gpu_holder> attribute_gpu_holders(const std::vector<gpu::gpu_process
 
 namespace {
 std::mutex g_roots_mu;
-std::vector<pid_t>& roots() {
+std::vector<pid_t>& harness_roots_store() {
   static std::vector<pid_t> r;
   return r;
 }
@@ -75,18 +75,18 @@ std::vector<pid_t>& roots() {
 
 void register_harness_root(pid_t root) {
   std::lock_guard<std::mutex> lock(g_roots_mu);
-  roots().push_back(root);
+  harness_roots_store().push_back(root);
 }
 
 void unregister_harness_root(pid_t root) {
   std::lock_guard<std::mutex> lock(g_roots_mu);
-  auto& r = roots();
+  auto& r = harness_roots_store();
   r.erase(std::remove(r.begin(), r.end(), root), r.end());
 }
 
 std::vector<pid_t> live_harness_roots() {
   std::lock_guard<std::mutex> lock(g_roots_mu);
-  return roots();
+  return harness_roots_store();
 }
 
 }  // namespace magpie::kernel

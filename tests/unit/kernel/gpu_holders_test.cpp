@@ -28,13 +28,13 @@ proc_lookup lookup_in(const std::map<pid_t, proc_row>& t) {
   };
 }
 
-std::vector<gpu::gpu_process> nvml(const std::vector<pid_t>& pids) {
+std::vector<gpu::gpu_process> fake_nvml(const std::vector<pid_t>& pids) {
   std::vector<gpu::gpu_process> v;
   for (pid_t p : pids) v.push_back({0, p, 1 << 20, "p" + std::to_string(p)});
   return v;
 }
 
-const gpu_holder& of(const std::vector<gpu_holder>& v, pid_t pid) {
+const gpu_holder& holder_of(const std::vector<gpu_holder>& v, pid_t pid) {
   for (const auto& h : v)
     if (h.process.pid == pid) return h;
   static gpu_holder none;
@@ -46,36 +46,36 @@ const gpu_holder& of(const std::vector<gpu_holder>& v, pid_t pid) {
 TEST(gpu_holders, attributes_each_holder_to_a_tree_magpie_or_nobody) {
   const auto t = holders_table();
   // A is being sampled (stopped: 200, 201, 202); B lives too.
-  auto v = attribute_gpu_holders(nvml({100, 201, 202, 301, 400, 401, 500, 201}), 100, 200, {200, 201, 202}, {200, 300},
+  auto v = attribute_gpu_holders(fake_nvml({100, 201, 202, 301, 400, 401, 500, 201}), 100, 200, {200, 201, 202}, {200, 300},
                                  lookup_in(t));
   ASSERT_EQ(v.size(), 7u);  // 201 listed twice (two GPUs): once
-  EXPECT_EQ(of(v, 100).kind, holder_kind::supervisor);
-  EXPECT_EQ(of(v, 201).kind, holder_kind::sampled_tree);
-  EXPECT_EQ(of(v, 202).kind, holder_kind::sampled_tree);
-  EXPECT_EQ(of(v, 301).kind, holder_kind::other_harness);
-  EXPECT_EQ(of(v, 301).harness, 300);
-  EXPECT_EQ(of(v, 400).kind, holder_kind::escaped);
-  EXPECT_EQ(of(v, 400).harness, 200);  // its session: A's
-  EXPECT_EQ(of(v, 401).kind, holder_kind::escaped);
-  EXPECT_EQ(of(v, 401).harness, 200);  // no harness's session: the one whose timing runs
-  EXPECT_EQ(of(v, 500).kind, holder_kind::foreign);
+  EXPECT_EQ(holder_of(v, 100).kind, holder_kind::supervisor);
+  EXPECT_EQ(holder_of(v, 201).kind, holder_kind::sampled_tree);
+  EXPECT_EQ(holder_of(v, 202).kind, holder_kind::sampled_tree);
+  EXPECT_EQ(holder_of(v, 301).kind, holder_kind::other_harness);
+  EXPECT_EQ(holder_of(v, 301).harness, 300);
+  EXPECT_EQ(holder_of(v, 400).kind, holder_kind::escaped);
+  EXPECT_EQ(holder_of(v, 400).harness, 200);  // its session: A's
+  EXPECT_EQ(holder_of(v, 401).kind, holder_kind::escaped);
+  EXPECT_EQ(holder_of(v, 401).harness, 200);  // no harness's session: the one whose timing runs
+  EXPECT_EQ(holder_of(v, 500).kind, holder_kind::foreign);
 }
 
 TEST(gpu_holders, an_escaped_helper_counts_against_its_sessions_harness_while_another_is_sampled) {
   const auto t = holders_table();
   // B is being sampled: A's double-forked helper 400 is still A's (its session), 401 is B's now.
-  auto v = attribute_gpu_holders(nvml({301, 400, 401}), 100, 300, {300, 301}, {200, 300}, lookup_in(t));
-  EXPECT_EQ(of(v, 301).kind, holder_kind::sampled_tree);
-  EXPECT_EQ(of(v, 400).kind, holder_kind::escaped);
-  EXPECT_EQ(of(v, 400).harness, 200);
-  EXPECT_EQ(of(v, 401).harness, 300);
+  auto v = attribute_gpu_holders(fake_nvml({301, 400, 401}), 100, 300, {300, 301}, {200, 300}, lookup_in(t));
+  EXPECT_EQ(holder_of(v, 301).kind, holder_kind::sampled_tree);
+  EXPECT_EQ(holder_of(v, 400).kind, holder_kind::escaped);
+  EXPECT_EQ(holder_of(v, 400).harness, 200);
+  EXPECT_EQ(holder_of(v, 401).harness, 300);
   // A process of the sampled tree that stop_tree's walk missed is still found by its parent chain.
-  auto w = attribute_gpu_holders(nvml({202}), 100, 200, {200}, {200, 300}, lookup_in(t));
-  EXPECT_EQ(of(w, 202).kind, holder_kind::sampled_tree);
+  auto w = attribute_gpu_holders(fake_nvml({202}), 100, 200, {200}, {200, 300}, lookup_in(t));
+  EXPECT_EQ(holder_of(w, 202).kind, holder_kind::sampled_tree);
   // Once A has finished (not live), its helper is nobody's harness's: blamed on the sampled one.
-  auto x = attribute_gpu_holders(nvml({400}), 100, 300, {300, 301}, {300}, lookup_in(t));
-  EXPECT_EQ(of(x, 400).kind, holder_kind::escaped);
-  EXPECT_EQ(of(x, 400).harness, 300);
+  auto x = attribute_gpu_holders(fake_nvml({400}), 100, 300, {300, 301}, {300}, lookup_in(t));
+  EXPECT_EQ(holder_of(x, 400).kind, holder_kind::escaped);
+  EXPECT_EQ(holder_of(x, 400).harness, 300);
 }
 
 TEST(gpu_holders, live_roots_registry) {
