@@ -310,9 +310,9 @@ void check_reuse(timing_result& r, const timing_result* base) {
 // Work done after the harness's timer but before its reply, only where a sample can be checked
 // (relay.cpp fresh_overtime: the answer written into the exchange memory after a claimed half
 // time), is inside our clock on fresh samples only: clock_gain's low end over all samples does
-// not move, the pairs do. Honest harnesses leave out the same on both samples of a pair (the
-// output copy, the channel): cancelled within the pair, and what remains (a checked sample's stop)
-// is the baseline's too.
+// not move, the pairs do. Honest harnesses do the same on both samples of a pair (the output
+// copy, the channel): cancelled within the pair, and what remains (caches warm after `inputs`,
+// a checked sample's stop) is the baseline's too.
 void check_fresh_overhead(timing_result& r, const timing_result& base) {
   if (r.pairs.size() < 3 || base.pairs.size() < 3) {
     r.integrity.set("fresh_overhead", check_status::skipped, "too few fresh samples with partners");
