@@ -224,6 +224,24 @@ void check_bracket(timing_result& r) {
 // stayed 1.5 ms), and fresh samples are not spread like the others — the checked ones of every
 // process fall in the same rounds, beside every other tree's input generation and the work attack
 // trees resume after their checked replies. The partner ran a moment before under the same load.
+// input_reuse's outcome: `slower` says how much slower fresh samples were, `charge` the CPU time
+// charged to them (median), `same` what a pass found.
+void set_reuse(timing_result& r, bool fail, const std::string& slower, double charge, const char* same, const json& data) {
+  const std::string charged = charge > 0 ? strprintf(", with %.2f us of CPU time other threads or processes of the harness "
+                                                     "spent while its inputs were generated", charge / 1e3)
+                                         : "";
+  if (fail)
+    r.integrity.set("input_reuse", check_status::fail,
+                    "samples on fresh inputs take " + slower + charged +
+                        ": work skipped or results reused when the inputs did not change",
+                    data);
+  else
+    r.integrity.set("input_reuse", check_status::pass,
+                    std::string(same) + " (fresh ones charged with the CPU time other threads spent while their inputs "
+                                        "were generated)",
+                    data);
+}
+
 void check_reuse(timing_result& r, const timing_result* base) {
   const timing_result& ref = base && !base->fresh_extra_ns.empty() ? *base : r;
   const double usual_extra = med(ref.fresh_extra_ns);
@@ -255,22 +273,12 @@ void check_reuse(timing_result& r, const timing_result* base) {
     // the host clock, by 15% in CPU time too (the output copy and the channel dilute it: the
     // relay that does 55% of the work on repeated inputs showed 1.18-1.42, honest kernels at most
     // 1.12 in 36 compares).
-    if (f > 1.3 && low > 1.1 && (!host || fc > 1.15))
-      r.integrity.set("input_reuse", check_status::fail,
-                      strprintf("samples on fresh inputs take %.2fx as long as the sample the same process ran on its "
-                                "previous inputs right before (median of %zu pairs; %.2f vs %.2f us%s%s): work skipped or "
-                                "results reused when the inputs did not change",
-                                f, r.pairs.size(), med(fresh) / 1e3, med(partner) / 1e3,
-                                host ? strprintf("; %.2fx the CPU time", fc).c_str() : "",
-                                charge > 0 ? strprintf(", with %.2f us of CPU time other threads or processes of the "
-                                                       "harness spent while its inputs were generated", charge / 1e3).c_str()
-                                           : ""),
-                      data);
-    else
-      r.integrity.set("input_reuse", check_status::pass,
-                      "fresh inputs take the time of the sample right before them on repeated inputs (fresh ones "
-                      "charged with the CPU time other threads spent while their inputs were generated)",
-                      data);
+    set_reuse(r, f > 1.3 && low > 1.1 && (!host || fc > 1.15),
+              strprintf("%.2fx as long as the sample the same process ran on its previous inputs right before (median "
+                        "of %zu pairs; %.2f vs %.2f us%s)",
+                        f, r.pairs.size(), med(fresh) / 1e3, med(partner) / 1e3,
+                        host ? strprintf("; %.2fx the CPU time", fc).c_str() : ""),
+              charge, "fresh inputs take the time of the sample right before them on repeated inputs", data);
     return;
   }
   if (r.fresh_ns.size() < 3 || r.reused_ns.size() < 8) {
@@ -289,20 +297,9 @@ void check_reuse(timing_result& r, const timing_result* base) {
                {"charged_median_ns", charge}, {"baseline_extra_median_ns", usual_extra}};
   // Without partners (results merged from runs that had none): fresh samples against all
   // repeated ones — all of them slower than the typical repeated one.
-  if (fmin > 1.1 * u + 200 && f > 1.3 * u)
-    r.integrity.set("input_reuse", check_status::fail,
-                    strprintf("samples on fresh inputs take %.2fx as long as samples that repeat inputs (%.2f vs %.2f us%s): "
-                              "work skipped or results reused when the inputs did not change",
-                              f / u, f / 1e3, u / 1e3,
-                              charge > 0 ? strprintf(", with %.2f us of CPU time other threads or processes of the harness "
-                                                     "spent while its inputs were generated", charge / 1e3).c_str()
-                                         : ""),
-                    data);
-  else
-    r.integrity.set("input_reuse", check_status::pass,
-                    "fresh and repeated inputs take the same time (fresh ones charged with the CPU time other threads "
-                    "spent while their inputs were generated)",
-                    data);
+  set_reuse(r, fmin > 1.1 * u + 200 && f > 1.3 * u,
+            strprintf("%.2fx as long as samples that repeat inputs (%.2f vs %.2f us)", f / u, f / 1e3, u / 1e3), charge,
+            "fresh and repeated inputs take the same time", data);
 }
 
 // fresh_overhead: the part of the supervisor's clock a fresh sample's claim leaves out, beyond

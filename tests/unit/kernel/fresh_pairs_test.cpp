@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "kernel/timing.h"
+#include "timing_fakes.h"
 
 using namespace magpie;
 using namespace magpie::kernel;
@@ -15,20 +16,7 @@ namespace {
 // A host-clock result of `record_ns` per sample with `n` pairs: fresh/partner time of record and
 // the tree's CPU time during each `sample` command (ns per launch).
 timing_result paired(double record_ns, int n, double fresh_ns, double partner_ns, double fresh_cpu, double partner_cpu) {
-  timing_result r;
-  r.ok = true;
-  r.source = "host_clock";
-  for (int p = 0; p < 2; ++p) {
-    process_result pr;
-    pr.index = p;
-    pr.median_ns = pr.harness_median_ns = record_ns;
-    pr.observed_ns = record_ns;
-    pr.samples_ns.assign(20, record_ns);
-    r.processes.push_back(pr);
-  }
-  r.samples_ns.assign(40, record_ns);
-  r.stats = summarize(r.samples_ns);
-  r.gap_cpu_samples_ns.assign(40, 0);
+  timing_result r = timing_fakes::fake(record_ns, 0, 0);
   for (int i = 0; i < n; ++i) {
     fresh_pair q;
     q.fresh_ns = fresh_ns;
@@ -45,12 +33,6 @@ timing_result paired(double record_ns, int n, double fresh_ns, double partner_ns
   return r;
 }
 
-check_status pair_status(const timing_result& r, const std::string& name) {
-  for (const auto& c : r.integrity.checks)
-    if (c.name == name) return c.status;
-  return check_status::skipped;
-}
-
 }  // namespace
 
 TEST(fresh_pairs, input_reuse_accepts_a_threaded_kernel_that_waits_for_a_core_after_the_inputs) {
@@ -61,12 +43,12 @@ TEST(fresh_pairs, input_reuse_accepts_a_threaded_kernel_that_waits_for_a_core_af
   timing_result threads = paired(0.9e6, 5, 3.8e6, 0.75e6, 1.65e6, 1.5e6);
   std::vector<timing_result> r = {base, threads};
   check_timing_integrity(r, 0, p);
-  EXPECT_EQ(pair_status(r[1], "input_reuse"), check_status::pass);
+  EXPECT_EQ(timing_fakes::status_of(r[1], "input_reuse"), check_status::pass);
   // Against all repeated samples and without the CPU time (the rule before the pairs) it failed.
   std::vector<timing_result> unpaired = {base, threads};
   unpaired[1].pairs.clear();
   check_timing_integrity(unpaired, 0, p);
-  EXPECT_EQ(pair_status(unpaired[1], "input_reuse"), check_status::fail);
+  EXPECT_EQ(timing_fakes::status_of(unpaired[1], "input_reuse"), check_status::fail);
 }
 
 TEST(fresh_pairs, input_reuse_rejects_work_done_only_where_a_sample_can_be_checked) {
@@ -81,16 +63,16 @@ TEST(fresh_pairs, input_reuse_rejects_work_done_only_where_a_sample_can_be_check
   gpu.source = "cuda_events";
   std::vector<timing_result> r = {base, sniff, memo, gpu};
   check_timing_integrity(r, 0, p);
-  EXPECT_EQ(pair_status(r[1], "input_reuse"), check_status::fail);
-  EXPECT_EQ(pair_status(r[2], "input_reuse"), check_status::fail);
-  EXPECT_EQ(pair_status(r[3], "input_reuse"), check_status::fail);
+  EXPECT_EQ(timing_fakes::status_of(r[1], "input_reuse"), check_status::fail);
+  EXPECT_EQ(timing_fakes::status_of(r[2], "input_reuse"), check_status::fail);
+  EXPECT_EQ(timing_fakes::status_of(r[3], "input_reuse"), check_status::fail);
   // A pair or two slower is load, not a pattern: most pairs must be.
   timing_result few = paired(0.8e6, 6, 0.8e6, 0.8e6, 1.1e6, 1.1e6);
   few.pairs[0].fresh_ns = few.pairs[1].fresh_ns = 5e6;
   few.pairs[0].fresh_cpu_ns = few.pairs[1].fresh_cpu_ns = 5e6;
   std::vector<timing_result> f = {base, few};
   check_timing_integrity(f, 0, p);
-  EXPECT_EQ(pair_status(f[1], "input_reuse"), check_status::pass);
+  EXPECT_EQ(timing_fakes::status_of(f[1], "input_reuse"), check_status::pass);
 }
 
 TEST(fresh_pairs, fresh_overhead_rejects_work_after_the_timer_on_fresh_samples_only) {
@@ -105,21 +87,21 @@ TEST(fresh_pairs, fresh_overhead_rejects_work_after_the_timer_on_fresh_samples_o
   timing_result cold = paired(3e6, 6, 3.4e6, 3e6, 3.7e6, 3.3e6);
   std::vector<timing_result> r = {base, overtime, waits, cold};
   check_timing_integrity(r, 0, p);
-  EXPECT_EQ(pair_status(r[1], "fresh_overhead"), check_status::fail);
+  EXPECT_EQ(timing_fakes::status_of(r[1], "fresh_overhead"), check_status::fail);
   EXPECT_TRUE(r[1].integrity.rejected());
-  EXPECT_EQ(pair_status(r[2], "fresh_overhead"), check_status::pass);
-  EXPECT_EQ(pair_status(r[3], "fresh_overhead"), check_status::pass);
+  EXPECT_EQ(timing_fakes::status_of(r[2], "fresh_overhead"), check_status::pass);
+  EXPECT_EQ(timing_fakes::status_of(r[3], "fresh_overhead"), check_status::pass);
   // The same attack timed on a GPU: the supervisor's clock around the samples shows it.
   timing_result gbase = base, gover = overtime;
   gbase.source = gover.source = "cuda_events";
   for (auto& q : gover.pairs) q.fresh_bracket_ns += 0.7e6;
   std::vector<timing_result> g = {gbase, gover};
   check_timing_integrity(g, 0, p);
-  EXPECT_EQ(pair_status(g[1], "fresh_overhead"), check_status::fail);
+  EXPECT_EQ(timing_fakes::status_of(g[1], "fresh_overhead"), check_status::fail);
   // Too few pairs: skipped, never failed.
   timing_result short_run = overtime;
   short_run.pairs.resize(2);
   std::vector<timing_result> s = {base, short_run};
   check_timing_integrity(s, 0, p);
-  EXPECT_EQ(pair_status(s[1], "fresh_overhead"), check_status::skipped);
+  EXPECT_EQ(timing_fakes::status_of(s[1], "fresh_overhead"), check_status::skipped);
 }
