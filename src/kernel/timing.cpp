@@ -141,7 +141,7 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
       return false;
     }
     s.add_sample_cost((monotonic_seconds() - t_p) * 1e9, 0);
-    ls.crit.add(s.cupti_active() && partner->has_gpu ? partner->gpu_ns : partner->harness_ns);
+    *overhead_s += monotonic_seconds() - t_p;  // not a sample of record: every process gets one per round
   }
   const uint64_t id = (*next_id)++;
   const double t_in = monotonic_seconds();
@@ -236,8 +236,15 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
   fresh_pair pair;
   for (const auto& smp : s.samples()) {
     const bool paired = partner;
-    partner = false;
+    partner = smp.partner;
     double v = s.cupti_active() ? smp.gpu_ns : smp.harness_ns;
+    r.gap_cpu_samples_ns.push_back(smp.gap_cpu_ns);
+    if (smp.partner) {  // only the reference of the fresh sample that follows
+      pair.partner_ns = v;
+      pair.partner_cpu_ns = smp.cpu_ns / batch;
+      pair.partner_bracket_ns = smp.bracket_ns / batch;
+      continue;
+    }
     harness.push_back(smp.harness_ns);
     double ex = std::max(0.0, smp.bracket_ns - median(s.rtt_ns()));
     excess.push_back(ex / batch);
@@ -246,7 +253,6 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     observed.push_back((std::isnan(smp.cpu_ns) ? ex : std::min(ex, smp.cpu_ns)) / batch);
     // The harness cannot have spent longer than passed between our send and its reply.
     if (smp.harness_ns * batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
-    r.gap_cpu_samples_ns.push_back(smp.gap_cpu_ns);
     if (std::isnan(v) || smp.round < from_round) continue;
     // Not minus the ping round trip: measured once, at start-up, it can be inflated by the
     // other processes' start (under load, a 1 ms round trip made one process's overhead
@@ -256,17 +262,13 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     pr.rounds.push_back(smp.round);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
     if (smp.fresh) r.fresh_extra_ns.push_back(smp.inputs_extra_ns / batch);
-    if (smp.fresh && paired) {
+    if (smp.fresh && paired && std::isfinite(pair.partner_ns)) {
       pair.fresh_ns = v;
       pair.fresh_cpu_ns = smp.cpu_ns / batch;
       pair.fresh_bracket_ns = smp.bracket_ns / batch;
       pair.extra_ns = smp.inputs_extra_ns / batch;
       r.pairs.push_back(pair);
     }
-    partner = smp.partner;
-    pair.partner_ns = v;
-    pair.partner_cpu_ns = smp.cpu_ns / batch;
-    pair.partner_bracket_ns = smp.bracket_ns / batch;
   }
   pr.median_ns = pr.samples_ns.empty() ? 0 : median(pr.samples_ns);
   pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());
@@ -316,7 +318,8 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
     process_result pr = finalize_process(*ls->s, r, ls->batch, ls->from_round);
-    for (const auto& smp : ls->s->samples()) harness[ls->impl].push_back(smp.harness_ns);
+    for (const auto& smp : ls->s->samples())
+      if (!smp.partner) harness[ls->impl].push_back(smp.harness_ns);
     r.samples_ns.insert(r.samples_ns.end(), pr.samples_ns.begin(), pr.samples_ns.end());
     r.processes.push_back(std::move(pr));
   }
@@ -416,6 +419,7 @@ struct sampler {
 std::vector<double> values_of(const live_session& ls, std::vector<int>* rounds = nullptr) {
   std::vector<double> v;
   for (const auto& smp : ls.s->samples()) {
+    if (smp.partner) continue;
     double x = ls.s->cupti_active() ? (smp.has_gpu ? smp.gpu_ns : smp.harness_ns) : smp.harness_ns;
     if (!std::isfinite(x) || x <= 0) continue;
     v.push_back(x);
