@@ -109,6 +109,20 @@ void start_processes(const measure_request& req, const timing_policy& policy, in
     if (st[ls->impl].failed) ls->active = false;
 }
 
+// A fresh sample's partner: a plain sample on the current inputs, issued before the `inputs`
+// are sent. Not a sample of record (every process keeps one per round); its time is overhead.
+bool partner_sample(timing_session& s, impl_state& st, uint64_t* next_id, int round, double* overhead_s) {
+  const double t0 = monotonic_seconds();
+  status_or<sample_record> partner = s.sample((*next_id)++, round, false, false, true);
+  if (!partner.ok()) {
+    fail_impl(st, partner.get_status().message());
+    return false;
+  }
+  s.add_sample_cost((monotonic_seconds() - t0) * 1e9, 0);
+  *overhead_s += monotonic_seconds() - t0;
+  return true;
+}
+
 // One sample of one process. Every sample is the same `sample <id>` command, after which the
 // harness copies its outputs into the exchange memory; some samples get fresh inputs first
 // (`inputs <seed>`): every checked one (a secret seed the reference ran) and, at random, about
@@ -118,9 +132,10 @@ void start_processes(const measure_request& req, const timing_policy& policy, in
 // `inputs` the same process gets one more sample on its current inputs (its *partner*): when it
 // runs, nothing tells it from any other repeated sample (the `inputs` that follow are not sent
 // yet), and it runs a moment before the fresh one under the same load, so input_reuse and
-// fresh_overhead compare each fresh sample with its own partner (docs/harness-protocol.md). A fresh sample's whole time
-// (inputs, re-poisoning, the read) goes to `overhead_s`, not the budget: on an H200 a checked
-// 16M-element sample took ~25 ms against ~1 ms unchecked. Returns false when the process failed.
+// fresh_overhead compare each fresh sample with its own partner (docs/harness-protocol.md). A
+// fresh sample's whole time (its partner, inputs, re-poisoning, the read) goes to `overhead_s`,
+// not the budget: on an H200 a checked 16M-element sample took ~25 ms against ~1 ms unchecked.
+// Returns false when the process failed.
 bool one_sample(live_session& ls, impl_state& st, const measure_request& req, uint64_t* next_id, int round,
                 const uint64_t* check_seed, splitmix64& rng, double* overhead_s) {
   timing_session& s = *ls.s;
@@ -133,16 +148,7 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
     ++ls.fresh_unchecked;
   }
   const uint64_t seed = check_seed ? *check_seed : rng.next();
-  if (fresh && ls.crit.count() > 0) {  // the partner: a plain sample, issued before the inputs are
-    const double t_p = monotonic_seconds();
-    status_or<sample_record> partner = s.sample((*next_id)++, round, false, false, true);
-    if (!partner.ok()) {
-      fail_impl(st, partner.get_status().message());
-      return false;
-    }
-    s.add_sample_cost((monotonic_seconds() - t_p) * 1e9, 0);
-    *overhead_s += monotonic_seconds() - t_p;  // not a sample of record: every process gets one per round
-  }
+  if (fresh && ls.crit.count() > 0 && !partner_sample(s, st, next_id, round, overhead_s)) return false;
   const uint64_t id = (*next_id)++;
   const double t_in = monotonic_seconds();
   if (fresh) {
@@ -232,7 +238,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
   process_result pr;
   pr.index = s.process();
   std::vector<double> harness, excess, observed, unclaimed;
-  bool partner = false;  // the sample before is a partner of record
+  bool partner = false;  // the sample before is a partner
   fresh_pair pair;
   for (const auto& smp : s.samples()) {
     const bool paired = partner;
