@@ -90,6 +90,7 @@ struct sample_record {
   double inputs_extra_ns = 0;     ///< fresh: CPU time of the tree during `inputs` beyond its busiest thread
   bool fresh = false;             ///< inputs regenerated (from a secret seed) right before it
   bool checked = false;           ///< outputs read from the exchange memory and compared (decided after the reply)
+  bool partner = false;           ///< issued right before the next (fresh) sample's `inputs`, on the same process
   bool has_gpu = false;           ///< CUPTI attributed GPU work to it
   sample_gpu gpu;                 ///< whole batch
   double gpu_ns = std::nan("");   ///< CUPTI span per launch (the statistic of record on CUDA)
@@ -103,8 +104,9 @@ struct channel_findings {
   size_t unexpected_marks = 0;       ///< windows for ids we never issued, or marked twice
   /// NVML snapshots taken while the tree was stopped for a checked sample (0: no NVML here).
   size_t gpu_snapshots = 0;
-  /// Most processes of the harness's own tree, beyond one, seen holding a GPU in a snapshot:
-  /// only one process may (work in another one is outside every measured window: a CUDA IPC helper).
+  /// Most processes of the harness's own tree, beyond one, seen holding a GPU in a snapshot, with
+  /// magpie's descendants outside every harness tree attributed to it (kernel/gpu_holders.h): only
+  /// one process may (work in another one is outside every measured window: a CUDA IPC helper).
   size_t extra_gpu_holders = 0;
   std::string gpu_holders;           ///< "pid (comm), ..." of that snapshot
   json to_json() const;
@@ -143,7 +145,8 @@ class timing_session {
   status flush();
   /// One sample (always the same command: which samples are compared is decided after the
   /// reply). CUPTI records are read and attributed when the injection library is active.
-  status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh);
+  /// `partner`: the sample right before a fresh one's `inputs` (recorded only: the command is the same).
+  status_or<sample_record> sample(uint64_t id, int round, bool check, bool fresh, bool partner);
   /// The last sample's outputs, read from the exchange memory while every process of the
   /// harness's tree is stopped.
   /// Read into outputs(), whose buffers are reused from one checked sample to the next.

@@ -10,6 +10,7 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "gpu/nvml_procs.h"
+#include "kernel/gpu_holders.h"
 #include "kernel/harness.h"
 
 namespace magpie::kernel {
@@ -89,6 +90,7 @@ status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_
   s.unset_env = {"MAGPIE_CUPTI_OUT"};
   MAGPIE_LOG_DEBUG("[%s] timing process %d: %s", k.spec.id.c_str(), process, argv_to_display(s.argv).c_str());
   MAGPIE_ASSIGN_OR_RETURN(ts->m_child, child_process::spawn(s));
+  register_harness_root(ts->m_child->pid());
   if (ts->m_channel) ts->m_channel->after_spawn();
   return ts;
 }
@@ -212,9 +214,10 @@ status timing_session::flush() {
   return ok_status();
 }
 
-status_or<sample_record> timing_session::sample(uint64_t id, int round, bool check, bool fresh) {
+status_or<sample_record> timing_session::sample(uint64_t id, int round, bool check, bool fresh, bool partner) {
   sample_record r;
   r.id = id;
+  r.partner = partner;
   r.round = round;
   r.checked = check;
   r.fresh = fresh;
@@ -288,16 +291,26 @@ void timing_session::note_gpu_holders() {
   m_cost.nvml_ns += static_cast<double>(mono_ns() - t0);
   if (!g.available) return;
   ++m_findings.gpu_snapshots;
-  std::vector<const gpu::gpu_process*> mine;
-  for (const auto& p : g.processes)
-    if (std::find(m_stopped.begin(), m_stopped.end(), p.pid) != m_stopped.end() &&
-        std::none_of(mine.begin(), mine.end(), [&](const gpu::gpu_process* q) { return q->pid == p.pid; }))
-      mine.push_back(&p);
-  if (mine.size() <= 1 || mine.size() - 1 <= m_findings.extra_gpu_holders) return;
-  m_findings.extra_gpu_holders = mine.size() - 1;
+  // This implementation's: its stopped tree, and magpie's descendants outside every live harness
+  // tree that are in its session or, in none, seen while its timing runs (a double fork out of
+  // an unsandboxed harness re-parents the helper to magpie, the subreaper: not in the tree).
+  std::vector<const gpu_holder*> mine;
+  const std::vector<gpu_holder> all = attribute_gpu_holders(g.processes, ::getpid(), m_child->pid(), m_stopped,
+                                                            live_harness_roots(), proc_lookup_live());
+  size_t tree = 0, escaped = 0;
+  for (const auto& h : all)
+    if ((h.kind == holder_kind::sampled_tree || h.kind == holder_kind::escaped) && h.harness == m_child->pid()) {
+      mine.push_back(&h);
+      (h.kind == holder_kind::escaped ? escaped : tree) += 1;
+    }
+  // One process of the tree may hold the GPU (the harness); an escaped one never may.
+  const size_t extra = (tree > 0 ? tree - 1 : 0) + escaped;
+  if (extra <= m_findings.extra_gpu_holders) return;
+  m_findings.extra_gpu_holders = extra;
   m_findings.gpu_holders.clear();
-  for (const auto* p : mine)
-    m_findings.gpu_holders += (m_findings.gpu_holders.empty() ? "" : ", ") + std::to_string(p->pid) + " (" + p->name + ")";
+  for (const auto* h : mine)
+    m_findings.gpu_holders += (m_findings.gpu_holders.empty() ? "" : ", ") + std::to_string(h->process.pid) + " (" +
+                              h->process.name + (h->kind == holder_kind::escaped ? ", outside the harness's tree" : "") + ")";
 }
 
 run_result timing_session::finish() {
@@ -306,6 +319,7 @@ run_result timing_session::finish() {
     m_held = false;
   }
   (void)m_child->write_control("stop");
+  unregister_harness_root(m_child->pid());
   // 30 s to exit after "stop", however long the harness has lived (wait's deadline counts from spawn).
   run_result r = m_child->wait(m_child->age_seconds() + 30);
   if (m_channel) {

@@ -109,19 +109,37 @@ void start_processes(const measure_request& req, const timing_policy& policy, in
     if (st[ls->impl].failed) ls->active = false;
 }
 
+// A fresh sample's partner: a plain sample on the current inputs, issued before the `inputs`
+// are sent. Not a sample of record (every process keeps one per round); its time is overhead.
+bool partner_sample(timing_session& s, impl_state& st, uint64_t* next_id, int round, double* overhead_s) {
+  const double t0 = monotonic_seconds();
+  status_or<sample_record> partner = s.sample((*next_id)++, round, false, false, true);
+  if (!partner.ok()) {
+    fail_impl(st, partner.get_status().message());
+    return false;
+  }
+  s.add_sample_cost((monotonic_seconds() - t0) * 1e9, 0);
+  *overhead_s += monotonic_seconds() - t0;
+  return true;
+}
+
 // One sample of one process. Every sample is the same `sample <id>` command, after which the
 // harness copies its outputs into the exchange memory; some samples get fresh inputs first
 // (`inputs <seed>`): every checked one (a secret seed the reference ran) and, at random, about
 // as many others (a secret seed nobody ran), so the harness cannot tell which are checked. Only
 // after the reply does the supervisor decide to read a checked sample's outputs itself (the
-// harness's processes stopped) and compare them completely. A fresh sample's whole time
-// (inputs, re-poisoning, the read) goes to `overhead_s`, not the budget: on an H200 a checked
-// 16M-element sample took ~25 ms against ~1 ms unchecked. Returns false when the process failed.
-bool one_sample(live_session& ls, impl_state& st, const measure_request& req, uint64_t id, int round,
+// harness's processes stopped) and compare them completely. Right before a fresh sample's
+// `inputs` the same process gets one more sample on its current inputs (its *partner*): when it
+// runs, nothing tells it from any other repeated sample (the `inputs` that follow are not sent
+// yet), and it runs a moment before the fresh one under the same load, so input_reuse and
+// fresh_overhead compare each fresh sample with its own partner (docs/harness-protocol.md). A
+// fresh sample's whole time (its partner, inputs, re-poisoning, the read) goes to `overhead_s`,
+// not the budget: on an H200 a checked 16M-element sample took ~25 ms against ~1 ms unchecked.
+// Returns false when the process failed.
+bool one_sample(live_session& ls, impl_state& st, const measure_request& req, uint64_t* next_id, int round,
                 const uint64_t* check_seed, splitmix64& rng, double* overhead_s) {
   timing_session& s = *ls.s;
   status r = ok_status();
-  const double t_in = monotonic_seconds();
   // Unchecked fresh samples cost an input generation each (100+ ms for large inputs): at most
   // checked_samples of them per process, at random rounds, as many as the checked ones.
   bool fresh = check_seed != nullptr;
@@ -130,6 +148,9 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
     ++ls.fresh_unchecked;
   }
   const uint64_t seed = check_seed ? *check_seed : rng.next();
+  if (fresh && ls.crit.count() > 0 && !partner_sample(s, st, next_id, round, overhead_s)) return false;
+  const uint64_t id = (*next_id)++;
+  const double t_in = monotonic_seconds();
   if (fresh) {
     double bracket = 0, cpu = 0;
     r = s.inputs(seed, &bracket, &cpu);
@@ -139,7 +160,7 @@ bool one_sample(live_session& ls, impl_state& st, const measure_request& req, ui
     }
   }
   if (r.ok() && req.policy.cold) r = s.flush();
-  status_or<sample_record> smp = r.ok() ? s.sample(id, round, check_seed != nullptr, fresh) : status_or<sample_record>(r);
+  status_or<sample_record> smp = r.ok() ? s.sample(id, round, check_seed != nullptr, fresh, false) : status_or<sample_record>(r);
   if (!smp.ok()) {
     fail_impl(st, smp.get_status().message());
     return false;
@@ -217,8 +238,19 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
   process_result pr;
   pr.index = s.process();
   std::vector<double> harness, excess, observed, unclaimed;
+  bool partner = false;  // the sample before is a partner
+  fresh_pair pair;
   for (const auto& smp : s.samples()) {
+    const bool paired = partner;
+    partner = smp.partner;
     double v = s.cupti_active() ? smp.gpu_ns : smp.harness_ns;
+    r.gap_cpu_samples_ns.push_back(smp.gap_cpu_ns);
+    if (smp.partner) {  // only the reference of the fresh sample that follows
+      pair.partner_ns = v;
+      pair.partner_cpu_ns = smp.cpu_ns / batch;
+      pair.partner_bracket_ns = smp.bracket_ns / batch;
+      continue;
+    }
     harness.push_back(smp.harness_ns);
     double ex = std::max(0.0, smp.bracket_ns - median(s.rtt_ns()));
     excess.push_back(ex / batch);
@@ -227,7 +259,6 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     observed.push_back((std::isnan(smp.cpu_ns) ? ex : std::min(ex, smp.cpu_ns)) / batch);
     // The harness cannot have spent longer than passed between our send and its reply.
     if (smp.harness_ns * batch > smp.bracket_ns * 1.05 + 20000) ++pr.harness_over_bracket;
-    r.gap_cpu_samples_ns.push_back(smp.gap_cpu_ns);
     if (std::isnan(v) || smp.round < from_round) continue;
     // Not minus the ping round trip: measured once, at start-up, it can be inflated by the
     // other processes' start (under load, a 1 ms round trip made one process's overhead
@@ -237,6 +268,13 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     pr.rounds.push_back(smp.round);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
     if (smp.fresh) r.fresh_extra_ns.push_back(smp.inputs_extra_ns / batch);
+    if (smp.fresh && paired && std::isfinite(pair.partner_ns)) {
+      pair.fresh_ns = v;
+      pair.fresh_cpu_ns = smp.cpu_ns / batch;
+      pair.fresh_bracket_ns = smp.bracket_ns / batch;
+      pair.extra_ns = smp.inputs_extra_ns / batch;
+      r.pairs.push_back(pair);
+    }
   }
   pr.median_ns = pr.samples_ns.empty() ? 0 : median(pr.samples_ns);
   pr.rtt_median_ns = s.rtt_ns().empty() ? 0 : median(s.rtt_ns());
@@ -286,7 +324,8 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
     process_result pr = finalize_process(*ls->s, r, ls->batch, ls->from_round);
-    for (const auto& smp : ls->s->samples()) harness[ls->impl].push_back(smp.harness_ns);
+    for (const auto& smp : ls->s->samples())
+      if (!smp.partner) harness[ls->impl].push_back(smp.harness_ns);
     r.samples_ns.insert(r.samples_ns.end(), pr.samples_ns.begin(), pr.samples_ns.end());
     r.processes.push_back(std::move(pr));
   }
@@ -361,7 +400,7 @@ struct sampler {
     for (size_t i : order) {
       live_session& ls = *live[i];
       if (!ls.active) continue;
-      if (!one_sample(ls, st[ls.impl], req, next_id++, round, check_for(ls, closing), rng, &overhead_s)) {
+      if (!one_sample(ls, st[ls.impl], req, &next_id, round, check_for(ls, closing), rng, &overhead_s)) {
         for (auto& other : live)
           if (other->impl == ls.impl) other->active = false;
         continue;
@@ -386,6 +425,7 @@ struct sampler {
 std::vector<double> values_of(const live_session& ls, std::vector<int>* rounds = nullptr) {
   std::vector<double> v;
   for (const auto& smp : ls.s->samples()) {
+    if (smp.partner) continue;
     double x = ls.s->cupti_active() ? (smp.has_gpu ? smp.gpu_ns : smp.harness_ns) : smp.harness_ns;
     if (!std::isfinite(x) || x <= 0) continue;
     v.push_back(x);

@@ -79,6 +79,15 @@ struct sampling_record {
   json to_json() const;
 };
 
+/// A fresh sample and its partner: the repeated sample issued on the same process right before
+/// the fresh one's `inputs` (per launch, ns).
+struct fresh_pair {
+  double fresh_ns = 0, partner_ns = 0;              ///< times of record
+  double fresh_cpu_ns = 0, partner_cpu_ns = 0;      ///< the tree's CPU time during each `sample` (NaN: not read)
+  double fresh_bracket_ns = 0, partner_bracket_ns = 0;  ///< the supervisor's clock around each
+  double extra_ns = 0;                              ///< the fresh sample's inputs_extra_ns
+};
+
 struct timing_result {
   bool ok = false;
   std::string error;
@@ -96,6 +105,7 @@ struct timing_result {
   std::vector<check_outcome> checks;
   std::vector<double> fresh_ns, reused_ns;  ///< time of record of samples after / without fresh inputs
   std::vector<double> fresh_extra_ns;       ///< per fresh_ns: the tree's CPU during its `inputs` beyond the busiest thread
+  std::vector<fresh_pair> pairs;            ///< fresh samples with their partners (all processes)
   std::vector<double> inputs_bracket_ns;    ///< supervisor's clock around each `inputs`
   std::vector<double> inputs_cpu_ns;        ///< the harness tree's CPU time during each `inputs`
   std::vector<double> gap_cpu_samples_ns;   ///< per sample: the tree's CPU time outside every command since the previous reply

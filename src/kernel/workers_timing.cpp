@@ -54,6 +54,7 @@ timing_result merge_timing_results(const std::vector<const timing_result*>& part
     append(r.checks, p.checks);
     append(r.fresh_ns, p.fresh_ns);
     append(r.fresh_extra_ns, p.fresh_extra_ns);
+    append(r.pairs, p.pairs);
     append(r.reused_ns, p.reused_ns);
     append(r.inputs_bracket_ns, p.inputs_bracket_ns);
     append(r.inputs_cpu_ns, p.inputs_cpu_ns);

@@ -68,6 +68,9 @@ attacks = {
     "race": ("check", "timed_outputs"),
     "race_timed": ("check", "timed_outputs"),          # the same with plausible times (spun, claimed half)
     "race_escape": ("check", "timed_outputs"),         # a helper that left the group (setsid): named at the stop
+    # the answer computed after the harness's timer, before the reply, on fresh samples only: the
+    # supervisor's clock shows it against the partner sample run right before each fresh one's inputs
+    "fresh_overtime": ("check", "fresh_overhead"),
 }
 for name, (kind, needle) in attacks.items():
     x = k[name]

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "kernel/timing.h"
+#include "timing_fakes.h"
 
 using namespace magpie;
 using namespace magpie::kernel;
@@ -117,35 +118,7 @@ TEST(tree_cpu, counts_exited_threads_and_child_processes) {
   ::waitpid(root, nullptr, 0);
 }
 
-namespace {
-
-timing_result fake(double record_ns, double unclaimed_ns, double gap_cpu_per_sample) {
-  timing_result r;
-  r.ok = true;
-  r.source = "host_clock";
-  for (int p = 0; p < 2; ++p) {
-    process_result pr;
-    pr.index = p;
-    pr.median_ns = record_ns;
-    pr.harness_median_ns = record_ns;
-    pr.observed_ns = record_ns + unclaimed_ns;
-    pr.unclaimed_ns = unclaimed_ns;
-    pr.samples_ns.assign(20, record_ns);
-    r.processes.push_back(pr);
-  }
-  r.samples_ns.assign(40, record_ns);
-  r.stats = summarize(r.samples_ns);
-  r.gap_cpu_samples_ns.assign(40, gap_cpu_per_sample);
-  return r;
-}
-
-check_status status_of(const timing_result& r, const std::string& name) {
-  for (const auto& c : r.integrity.checks)
-    if (c.name == name) return c.status;
-  return check_status::skipped;
-}
-
-}  // namespace
+using namespace magpie::kernel::timing_fakes;
 
 TEST(integrity35, clock_gain_rejects_a_gain_the_supervisor_clock_does_not_see) {
   timing_policy p;
