@@ -6,7 +6,7 @@
 #include "core/states.h"
 #include "core/strings.h"
 #include "core/yaml.h"
-#include "kernel/compare.h"
+#include "kernel/compare_printer.h"
 #include "kernel/eval_schema.h"
 #include "core/json_schema.h"
 #include "mcp/tool_util.h"

@@ -9,6 +9,7 @@
 #include "core/stats.h"
 #include "kernel/eval_schema.h"
 #include "kernel/evaluate.h"
+#include "kernel/report_printer.h"
 #include "core/json_schema.h"
 #include "mcp/tool.h"
 #include "mcp/tools_kernel.h"
