@@ -320,7 +320,7 @@ namespace {
 // Bytes every correct implementation must read from device memory on the timed size (inputs
 // after a cold flush) ÷ the GPU's datasheet bandwidth: no kernel can be faster.
 double physical_floor_ns(const held_reference* ref, const timing_result& t, const timing_policy& p, json* info) {
-  if (!ref || t.source != "cupti" || !p.cold) return 0;
+  if (!ref || t.source != timing_source::cupti || !p.cold) return 0;
   const held_trial* tr = !ref->checks.empty() ? &ref->checks.front() : nullptr;
   for (const auto& x : ref->trials)
     if (!tr && x.meta.size_index == ref->timed_size) tr = &x;

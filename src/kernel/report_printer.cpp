@@ -52,7 +52,7 @@ std::string kernel_eval_text(const kernel_eval& k) {
   out += std::string("Performance: ") + stage_state_name(k.performance.state);
   if (k.timing && k.timing->ok)
     out += strprintf(" (median %s, IQR %s, %zu samples, %s, %s)", format_duration_ns(k.timing->stats.median).c_str(),
-                     format_duration_ns(k.timing->stats.iqr).c_str(), k.timing->stats.n, k.timing->source.c_str(),
+                     format_duration_ns(k.timing->stats.iqr).c_str(), k.timing->stats.n, timing_source_name(k.timing->source),
                      k.timing->stop_reason.c_str());
   else if (k.performance.state != stage_state::success && !k.performance.errors.empty())
     out += " (" + k.performance.errors.front() + ")";  // why nothing was timed (no GPU, no profiler...)

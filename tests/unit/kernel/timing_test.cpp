@@ -147,7 +147,7 @@ namespace {
 timing_result with_overheads(std::vector<double> medians, std::vector<double> unclaimed) {
   timing_result r;
   r.ok = true;
-  r.source = "host_clock";
+  r.source = kernel::timing_source::host_clock;
   for (size_t p = 0; p < unclaimed.size(); ++p) {
     process_result pr;
     pr.index = static_cast<int>(p);
@@ -196,4 +196,19 @@ TEST(sampling_plan, a_pilot_spread_beyond_any_plan_still_adds_the_processes_the_
   sampling_record r = decide_sampling(pilot_of({{100.0, 140.0}, {120.0, 90.0}}, 1e-8, 100e3, 10), p, 0.02, 0.95);
   EXPECT_GT(r.used, 2) << r.why;
   EXPECT_GT(r.pilot_sd, 0.15);
+}
+
+// The timer a harness's ready line names becomes timing_result::source; only the supervisor's
+// channel makes CUPTI the timer of record, so a harness naming it (or an unknown timer) is refused.
+TEST(timing_source, ready_line_timers_parse_and_cupti_or_unknown_words_are_refused) {
+  EXPECT_EQ(parse_harness_timer("host_clock"), timing_source::host_clock);
+  EXPECT_EQ(parse_harness_timer("cuda_events"), timing_source::cuda_events);
+  EXPECT_EQ(parse_harness_timer("torch_events"), timing_source::torch_events);
+  EXPECT_EQ(parse_harness_timer("harness"), timing_source::harness);
+  EXPECT_FALSE(parse_harness_timer("cupti").has_value());
+  EXPECT_FALSE(parse_harness_timer("").has_value());
+  EXPECT_FALSE(parse_harness_timer("wall").has_value());
+  for (auto s : {timing_source::cupti, timing_source::cuda_events, timing_source::torch_events, timing_source::host_clock})
+    EXPECT_EQ(json(s), json(timing_source_name(s)));
+  EXPECT_EQ(json(timing_source::none), json(""));
 }

@@ -128,7 +128,7 @@ timing_result part(std::vector<double> samples, int process, const std::string& 
   timing_result r;
   r.ok = ok;
   r.error = ok ? "" : "broke";
-  r.source = "host_clock";
+  r.source = kernel::timing_source::host_clock;
   r.stop_reason = stop;
   r.samples_ns = samples;
   r.harness_samples_ns = samples;

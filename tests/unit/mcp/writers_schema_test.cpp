@@ -89,7 +89,7 @@ kernel::kernel_eval full_kernel(const std::string& id) {
                                                    {"diff_pct", 0.0}}}}};
   kernel::timing_result tr;
   tr.ok = true;
-  tr.source = "cupti";
+  tr.source = kernel::timing_source::cupti;
   tr.stop_reason = "noise_target_met";
   tr.samples_ns = {1000, 1100, 1050};
   tr.stats = summarize(tr.samples_ns);
