@@ -168,7 +168,8 @@ status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
     if (n < 1 || n > 16) return invalid_argument("--processes must be 1..16, got %lld", static_cast<long long>(n));
     req->timing.processes = static_cast<int>(n);
   }
-  if (p.has("--profiler")) req->performance.backend = p.value("--profiler") == "auto" ? "" : p.value("--profiler");
+  if (p.has("--profiler"))  // the parser accepts only the listed words
+    req->performance.backend = kernel::parse_profiler_backend(p.value("--profiler")).value_or(kernel::profiler_backend::auto_select);
   if (p.has("--no-perf")) req->performance.enabled = false;
   if (p.has("--output-dir")) {
     if (p.value("--output-dir").empty()) return invalid_argument("option --output-dir needs a directory");

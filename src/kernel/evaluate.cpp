@@ -294,9 +294,9 @@ json cross_check_ncu(const timing_result& t, const json& ncu_kernels) {
 }
 
 bool want_ncu(const kernel_eval& k, const eval_context& ctx) {
-  const std::string& b = ctx.req.performance.backend;
-  if (b == "ncu") return true;
-  if (!b.empty()) return false;  // cupti / none / AMD backends
+  const profiler_backend b = ctx.req.performance.backend;
+  if (b == profiler_backend::ncu) return true;
+  if (b != profiler_backend::auto_select) return false;  // cupti / none / AMD backends
   return uses_cuda(k.spec.type) && starts_with(ctx.gpu_arch, "sm_") && !find_executable("ncu").empty();
 }
 
@@ -304,7 +304,7 @@ void performance_without_protocol(kernel_eval& k, eval_context& ctx) {
   const auto& p = ctx.req.performance;
   fs::path dir = ctx.ws.dir / "performance" / sanitize_label(k.spec.id);
   if (want_ncu(k, ctx)) k.performance = run_ncu(k.prepared, p, ctx.req.timing, ctx.timing_seed, false);
-  else if (uses_cuda(k.spec.type) && !ctx.cupti.injection_lib.empty() && p.backend != "none")
+  else if (uses_cuda(k.spec.type) && !ctx.cupti.injection_lib.empty() && p.backend != profiler_backend::none)
     k.performance = run_cupti_summary(k.prepared, ctx.cupti, dir, p.timeout_s);
   else {
     k.performance.state = stage_state::skipped;

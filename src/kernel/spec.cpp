@@ -37,6 +37,10 @@ constexpr std::pair<correctness_method, const char*> k_method_names[] = {
     {correctness_method::outputs, "outputs"},
     {correctness_method::exit_code, "exit_code"},
     {correctness_method::exit_code, "testcase"}};  // Magpie's word; written as exit_code
+constexpr std::pair<profiler_backend, const char*> k_backend_names[] = {
+    {profiler_backend::auto_select, "auto"}, {profiler_backend::ncu, "ncu"},
+    {profiler_backend::rocprof_compute, "rocprof_compute"}, {profiler_backend::metrix, "metrix"},
+    {profiler_backend::cupti, "cupti"}, {profiler_backend::none, "none"}};
 constexpr std::pair<run_mode, const char*> k_mode_names[] = {
     {run_mode::analyze, "analyze"}, {run_mode::compare, "compare"}, {run_mode::reference, "reference"}};
 }  // namespace
@@ -45,6 +49,8 @@ const char* correctness_method_name(correctness_method m) { return enum_name(k_m
 std::optional<correctness_method> parse_correctness_method(std::string_view word) {
   return enum_parse(k_method_names, word);
 }
+const char* profiler_backend_name(profiler_backend b) { return enum_name(k_backend_names, b, "auto"); }
+std::optional<profiler_backend> parse_profiler_backend(std::string_view word) { return enum_parse(k_backend_names, word); }
 const char* run_mode_name(run_mode m) { return enum_name(k_mode_names, m, "analyze"); }
 std::optional<run_mode> parse_run_mode(std::string_view word) { return enum_parse(k_mode_names, word); }
 
@@ -100,7 +106,7 @@ json compare_policy::to_json() const {
 }
 
 json perf_policy::to_json() const {
-  return {{"enabled", enabled}, {"backend", backend.empty() ? json("auto") : json(backend)},
+  return {{"enabled", enabled}, {"backend", profiler_backend_name(backend)},
           {"timeout_seconds", timeout_s}, {"ncu_args", ncu_args}, {"ncu_metrics", ncu_metrics}};
 }
 
@@ -309,14 +315,15 @@ status parse_timing(const config_node& n, timing_policy* t) {
 
 status parse_performance(const config_node& n, perf_policy* p, timing_policy* t) {
   field_reader r(n, "performance");
-  MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &p->backend));
-  static const char* k_backends[] = {"", "auto", "ncu", "rocprof_compute", "metrix", "cupti", "none"};
-  bool known = false;
-  for (const char* b : k_backends) known = known || p->backend == b;
-  if (!known)
-    return config_error(*n.get("backend"), "performance.backend",
-                        "expected ncu, rocprof_compute, metrix, cupti, none or auto");
-  if (p->backend == "auto") p->backend.clear();
+  std::string backend;
+  MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &backend));
+  if (!backend.empty()) {
+    std::optional<profiler_backend> b = parse_profiler_backend(backend);
+    if (!b)
+      return config_error(*n.get("backend"), "performance.backend",
+                          "expected ncu, rocprof_compute, metrix, cupti, none or auto");
+    p->backend = *b;
+  }
   MAGPIE_RETURN_IF_ERROR(r.read_double("timeout_seconds", &p->timeout_s));
   MAGPIE_RETURN_IF_ERROR(r.read_bool("enabled", &p->enabled));
   if (const config_node* ncu = r.get("ncu")) {

@@ -97,9 +97,14 @@ struct compare_policy {
   json to_json() const;
 };
 
+/// performance.backend / --profiler: auto (ncu for CUDA when present), or one backend.
+enum class profiler_backend { auto_select, ncu, rocprof_compute, metrix, cupti, none };
+const char* profiler_backend_name(profiler_backend b);
+std::optional<profiler_backend> parse_profiler_backend(std::string_view word);
+
 struct perf_policy {
   bool enabled = true;          ///< --no-perf disables
-  std::string backend;          ///< "" auto | ncu | rocprof_compute | metrix | cupti | none
+  profiler_backend backend = profiler_backend::auto_select;
   double timeout_s = 600;       ///< upstream Magpie's performance.timeout_seconds
   std::vector<std::string> ncu_args;
   std::vector<std::string> ncu_metrics;

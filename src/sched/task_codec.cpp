@@ -92,8 +92,7 @@ compare_policy compare_from(const json& j) {
 perf_policy perf_from(const json& j) {
   perf_policy p;
   p.enabled = json_bool(j, "enabled", p.enabled);
-  p.backend = json_string(j, "backend", "auto");
-  if (p.backend == "auto") p.backend.clear();
+  p.backend = parse_profiler_backend(json_string(j, "backend", "auto")).value_or(profiler_backend::auto_select);
   p.timeout_s = json_number(j, "timeout_seconds", p.timeout_s);
   p.ncu_args = string_list(j, "ncu_args");
   p.ncu_metrics = string_list(j, "ncu_metrics");

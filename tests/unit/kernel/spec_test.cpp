@@ -38,7 +38,7 @@ TEST(spec, magpie_schema_with_aliases_and_grammar) {
   EXPECT_EQ(req.correctness.trials, 7);
   EXPECT_DOUBLE_EQ(req.correctness.fp32.atol, 0.001);
   EXPECT_DOUBLE_EQ(req.correctness.bf16.atol, 0.05);
-  EXPECT_EQ(req.performance.backend, "ncu");
+  EXPECT_EQ(req.performance.backend, profiler_backend::ncu);
   EXPECT_DOUBLE_EQ(req.timing.max_time_s, 2);
   EXPECT_FALSE(req.timing.cold);
   EXPECT_DOUBLE_EQ(req.compare.same_tolerance, 0.03);
