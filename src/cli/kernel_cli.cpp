@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "core/yaml_json.h"
 #include "gpu/detect.h"
 #include "kernel/evaluate.h"
 #include "kernel/spec_paths.h"
@@ -101,7 +102,7 @@ status apply_framework_config(const fs::path& path, kernel::eval_request* req, s
   if (path.empty()) return ok_status();
   if (!fs::exists(path)) return ok_status();  // Magpie: a missing framework config is {}
   MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
-  json j = root.to_json();
+  json j = config_node_json(root);
   if (!j.is_object()) return ok_status();
   if (const config_node* s = root.get("scheduler"))
     MAGPIE_RETURN_IF_ERROR(sched::parse_scheduler_section(*s, "scheduler", so));

@@ -12,6 +12,7 @@
 #include "gpu/specs.h"
 #include "kernel/config_snapshot_printer.h"
 #include "kernel/profile.h"
+#include "kernel/stage_printer.h"
 
 namespace magpie::kernel {
 
@@ -253,7 +254,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
                         ? "the reference's outputs are held by the supervisor; its files were deleted before any "
                           "candidate ran, and this kernel ran in its own fresh directory"
                         : "the reference's files come from another job's shared directory and stay readable",
-                    {{"reference", reference->to_json()}, {"directory", dir->string()}});
+                    {{"reference", held_reference_json(*reference)}, {"directory", dir->string()}});
   if (is_reference && has_manifest && k.correctness.state == stage_state::success) {
     // A scale-out reference job leaves its files for the batch's candidate jobs (docs/slurm.md).
     const bool shared = ctx.req.mode == run_mode::reference;
@@ -263,7 +264,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
   } else if (has_manifest && !k.verdict) {
     remove_manifest_files(*k.run->result);
   }
-  if (k.verdict) k.correctness.detail["comparison"] = k.verdict->to_json();
+  if (k.verdict) k.correctness.detail["comparison"] = correctness_verdict_json(*k.verdict);
   MAGPIE_LOG_INFO("[%s] correctness (%s): %s%s", k.spec.id.c_str(), correctness_basis_name(k.basis), stage_state_name(k.correctness.state),
                   k.correctness.errors.empty() ? "" : (" — " + k.correctness.errors.front()).c_str());
 }
@@ -433,7 +434,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
     k.performance.detail["kernels"] = t.cupti_kernels.is_array() ? t.cupti_kernels : json::array();
     if (t.ok && want_ncu(k, ctx)) {
       stage_result n = run_ncu(k.prepared, ctx.req.performance, tp, ctx.timing_seed, true);
-      json nj = n.to_json();
+      json nj = stage_result_json(n);
       if (nj.is_null()) nj = json::object();
       nj["state"] = n.state;
       if (n.success()) nj["cross_check"] = cross_check_ncu(t, n.detail["kernels"]);

@@ -4,6 +4,8 @@
 #include "core/strings.h"
 #include "kernel/compare_printer.h"
 #include "magpie_generated/version.h"
+#include "kernel/policy_printer.h"
+#include "kernel/stage_printer.h"
 
 namespace magpie::kernel {
 
@@ -18,12 +20,12 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
     if (st->state == stage_state::failed) errors.insert(errors.end(), st->errors.begin(), st->errors.end());
   j["errors"] = errors;
   j["score"] = k.score;
-  j["compiling_result"] = k.compiling.to_json();
+  j["compiling_result"] = stage_result_json(k.compiling);
   j["correctness_result"] = k.correctness.state == stage_state::skipped && k.correctness.errors.empty()
                                 ? json(nullptr)
                                 : json{{"success", k.correctness.success()},
                                        {"errors", k.correctness.errors.empty() ? json(nullptr) : json(k.correctness.errors)}};
-  json perf = k.performance.to_json();
+  json perf = stage_result_json(k.performance);
   if (perf.is_object() && !perf.contains("command")) perf["command"] = nullptr;
   j["performance_result"] = perf;
   j["latency_result"] = nullptr;
@@ -32,13 +34,13 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
   j["correctness_method"] = k.basis;
   json c = k.correctness_info;
   c["method"] = k.basis;
-  c["policy"] = ctx.req.correctness.to_json();
-  if (k.verdict) c["comparison"] = k.verdict->to_json();
+  c["policy"] = correctness_policy_json(ctx.req.correctness);
+  if (k.verdict) c["comparison"] = correctness_verdict_json(*k.verdict);
   if (!k.correctness.errors.empty()) c["failures"] = k.correctness.errors;
   j["correctness"] = c;
   j["timing"] = k.timing ? k.timing->to_json(ctx.req.timing) : json(nullptr);
   j["integrity"] = k.integrity.to_json();
-  j["kernel_config"] = k.spec.to_json();
+  j["kernel_config"] = kernel_spec_json(k.spec);
   return j;
 }
 
@@ -121,10 +123,10 @@ json compare_report_json(const eval_context& ctx, const compare_run& run) {
   }
   write_compare_result(run.result, req.compare.confidence, results);
   results["reference"] = run.reference->spec.id;
-  results["compare_policy"] = req.compare.to_json();
-  results["timing_policy"] = req.timing.to_json();
+  results["compare_policy"] = compare_policy_json(req.compare);
+  results["timing_policy"] = timing_policy_json(req.timing);
   results["timing_order"] = ctx.timing_order;
-  results["workers"] = ctx.workers.to_json();
+  results["workers"] = worker_plan_json(ctx.workers);
   results["summary"] = run.result.summary();
   const compare_phases& ph = run.phases;
   results["phases"] = {{"compile_s", ph.compile_s},

@@ -9,6 +9,8 @@
 #include "core/strings.h"
 #include "gpu/nvml_procs.h"
 #include "kernel/timing.h"
+#include "core/stats_printer.h"
+#include "kernel/policy_printer.h"
 
 namespace magpie::kernel {
 
@@ -30,7 +32,7 @@ json timing_result::to_json(const timing_policy& p) const {
   json j;
   j["success"] = ok;
   j["error"] = error.empty() ? json(nullptr) : json(error);
-  j["policy"] = p.to_json();
+  j["policy"] = timing_policy_json(p);
   j["source"] = source;
   j["stop_reason"] = stop_reason;
   j["samples"] = samples_ns.size();

@@ -5,7 +5,7 @@
 #include "core/log.h"
 #include "core/states.h"
 #include "core/strings.h"
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 #include "kernel/compare_printer.h"
 #include "kernel/eval_schema.h"
 #include "core/json_schema.h"

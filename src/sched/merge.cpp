@@ -13,6 +13,7 @@
 #include "sched/job_results.h"
 #include "sched/merge_util.h"
 #include "sched/slurm_codec.h"
+#include "kernel/policy_printer.h"
 
 namespace magpie::sched {
 
@@ -39,7 +40,7 @@ json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, 
           {"correctness_method", correctness_basis::none},
           {"correctness", {{"method", correctness_basis::none}, {"failures", {msg}}}},
           {"timing", nullptr},
-          {"kernel_config", spec.to_json()},
+          {"kernel_config", kernel_spec_json(spec)},
           {"job_state", job ? json(job_state_name(job->last.state)) : json(nullptr)}};
 }
 

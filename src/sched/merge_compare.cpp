@@ -9,6 +9,7 @@
 #include "sched/job_results.h"
 #include "sched/merge.h"
 #include "sched/merge_util.h"
+#include "kernel/policy_printer.h"
 
 namespace magpie::sched {
 
@@ -197,8 +198,8 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
   }
   write_compare_result(cr, req.compare.confidence, results);
   results["reference"] = req.reference ? req.reference->id : req.kernels[static_cast<size_t>(base)].id;
-  results["compare_policy"] = req.compare.to_json();
-  results["timing_policy"] = req.timing.to_json();
+  results["compare_policy"] = compare_policy_json(req.compare);
+  results["timing_policy"] = timing_policy_json(req.timing);
   std::string summary = cr.summary() + "\n" + engine_title(b) + " jobs (batch " + b.dir.string() + "):\n" + jobs_table(b);
   results["summary"] = summary;
   report["results"] = results;

@@ -1,4 +1,5 @@
 #include "kernel/spec.h"
+#include "kernel/policy_printer.h"
 
 #include <gtest/gtest.h>
 
@@ -98,7 +99,7 @@ TEST(spec, method_and_mode_words) {
   scoped_dir c(dir);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(req.correctness.method, correctness_method::exit_code);
-  EXPECT_EQ(req.correctness.to_json()["method"], "exit_code");
+  EXPECT_EQ(correctness_policy_json(req.correctness)["method"], "exit_code");
   eval_request r2;
   fs::path d2;
   st = load("kernel: {id: k, type: host}\ncorrectness: {method: maybe}\n", &r2, &d2);

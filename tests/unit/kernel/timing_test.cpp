@@ -1,3 +1,4 @@
+#include "kernel/profile_codec.h"
 #include "kernel/timing.h"
 
 #include <gtest/gtest.h>
