@@ -17,6 +17,7 @@ constexpr std::pair<timing_source, const char*> k_timing_source_words[] = {
     {timing_source::none, ""},
     {timing_source::cupti, "cupti"},
     {timing_source::cuda_events, "cuda_events"},
+    {timing_source::hip_events, "hip_events"},
     {timing_source::torch_events, "torch_events"},
     {timing_source::host_clock, "host_clock"},
     {timing_source::harness, "harness"}};

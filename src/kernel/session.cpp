@@ -112,7 +112,7 @@ status timing_session::await_ready() {
   const std::optional<timing_source> t = parse_harness_timer(timer);
   if (!t)
     return error(status_code::failed_precondition,
-                 "%s: ready line: field timer: unknown timer '%s' (expected cuda_events, torch_events or host_clock)",
+                 "%s: ready line: field timer: unknown timer '%s' (expected cuda_events, hip_events, torch_events or host_clock)",
                  m_spec.id.c_str(), timer.c_str());
   m_timer = *t;
   m_gpu_timer = m_timer != timing_source::host_clock;

@@ -205,6 +205,7 @@ TEST(timing_source, ready_line_timers_parse_and_cupti_or_unknown_words_are_refus
   EXPECT_EQ(parse_harness_timer("host_clock"), timing_source::host_clock);
   EXPECT_EQ(parse_harness_timer("cuda_events"), timing_source::cuda_events);
   EXPECT_EQ(parse_harness_timer("torch_events"), timing_source::torch_events);
+  EXPECT_EQ(parse_harness_timer("hip_events"), timing_source::hip_events);  // include/magpie/bench_gpu.hpp on HIP
   EXPECT_EQ(parse_harness_timer("harness"), timing_source::harness);
   EXPECT_FALSE(parse_harness_timer("cupti").has_value());
   EXPECT_FALSE(parse_harness_timer("").has_value());
