@@ -8,6 +8,8 @@
 #include "cli/benchmark_hooks.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "serve/bench_config.h"
+#include "sched/options.h"
 
 namespace magpie::cli {
 namespace {
@@ -56,13 +58,14 @@ void add_benchmark_ray_flags(arg_parser& p) {
 
 bool benchmark_wants_ray(const arg_parser& p, const global_options& g) {
   if (p.has("--dry-run")) return false;  // the plan is the local one in every case
-  if (g.environment == "ray") return true;
+  auto env = sched::environment_from_flag(g.environment);  // a bad word is reported by the local path
+  if (env.ok() && *env == sched::run_environment::ray) return true;
   if (!p.has("--benchmark-config") || p.has("--run-mode")) return false;
   auto root = load_yaml_file(p.value("--benchmark-config"));
   if (!root.ok()) return false;
   const config_node* block = benchmark_block(*root);
   const config_node* mode = block ? block->get("run_mode") : nullptr;
-  return mode && mode->is_scalar() && to_lower(mode->text) == "ray";
+  return mode && mode->is_scalar() && serve::parse_server_run_mode(to_lower(mode->text)) == serve::server_run_mode::ray;
 }
 
 int run_benchmark_on_ray(const arg_parser& p, const std::vector<std::string>& args, const global_options& g) {

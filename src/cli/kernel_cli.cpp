@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "core/strings.h"
+#include "core/yaml_json.h"
 #include "gpu/detect.h"
 #include "kernel/evaluate.h"
 #include "kernel/spec_paths.h"
@@ -101,7 +102,7 @@ status apply_framework_config(const fs::path& path, kernel::eval_request* req, s
   if (path.empty()) return ok_status();
   if (!fs::exists(path)) return ok_status();  // Magpie: a missing framework config is {}
   MAGPIE_ASSIGN_OR_RETURN(config_node root, load_yaml_file(path));
-  json j = root.to_json();
+  json j = config_node_json(root);
   if (!j.is_object()) return ok_status();
   if (const config_node* s = root.get("scheduler"))
     MAGPIE_RETURN_IF_ERROR(sched::parse_scheduler_section(*s, "scheduler", so));
@@ -168,7 +169,8 @@ status apply_overrides(const arg_parser& p, kernel::eval_request* req) {
     if (n < 1 || n > 16) return invalid_argument("--processes must be 1..16, got %lld", static_cast<long long>(n));
     req->timing.processes = static_cast<int>(n);
   }
-  if (p.has("--profiler")) req->performance.backend = p.value("--profiler") == "auto" ? "" : p.value("--profiler");
+  if (p.has("--profiler"))  // the parser accepts only the listed words
+    req->performance.backend = kernel::parse_profiler_backend(p.value("--profiler")).value_or(kernel::profiler_backend::auto_select);
   if (p.has("--no-perf")) req->performance.enabled = false;
   if (p.has("--output-dir")) {
     if (p.value("--output-dir").empty()) return invalid_argument("option --output-dir needs a directory");

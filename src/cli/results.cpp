@@ -193,10 +193,11 @@ int run_results(const std::vector<std::string>& args, const global_options& g) {
     return args.empty() ? k_exit_usage : k_exit_ok;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (args[0] == "register") return run_register(rest);
-  if (args[0] == "list") return run_results_list(rest);
-  if (args[0] == "show") return run_show(rest);
-  if (args[0] == "compare") return run_compare(rest);
+  using action = int (*)(const std::vector<std::string>&);
+  static const std::pair<const char*, action> k_actions[] = {
+      {"register", run_register}, {"list", run_results_list}, {"show", run_show}, {"compare", run_compare}};
+  for (const auto& [name, run] : k_actions)
+    if (args[0] == std::string_view(name)) return run(rest);
   return unknown_action("magpie results", args[0], {"register", "list", "show", "compare"}, k_results_usage);
 }
 

@@ -71,23 +71,6 @@ sample_summary summarize(const std::vector<double>& v) {
   return s;
 }
 
-json summary_to_json(const sample_summary& s, double k) {
-  json j;
-  j["n"] = s.n;
-  j["median"] = s.median * k;
-  j["mean"] = s.mean * k;
-  j["stdev"] = s.stdev * k;
-  j["min"] = s.min * k;
-  j["max"] = s.max * k;
-  j["p25"] = s.p25 * k;
-  j["p75"] = s.p75 * k;
-  j["iqr"] = s.iqr * k;
-  j["p5"] = s.p5 * k;
-  j["p95"] = s.p95 * k;
-  j["rel_stdev"] = s.rel_stdev;
-  return j;
-}
-
 uint64_t splitmix64::next() {
   uint64_t z = (m_state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/json.h"
+#include <string>
 
 namespace magpie {
 
@@ -24,9 +24,6 @@ struct sample_summary {
   double rel_stdev = 0;  ///< stdev / mean (nvbench's noise)
 };
 sample_summary summarize(const std::vector<double>& v);
-/// Keys: n, median, mean, stdev, min, max, p25, p75, iqr, p5, p95, rel_stdev; each
-/// value scaled by `scale` (e.g. 1e-3 to go from ns to us) except n and rel_stdev.
-json summary_to_json(const sample_summary& s, double scale = 1.0);
 
 /// A fresh seed: 64 bits from /dev/urandom, or, where it cannot be read, the monotonic clock
 /// in ns xor the pid.

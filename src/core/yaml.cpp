@@ -1,7 +1,7 @@
 // Adapter for yaml-cpp: exceptions stop here and become status values. Documents are built from
 // yaml-cpp's event stream, not YAML::Load's node graph, so that depth, alias expansion, duplicate
 // keys and unclosed quotes are checked before anything is copied or nested further.
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -379,18 +379,18 @@ std::string config_node::where() const {
   return strprintf("%s:%d:%d", file.c_str(), line, column);
 }
 
-json config_node::to_json() const {
-  switch (type) {
-    case kind::null: return nullptr;
-    case kind::scalar: return scalar_to_json(*this);
-    case kind::sequence: {
+json config_node_json(const config_node& n) {
+  switch (n.type) {
+    case config_node::kind::null: return nullptr;
+    case config_node::kind::scalar: return scalar_to_json(n);
+    case config_node::kind::sequence: {
       json a = json::array();
-      for (const auto& i : items) a.push_back(i.to_json());
+      for (const auto& i : n.items) a.push_back(config_node_json(i));
       return a;
     }
-    case kind::map: {
+    case config_node::kind::map: {
       json o = json::object();
-      for (const auto& [k, v] : entries) o[k] = v.to_json();
+      for (const auto& [k, v] : n.entries) o[k] = config_node_json(v);
       return o;
     }
   }

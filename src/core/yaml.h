@@ -1,6 +1,6 @@
 // YAML documents as a tree of config_node with file/line/column on every node, so
 // configuration errors can name the file, line and field. The only file that sees
-// yaml-cpp is yaml.cpp.
+// yaml-cpp is yaml.cpp. Conversions to and from JSON: core/yaml_json.h.
 #pragma once
 
 #include <optional>
@@ -35,8 +35,6 @@ struct config_node {
   const config_node* get(const std::string& key) const;
   /// "file:line:col" (or just file).
   std::string where() const;
-  /// Scalars typed as YAML 1.2 core schema would (int, float, bool, null) unless quoted.
-  json to_json() const;
 };
 
 /// One map entry (`first` = key, `second` = value: the names of the std::pair it replaces, which
@@ -71,7 +69,4 @@ status_or<config_node> parse_yaml(const std::string& text, const std::string& fi
                                   const yaml_options& opts = {});
 /// parse_yaml on a file read with read_input_file (regular files of at most limits.max_bytes).
 status_or<config_node> load_yaml_file(const fs::path& path, const yaml_options& opts = {});
-/// Serialises a JSON value as YAML (for config snapshots).
-std::string json_to_yaml(const json& value);
-
 }  // namespace magpie

@@ -1,7 +1,7 @@
 // One compare result from per-kernel verdicts: the rankings, the winner and upstream Magpie's
 // comparison metrics, and the console summary. The local compare (kernel/run.cpp) and the merge
 // of a Slurm / Ray batch (sched/merge_compare.cpp) both build their report's results from it, so
-// the rule that picks the winner is written once.
+// the rule that picks the winner is written once. Its JSON: kernel/compare_printer.h.
 #pragma once
 
 #include <cmath>
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/compare_report_codec.h"
-#include "core/json.h"
 #include "kernel/verdict.h"
 
 namespace magpie::kernel {
@@ -38,10 +37,6 @@ struct compare_result {
   std::vector<std::pair<int, double>> rankings;  ///< (index, speedup) of ranked verdicts, fastest first
   int winner = -1;                               ///< -1: no kernel is correct
   std::string winner_reason;
-  /// Upstream Magpie's results keys: comparison_metrics (with `as_expected`: every kernel's correctness
-  /// matches its `expect`), winner, winner_reason, rankings, baseline_index and verdicts (each
-  /// verdict's confidence: `confidence`).
-  void write(json& results, double confidence) const;
   /// "Compared N kernel implementations ...", a table (per implementation: median, noise,
   /// samples, verdict with its interval), "Winner: ..." for the console and results.summary.
   std::string summary() const;
@@ -54,10 +49,6 @@ bool ranks(const verdict& v);
 /// than the baseline; else the baseline when it is correct; else the first correct kernel.
 /// A winner judged by its exit code alone says so in winner_reason (its correctness is unproven).
 compare_result build_compare_result(std::vector<compare_kernel> kernels, int baseline);
-
-/// JSON Schema of what compare_result::write adds to a report's results (the compare MCP
-/// tool's output schema takes these properties; compare_test keeps them in step with write).
-json compare_result_schema();
 
 /// The verdict a report's verdict object (decoded by core's decode_verdict) stands for; numbers
 /// the report left out are 0.

@@ -9,27 +9,6 @@
 
 namespace magpie::kernel {
 
-json tensor_diff::to_json() const {
-  json j = {{"name", name}, {"dtype", dtype}, {"shape", shape}, {"numel", numel}, {"mismatches", mismatches},
-            {"nan_pattern_mismatches", nan_mismatch}, {"max_abs_err", max_abs}, {"mean_abs_err", mean_abs},
-            {"max_rel_err", max_rel}, {"mean_rel_err", mean_rel}, {"atol", atol}, {"rtol", rtol}};
-  if (first_bad >= 0) j["first_mismatch"] = {{"index", first_bad}, {"reference", json_finite(first_ref)}, {"candidate", json_finite(first_got)}};
-  return j;
-}
-
-json trial_verdict::to_json() const {
-  json o = json::array();
-  for (const auto& d : outputs) o.push_back(d.to_json());
-  return {{"index", index}, {"seed", seed}, {"size", size}, {"passed", passed}, {"failures", failures}, {"outputs", o}};
-}
-
-json correctness_verdict::to_json() const {
-  json t = json::array();
-  for (const auto& x : trials) t.push_back(x.to_json());
-  return {{"passed", passed}, {"max_abs_err", max_abs}, {"max_rel_err", max_rel}, {"mean_abs_err", mean_abs},
-          {"mean_rel_err", mean_rel}, {"trials", t}};
-}
-
 tolerance tolerance_for(dtype t, const correctness_policy& p) {
   switch (t) {
     case dtype::f32: return p.fp32;

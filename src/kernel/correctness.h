@@ -21,7 +21,6 @@ struct tensor_diff {
   double atol = 0, rtol = 0;
   int64_t first_bad = -1;   ///< flat index of the first failing element
   double first_ref = 0, first_got = 0;
-  json to_json() const;
 };
 
 struct trial_verdict {
@@ -31,7 +30,6 @@ struct trial_verdict {
   bool passed = true;
   std::vector<std::string> failures;  ///< one line each, e.g. "output c: 3 of 4099 elements ..."
   std::vector<tensor_diff> outputs;
-  json to_json() const;
 };
 
 struct correctness_verdict {
@@ -39,7 +37,6 @@ struct correctness_verdict {
   std::vector<trial_verdict> trials;
   std::vector<std::string> errors;  ///< summary lines for upstream Magpie's errors[]
   double max_abs = 0, max_rel = 0, mean_abs = 0, mean_rel = 0;  ///< over all trials and outputs
-  json to_json() const;
 };
 
 tolerance tolerance_for(dtype t, const correctness_policy& p);
@@ -84,7 +81,6 @@ struct held_reference {
   bool files_removed = false;
   size_t bytes_held = 0;           ///< output bytes kept in memory
   const held_trial* check_for_seed(uint64_t seed) const;
-  json to_json() const;
 };
 
 /// Loads every trial of the reference's manifest into memory; with `remove_files`, deletes the

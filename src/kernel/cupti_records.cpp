@@ -14,6 +14,7 @@
 
 #include "core/stats.h"
 #include "core/strings.h"
+#include "kernel/cupti_record_codec.h"
 #include "cupti/siphash.h"
 
 namespace magpie::kernel {
@@ -94,52 +95,34 @@ void cupti_log::parse_line(std::string_view line) {
     return;
   }
   ++m_records;
-  parse_record(j);
+  apply(decode_cupti_record(j));
 }
 
-namespace {
-// A record's unsigned field (0 when absent or not an unsigned integer: never a throw).
-uint64_t u64(const json& j, const char* key) { return json_as_uint(json_value(j, key)).value_or(0); }
-}  // namespace
-
-void cupti_log::parse_record(const json& j) {
-  const std::string kind = json_string(j, "k");
-  if (kind == "gpu") {
-    gpu_op o;
-    o.op = json_string(j, "op");
-    o.name = json_string(j, "name");
-    o.start = u64(j, "start");
-    o.end = u64(j, "end");
-    o.corr = u64(j, "corr");
-    o.bytes = u64(j, "bytes");
-    o.stream = u64(j, "stream");
-    o.device = static_cast<int>(json_int(j, "dev", 0));
-    for (int i = 0; i < 3; ++i) {
-      if (j.contains("grid") && j["grid"].is_array() && j["grid"].size() == 3)
-        o.grid[i] = static_cast<int>(json_as_int(j["grid"][i]).value_or(0));
-      if (j.contains("block") && j["block"].is_array() && j["block"].size() == 3)
-        o.block[i] = static_cast<int>(json_as_int(j["block"][i]).value_or(0));
-    }
-    if (o.end < o.start || o.name.empty()) ++m_bad_lines;
-    else m_ops.push_back(std::move(o));
-  } else if (kind == "api") {
-    m_api[u64(j, "corr")] = {u64(j, "ts"), u64(j, "tid")};
-  } else if (kind == "mark") {
-    sample_window& w = m_windows[u64(j, "id")];
-    if (json_string(j, "what") == "begin") {
+void cupti_log::apply(const cupti_record& r) {
+  switch (r.what) {
+    case cupti_record::kind::gpu:
+      if (r.op.end < r.op.start || r.op.name.empty()) ++m_bad_lines;
+      else m_ops.push_back(r.op);
+      break;
+    case cupti_record::kind::api: m_api[r.corr] = {r.ts, r.tid}; break;
+    case cupti_record::kind::mark_begin: {
+      sample_window& w = m_windows[r.id];
       ++w.begins;
-      w.begin_ts = u64(j, "ts");
-      w.begin_mono = u64(j, "mono");
-      w.tid = u64(j, "tid");
-    } else {
-      ++w.ends;
-      w.end_ts = u64(j, "ts");
-      w.end_mono = u64(j, "mono");
+      w.begin_ts = r.ts;
+      w.begin_mono = r.mono;
+      w.tid = r.tid;
+      break;
     }
-  } else if (kind == "dropped") {
-    m_dropped += u64(j, "count");
-  } else if (kind == "hello") {
-    m_hello = true;
+    case cupti_record::kind::mark_end: {
+      sample_window& w = m_windows[r.id];
+      ++w.ends;
+      w.end_ts = r.ts;
+      w.end_mono = r.mono;
+      break;
+    }
+    case cupti_record::kind::dropped: m_dropped += r.count; break;
+    case cupti_record::kind::hello: m_hello = true; break;
+    case cupti_record::kind::other: break;
   }
 }
 
@@ -197,40 +180,6 @@ size_t cupti_log::stray_ops(uint64_t after_ts, uint64_t harness_tid, double* gpu
   }
   *gpu_ns = t;
   return n;
-}
-
-json cupti_log::summary(bool dem, bool sampled_only) const {
-  struct agg {
-    std::vector<double> d;
-    const gpu_op* first = nullptr;
-  };
-  std::map<std::string, agg> by_name;
-  for (const auto& k : m_ops) {
-    if (k.op != "kernel" || (sampled_only && k.sample < 0)) continue;
-    auto& a = by_name[k.name];
-    a.d.push_back(static_cast<double>(k.end - k.start));
-    if (!a.first) a.first = &k;
-  }
-  std::vector<std::pair<std::string, agg>> rows(by_name.begin(), by_name.end());
-  auto total = [](const agg& a) {
-    double t = 0;
-    for (double x : a.d) t += x;
-    return t;
-  };
-  std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
-  json out = json::array();
-  for (const auto& [name, a] : rows) {
-    auto s = summarize(a.d);
-    json r;
-    r["kernel_name"] = dem ? demangle(name) : name;
-    r["mangled_name"] = name;
-    r["dispatch_count"] = a.d.size();
-    r["duration_ns"] = {{"avg", s.mean}, {"min", s.min}, {"max", s.max}, {"total", total(a)}, {"median", s.median}};
-    r["grid"] = {a.first->grid[0], a.first->grid[1], a.first->grid[2]};
-    r["block"] = {a.first->block[0], a.first->block[1], a.first->block[2]};
-    out.push_back(r);
-  }
-  return out;
 }
 
 // ---- channel ----

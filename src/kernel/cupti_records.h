@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "core/fs.h"
-#include "core/json.h"
 #include "core/status.h"
 
 namespace magpie::kernel {
@@ -25,6 +24,16 @@ struct gpu_op {
   int grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
   int64_t sample = -1;  ///< the sample whose window holds its launch; -1 none, -2 launch unknown
   uint64_t launch_tid = 0, launch_ts = 0;
+};
+
+/// One record of the channel (docs/harness-protocol.md), as kernel/cupti_record_codec.h decodes it.
+struct cupti_record {
+  enum class kind { gpu, api, mark_begin, mark_end, dropped, hello, other };
+  kind what = kind::other;
+  gpu_op op;                                ///< gpu: the operation
+  uint64_t corr = 0, ts = 0, tid = 0;       ///< api: correlation id, launch ts, thread; mark: ts, thread
+  uint64_t id = 0, mono = 0;                ///< mark: sample id, monotonic clock
+  uint64_t count = 0;                       ///< dropped: records lost
 };
 
 struct sample_window {
@@ -65,13 +74,10 @@ class cupti_log {
   /// Operations launched outside every sample window after `after_ts`, from threads other
   /// than `harness_tid` (work a kernel hides from the timed region), and their GPU time.
   size_t stray_ops(uint64_t after_ts, uint64_t harness_tid, double* gpu_ns) const;
-  /// Per kernel name: count, median/min/max/total duration (ns), grid/block of the first launch.
-  /// `sampled_only`: only kernels inside a timed sample (drops cache-flush and warm-up work).
-  json summary(bool demangle, bool sampled_only = false) const;
 
  private:
   void parse_line(std::string_view line);
-  void parse_record(const json& j);
+  void apply(const cupti_record& r);
 
   bool m_auth = false;
   unsigned char m_key[16] = {0};

@@ -3,7 +3,7 @@
 #include "core/json_schema.h"
 #include "core/states.h"
 #include "core/strings.h"
-#include "kernel/compare.h"
+#include "kernel/compare_printer.h"
 #include "kernel/integrity.h"
 #include "kernel/spec.h"
 

@@ -12,6 +12,7 @@
 #include "gpu/specs.h"
 #include "kernel/config_snapshot_printer.h"
 #include "kernel/profile.h"
+#include "kernel/stage_printer.h"
 
 namespace magpie::kernel {
 
@@ -253,7 +254,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
                         ? "the reference's outputs are held by the supervisor; its files were deleted before any "
                           "candidate ran, and this kernel ran in its own fresh directory"
                         : "the reference's files come from another job's shared directory and stay readable",
-                    {{"reference", reference->to_json()}, {"directory", dir->string()}});
+                    {{"reference", held_reference_json(*reference)}, {"directory", dir->string()}});
   if (is_reference && has_manifest && k.correctness.state == stage_state::success) {
     // A scale-out reference job leaves its files for the batch's candidate jobs (docs/slurm.md).
     const bool shared = ctx.req.mode == run_mode::reference;
@@ -263,7 +264,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
   } else if (has_manifest && !k.verdict) {
     remove_manifest_files(*k.run->result);
   }
-  if (k.verdict) k.correctness.detail["comparison"] = k.verdict->to_json();
+  if (k.verdict) k.correctness.detail["comparison"] = correctness_verdict_json(*k.verdict);
   MAGPIE_LOG_INFO("[%s] correctness (%s): %s%s", k.spec.id.c_str(), correctness_basis_name(k.basis), stage_state_name(k.correctness.state),
                   k.correctness.errors.empty() ? "" : (" — " + k.correctness.errors.front()).c_str());
 }
@@ -294,9 +295,9 @@ json cross_check_ncu(const timing_result& t, const json& ncu_kernels) {
 }
 
 bool want_ncu(const kernel_eval& k, const eval_context& ctx) {
-  const std::string& b = ctx.req.performance.backend;
-  if (b == "ncu") return true;
-  if (!b.empty()) return false;  // cupti / none / AMD backends
+  const profiler_backend b = ctx.req.performance.backend;
+  if (b == profiler_backend::ncu) return true;
+  if (b != profiler_backend::auto_select) return false;  // cupti / none / AMD backends
   return uses_cuda(k.spec.type) && starts_with(ctx.gpu_arch, "sm_") && !find_executable("ncu").empty();
 }
 
@@ -304,7 +305,7 @@ void performance_without_protocol(kernel_eval& k, eval_context& ctx) {
   const auto& p = ctx.req.performance;
   fs::path dir = ctx.ws.dir / "performance" / sanitize_label(k.spec.id);
   if (want_ncu(k, ctx)) k.performance = run_ncu(k.prepared, p, ctx.req.timing, ctx.timing_seed, false);
-  else if (uses_cuda(k.spec.type) && !ctx.cupti.injection_lib.empty() && p.backend != "none")
+  else if (uses_cuda(k.spec.type) && !ctx.cupti.injection_lib.empty() && p.backend != profiler_backend::none)
     k.performance = run_cupti_summary(k.prepared, ctx.cupti, dir, p.timeout_s);
   else {
     k.performance.state = stage_state::skipped;
@@ -320,7 +321,7 @@ namespace {
 // Bytes every correct implementation must read from device memory on the timed size (inputs
 // after a cold flush) ÷ the GPU's datasheet bandwidth: no kernel can be faster.
 double physical_floor_ns(const held_reference* ref, const timing_result& t, const timing_policy& p, json* info) {
-  if (!ref || t.source != "cupti" || !p.cold) return 0;
+  if (!ref || t.source != timing_source::cupti || !p.cold) return 0;
   const held_trial* tr = !ref->checks.empty() ? &ref->checks.front() : nullptr;
   for (const auto& x : ref->trials)
     if (!tr && x.meta.size_index == ref->timed_size) tr = &x;
@@ -434,7 +435,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
     k.performance.detail["kernels"] = t.cupti_kernels.is_array() ? t.cupti_kernels : json::array();
     if (t.ok && want_ncu(k, ctx)) {
       stage_result n = run_ncu(k.prepared, ctx.req.performance, tp, ctx.timing_seed, true);
-      json nj = n.to_json();
+      json nj = stage_result_json(n);
       if (nj.is_null()) nj = json::object();
       nj["state"] = n.state;
       if (n.success()) nj["cross_check"] = cross_check_ncu(t, n.detail["kernels"]);
@@ -453,71 +454,6 @@ void compute_score(kernel_eval& k) {
   if (k.performance.state == stage_state::success) s += 0.5;
   if (k.performance.state == stage_state::skipped && k.correctness.state == stage_state::success) s = 1.0;
   k.score = s;
-}
-
-json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
-  json j;
-  j["compiling_state"] = k.compiling.state;
-  j["correctness_state"] = k.correctness.state;
-  j["performance_state"] = k.performance.state;
-  j["latency_state"] = stage_state::skipped;
-  std::vector<std::string> errors;
-  for (const auto* st : {&k.compiling, &k.correctness, &k.performance})
-    if (st->state == stage_state::failed) errors.insert(errors.end(), st->errors.begin(), st->errors.end());
-  j["errors"] = errors;
-  j["score"] = k.score;
-  j["compiling_result"] = k.compiling.to_json();
-  j["correctness_result"] = k.correctness.state == stage_state::skipped && k.correctness.errors.empty()
-                                ? json(nullptr)
-                                : json{{"success", k.correctness.success()},
-                                       {"errors", k.correctness.errors.empty() ? json(nullptr) : json(k.correctness.errors)}};
-  json perf = k.performance.to_json();
-  if (perf.is_object() && !perf.contains("command")) perf["command"] = nullptr;
-  j["performance_result"] = perf;
-  j["latency_result"] = nullptr;
-  j["extra"] = {{"kernel_id", k.spec.id}, {"kernel_type", kernel_type_name(k.spec.type)}};
-  j["outcome"] = k.outcome();
-  j["correctness_method"] = k.basis;
-  json c = k.correctness_info;
-  c["method"] = k.basis;
-  c["policy"] = ctx.req.correctness.to_json();
-  if (k.verdict) c["comparison"] = k.verdict->to_json();
-  if (!k.correctness.errors.empty()) c["failures"] = k.correctness.errors;
-  j["correctness"] = c;
-  j["timing"] = k.timing ? k.timing->to_json(ctx.req.timing) : json(nullptr);
-  j["integrity"] = k.integrity.to_json();
-  j["kernel_config"] = k.spec.to_json();
-  return j;
-}
-
-std::string kernel_eval_text(const kernel_eval& k) {
-  std::string sep(60, '=');
-  std::string out = sep + "\n";
-  out += "Kernel: " + k.spec.id + "\n";
-  out += std::string("Type: ") + kernel_type_name(k.spec.type) + "\n";
-  out += std::string("Compiling: ") + stage_state_name(k.compiling.state) + "\n";
-  out += std::string("Correctness: ") + stage_state_name(k.correctness.state) + " (" + correctness_basis_name(k.basis) + ")\n";
-  out += std::string("Performance: ") + stage_state_name(k.performance.state);
-  if (k.timing && k.timing->ok)
-    out += strprintf(" (median %s, IQR %s, %zu samples, %s, %s)", format_duration_ns(k.timing->stats.median).c_str(),
-                     format_duration_ns(k.timing->stats.iqr).c_str(), k.timing->stats.n, k.timing->source.c_str(),
-                     k.timing->stop_reason.c_str());
-  else if (k.performance.state != stage_state::success && !k.performance.errors.empty())
-    out += " (" + k.performance.errors.front() + ")";  // why nothing was timed (no GPU, no profiler...)
-  out += "\n";
-  if (k.integrity.rejected()) out += "Integrity: REJECTED — " + k.integrity.reason() + "\n";
-  else if (!k.integrity.checks.empty()) out += "Integrity: ok (" + k.integrity.summary() + ")\n";
-  out += strprintf("Score: %.2f\n", k.score);
-  std::vector<std::string> errs;
-  for (const auto* st : {&k.compiling, &k.correctness, &k.performance})
-    if (st->state == stage_state::failed) errs.insert(errs.end(), st->errors.begin(), st->errors.end());
-  if (!errs.empty()) {
-    out += "Errors:\n";
-    for (size_t i = 0; i < errs.size() && i < 8; ++i) out += "  - " + errs[i] + "\n";
-    if (errs.size() > 8) out += strprintf("  ... and %zu more (see the report)\n", errs.size() - 8);
-  }
-  out += sep + "\n";
-  return out;
 }
 
 }  // namespace magpie::kernel

@@ -82,11 +82,6 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
 /// Upstream Magpie's score: compile failed → 0; +0.5 correctness, +0.5 performance; perf skipped → 1.0.
 void compute_score(kernel_eval& k);
 
-/// Upstream Magpie's EvaluationState dict plus our fields.
-json kernel_eval_json(const kernel_eval& k, const eval_context& ctx);
-/// Upstream Magpie's console block for one kernel.
-std::string kernel_eval_text(const kernel_eval& k);
-
 struct run_outcome {
   json report;
   fs::path workspace, report_path;

@@ -4,11 +4,33 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "core/enum_names.h"
 #include "core/log.h"
 #include "core/strings.h"
 #include "kernel/prepare.h"
 
 namespace magpie::kernel {
+
+namespace {
+
+constexpr std::pair<timing_source, const char*> k_timing_source_words[] = {
+    {timing_source::none, ""},
+    {timing_source::cupti, "cupti"},
+    {timing_source::cuda_events, "cuda_events"},
+    {timing_source::hip_events, "hip_events"},
+    {timing_source::torch_events, "torch_events"},
+    {timing_source::host_clock, "host_clock"},
+    {timing_source::harness, "harness"}};
+
+}  // namespace
+
+const char* timing_source_name(timing_source s) { return enum_name(k_timing_source_words, s, ""); }
+
+std::optional<timing_source> parse_harness_timer(std::string_view word) {
+  std::optional<timing_source> s = enum_parse(k_timing_source_words, word);
+  if (s == timing_source::none || s == timing_source::cupti) return std::nullopt;
+  return s;
+}
 
 namespace {
 

@@ -14,6 +14,16 @@
 
 namespace magpie::kernel {
 
+/// The clock of record of a timing result (timing_result::source): CUPTI activity timestamps read
+/// by the supervisor, or the harness's own timer (its ready line's `timer`; `harness` when the
+/// line names none); `none` when no process got ready (printed as "").
+enum class timing_source { none, cupti, cuda_events, hip_events, torch_events, host_clock, harness };
+const char* timing_source_name(timing_source s);
+/// A ready line's `timer` word (cuda_events, hip_events, torch_events, host_clock, harness); nullopt for any
+/// other word, `cupti` included (only the supervisor's channel makes CUPTI the timer of record).
+std::optional<timing_source> parse_harness_timer(std::string_view word);
+inline void to_json(json& j, timing_source s) { j = timing_source_name(s); }
+
 /// A kernel ready to run: commands resolved (defaults filled in), environment and cwd fixed.
 struct prepared_kernel {
   kernel_spec spec;
@@ -160,6 +170,8 @@ class timing_session {
   run_result finish();
 
   const json& ready() const { return m_ready; }
+  /// The timer its ready line named (cuda_events, hip_events, torch_events, host_clock or harness).
+  timing_source timer() const { return m_timer; }
   const std::vector<sample_record>& samples() const { return m_samples; }
   const std::vector<double>& rtt_ns() const { return m_rtt; }
   const cupti_log& cupti() const { return m_cupti; }
@@ -215,6 +227,7 @@ class timing_session {
   supervisor_cost m_cost;
   std::vector<std::string> m_warnings;
   uint64_t m_first_sample_ts = 0, m_harness_tid = 0;
+  timing_source m_timer = timing_source::harness;  ///< the ready line's timer
   bool m_gpu_timer = true;  ///< the ready line's timer is not host_clock
 };
 

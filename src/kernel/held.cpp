@@ -186,11 +186,6 @@ const held_trial* held_reference::check_for_seed(uint64_t seed) const {
   return nullptr;
 }
 
-json held_reference::to_json() const {
-  return {{"id", id}, {"trials", trials.size()}, {"check_trials", checks.size()}, {"files_removed", files_removed},
-          {"output_bytes_in_memory", bytes_held}};
-}
-
 held_reference hold_reference(const std::string& id, const manifest& m, bool remove_files) {
   held_reference h;
   h.id = id;

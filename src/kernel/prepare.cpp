@@ -9,13 +9,6 @@
 
 namespace magpie::kernel {
 
-json stage_result::to_json() const {
-  if (state == stage_state::skipped && detail.empty() && errors.empty()) return nullptr;
-  json j = {{"success", state == stage_state::success}, {"errors", errors.empty() ? json(nullptr) : json(errors)}};
-  for (auto it = detail.begin(); it != detail.end(); ++it) j[it.key()] = it.value();
-  return j;
-}
-
 fs::path resource_dir(const std::string& name) {
   fs::path exe = executable_dir();
   std::vector<fs::path> cands;

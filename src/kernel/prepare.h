@@ -13,7 +13,6 @@ struct stage_result {
   json detail = json::object();   ///< stage-specific fields merged into <stage>_result
   bool success() const { return state == stage_state::success; }
   /// Upstream Magpie's {success, errors, ...detail} object, or null when skipped without detail.
-  json to_json() const;
 };
 
 struct prepare_context {

@@ -1,4 +1,5 @@
 #include "kernel/profile.h"
+#include "kernel/profile_codec.h"
 
 #include <algorithm>
 
@@ -6,6 +7,7 @@
 #include "core/log.h"
 #include "core/stats.h"
 #include "core/strings.h"
+#include "kernel/cupti_printer.h"
 #include "kernel/harness.h"
 
 namespace magpie::kernel {
@@ -181,7 +183,7 @@ stage_result run_cupti_summary(const prepared_kernel& k, const cupti_setup& c, c
   }
   cupti_log log;
   log.poll(rec);
-  json kernels = log.summary(true);
+  json kernels = cupti_kernel_summary(log, true);
   st.state = kernels.empty() ? stage_state::failed : stage_state::success;
   if (kernels.empty()) st.errors.push_back("CUPTI recorded no kernels (did the testcase launch any?)");
   st.detail["backend"] = "cupti";

@@ -32,8 +32,4 @@ stage_result run_prof_command(const prepared_kernel& k, double timeout_s);
 stage_result run_cupti_summary(const prepared_kernel& k, const cupti_setup& c, const fs::path& work_dir,
                                double timeout_s);
 
-/// rocprof-compute pmc_perf.csv → per-dispatch durations grouped per kernel (upstream Magpie's
-/// kernel summary; runtime kernels __amd_rocclr_* / __hip_* dropped).
-status_or<json> parse_rocprof_pmc_perf(const std::string& csv_text);
-
 }  // namespace magpie::kernel

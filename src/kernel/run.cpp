@@ -10,37 +10,12 @@
 #include "core/workspace.h"
 #include "kernel/compare.h"
 #include "kernel/evaluate.h"
+#include "kernel/report_printer.h"
 #include "kernel/verdict.h"
-#include "magpie_generated/version.h"
 
 namespace magpie::kernel {
 
 namespace {
-
-json report_header(const eval_context& ctx) {
-  return {{"mode", ctx.req.mode},
-          {"timestamp", ctx.ws.timestamp},
-          {"magpie_version", std::string(MAGPIE_VERSION) + "+" + MAGPIE_GIT_COMMIT},
-          {"config_file", ctx.req.config_file.empty() ? json(nullptr) : json(ctx.req.config_file)},
-          {"gpu_arch", ctx.gpu_arch.empty() ? json(nullptr) : json(ctx.gpu_arch)},
-          {"cupti_injection", ctx.cupti.injection_lib.empty() ? json(nullptr) : json(ctx.cupti.injection_lib.string())},
-          {"run_seed", ctx.run_seed}};
-}
-
-json summary_row(const kernel_eval& k) {
-  json r = {{"kernel_id", k.spec.id},
-            {"kernel_type", kernel_type_name(k.spec.type)},
-            {"compiling_state", k.compiling.state},
-            {"correctness_state", k.correctness.state},
-            {"performance_state", k.performance.state},
-            {"latency_state", stage_state::skipped},
-            {"score", k.score},
-            {"outcome", k.outcome()},
-            {"correctness_method", k.basis}};
-  if (k.timing && k.timing->ok)
-    r["kernel_time_median_us"] = k.timing->stats.median / 1e3;
-  return r;
-}
 
 kernel_eval evaluate_reference(eval_context& ctx, const kernel_spec& spec) {
   kernel_eval ref;
@@ -88,19 +63,6 @@ kernel_eval external_reference_eval(const external_reference& ext, const eval_re
     }
   }
   return ref;
-}
-
-// Report entry of the reference: its own job's report when it came from another job.
-json reference_json(const kernel_eval& ref, const eval_context& ctx) {
-  const auto& ext = ctx.req.external_ref;
-  if (!ext) return kernel_eval_json(ref, ctx);
-  return ext->report.is_null() ? kernel_eval_json(ref, ctx) : ext->report;
-}
-
-json external_reference_json(const external_reference& ext) {
-  return {{"id", ext.id}, {"manifest_dir", ext.manifest_dir.empty() ? json(nullptr) : json(ext.manifest_dir.string())},
-          {"correctness_method", ext.basis},
-          {"failure", ext.failure.empty() ? json(nullptr) : json(ext.failure)}};
 }
 
 status write_report(const eval_context& ctx, const char* name, const json& report, run_outcome* out) {
@@ -235,6 +197,100 @@ compare_kernel compare_kernel_of(const kernel_eval& k, const verdict& v) {
   return c;
 }
 
+
+// The implementation every other is judged against: a separate reference (a local `reference:`
+// or another job's, req.external_ref) or the baseline kernel.
+struct compare_reference {
+  std::optional<kernel_eval> separate;  ///< empty: the baseline kernel is the reference
+  const kernel_eval* eval = nullptr;
+  const held_reference* held = nullptr;
+};
+
+// Every implementation (and a local reference) is compiled first, in parallel (compile_all).
+void compile_compare(std::vector<kernel_eval>& ks, compare_reference& ref, const eval_context& ctx) {
+  const eval_request& req = ctx.req;
+  if (req.reference && !req.external_ref) {
+    ref.separate.emplace();
+    ref.separate->spec = *req.reference;
+  }
+  std::vector<kernel_eval*> to_compile;
+  if (ref.separate) to_compile.push_back(&*ref.separate);
+  for (auto& k : ks) to_compile.push_back(&k);
+  compile_all(to_compile, ctx);
+}
+
+// The reference's correctness run, alone and first (its outputs become the gate).
+void evaluate_compare_reference(std::vector<kernel_eval>& ks, compare_reference& ref, eval_context& ctx) {
+  const eval_request& req = ctx.req;
+  kernel_eval* r = nullptr;
+  if (req.external_ref) {
+    ref.separate = external_reference_eval(*req.external_ref, req);
+    r = &*ref.separate;
+  } else if (req.reference) {
+    r = &*ref.separate;
+    r->device_env = ctx.workers.bind(0);
+    evaluate_correctness(*r, ctx, nullptr, true);
+    compute_score(*r);
+  } else {
+    r = &ks[static_cast<size_t>(req.baseline_index)];
+    r->device_env = ctx.workers.bind(0);
+    evaluate_correctness(*r, ctx, nullptr, true);
+  }
+  ref.eval = r;
+  ref.held = held_of(*r);
+}
+
+// Candidates are independent once the reference is held: their correctness runs (compile
+// included) go in parallel, up to half the cores or one per compare worker, whichever is more
+// (each writes only its own kernel_eval). With workers bound to GPUs, thread t's processes run
+// on worker (t mod workers)'s GPU (kernel/workers.h).
+void evaluate_candidates(std::vector<kernel_eval>& ks, const compare_reference& ref, eval_context& ctx) {
+  const int b = ctx.req.baseline_index;
+  const bool baseline_is_reference = !ref.separate;
+  progress_bar bar("correctness", static_cast<uint64_t>(ks.size()));
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (baseline_is_reference && static_cast<int>(i) == b) {
+      bar.advance();
+      continue;
+    }
+    todo.push_back(i);
+  }
+  const int cpu_width = static_cast<int>(std::max<unsigned>(1, std::min<unsigned>(8, std::thread::hardware_concurrency() / 2)));
+  run_on_workers(
+      todo.size(), std::max(cpu_width, ctx.workers.workers),
+      [&](size_t j, int slot) {
+        auto& k = ks[todo[j]];
+        // An explicit reference that failed (whatever its method) fails every candidate: a candidate
+        // that writes no manifest must not pass on its exit code because the reference could not run.
+        // A baseline kernel judged by its own exit code (upstream Magpie's form, no reference:) is just
+        // another kernel: its failure leaves the others to their own testcases, as in upstream Magpie.
+        const bool ref_failed = !ref.eval->correctness.success() && !baseline_is_reference;
+        if (!ref.held && (ref_failed || ref.eval->basis != correctness_basis::exit_code)) {
+          fail_for_reference(k, *ref.eval);
+        } else {
+          k.device_env = ctx.workers.bind(slot % ctx.workers.workers);
+          evaluate_correctness(k, ctx, ref.held, false);
+        }
+      },
+      [&](size_t j) {
+        bar.set_note(ks[todo[j]].spec.id);
+        bar.advance();
+      });
+  bar.finish();
+}
+
+// Scores, verdicts against the baseline and the compare result (rankings, winner).
+compare_result judge_compare(std::vector<kernel_eval>& ks, const eval_context& ctx) {
+  for (auto& k : ks) compute_score(k);
+  std::vector<verdict_input> vin;
+  for (const auto& k : ks) vin.push_back(verdict_input_of(k, !ctx.workers.bound()));
+  std::vector<verdict> vs = build_verdicts(vin, ctx.req.baseline_index, ctx.req.compare, ctx.run_seed);
+  std::vector<compare_kernel> cks;
+  for (size_t i = 0; i < ks.size(); ++i) cks.push_back(compare_kernel_of(ks[i], vs[i]));
+  return build_compare_result(std::move(cks), ctx.req.baseline_index);
+}
+
 }  // namespace
 
 status_or<run_outcome> run_compare(const eval_request& req_in) {
@@ -247,132 +303,32 @@ status_or<run_outcome> run_compare(const eval_request& req_in) {
   const double t_start = monotonic_seconds();
   MAGPIE_ASSIGN_OR_RETURN(eval_context ctx, make_context(req, ""));
   MAGPIE_ASSIGN_OR_RETURN(ctx.workers, plan_compare_workers(req));
-  std::vector<kernel_eval> ks(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) ks[static_cast<size_t>(i)].spec = req.kernels[static_cast<size_t>(i)];
-  const int b = req.baseline_index;
-  std::optional<kernel_eval> sep_ref;
-  const held_reference* ref_m = nullptr;
-  std::string ref_id;
-  const kernel_eval* ref_eval = nullptr;
-  const bool baseline_is_reference = !req.reference && !req.external_ref;
-  ctx.ref_inputs = python_reference_inputs(req.reference ? *req.reference : req.kernels[static_cast<size_t>(b)]);
-  // Every implementation (and a local reference) is compiled first, in parallel (compile_all);
-  // then correctness (the reference first), then timing, each phase alone on the machine.
-  if (req.reference && !req.external_ref) {
-    sep_ref.emplace();
-    sep_ref->spec = *req.reference;
-  }
+  std::vector<kernel_eval> ks(req.kernels.size());
+  for (size_t i = 0; i < ks.size(); ++i) ks[i].spec = req.kernels[i];
+  ctx.ref_inputs = python_reference_inputs(req.reference ? *req.reference : req.kernels[static_cast<size_t>(req.baseline_index)]);
+  // Compile everything, then correctness (the reference first), then timing, each phase alone
+  // on the machine.
+  compare_reference ref;
   const double t_compile = monotonic_seconds();
-  {
-    std::vector<kernel_eval*> to_compile;
-    if (sep_ref) to_compile.push_back(&*sep_ref);
-    for (auto& k : ks) to_compile.push_back(&k);
-    compile_all(to_compile, ctx);
-  }
+  compile_compare(ks, ref, ctx);
   const double t_correct = monotonic_seconds();
-  if (req.external_ref) {
-    sep_ref = external_reference_eval(*req.external_ref, req);
-    ref_m = held_of(*sep_ref);
-    ref_id = sep_ref->spec.id;
-    ref_eval = &*sep_ref;
-  } else if (req.reference) {
-    sep_ref->device_env = ctx.workers.bind(0);
-    evaluate_correctness(*sep_ref, ctx, nullptr, true);
-    compute_score(*sep_ref);
-    ref_m = held_of(*sep_ref);
-    ref_id = sep_ref->spec.id;
-    ref_eval = &*sep_ref;
-  } else {
-    ks[static_cast<size_t>(b)].device_env = ctx.workers.bind(0);
-    evaluate_correctness(ks[static_cast<size_t>(b)], ctx, nullptr, true);
-    ref_m = held_of(ks[static_cast<size_t>(b)]);
-    ref_id = ks[static_cast<size_t>(b)].spec.id;
-    ref_eval = &ks[static_cast<size_t>(b)];
-  }
-  // Candidates are independent once the reference is held: their correctness runs (compile
-  // included) go in parallel, up to half the cores or one per compare worker, whichever is more
-  // (each writes only its own kernel_eval). With workers bound to GPUs, thread t's processes run
-  // on worker (t mod workers)'s GPU (kernel/workers.h).
-  progress_bar bar("correctness", static_cast<uint64_t>(n));
-  std::vector<size_t> todo;
-  for (int i = 0; i < n; ++i) {
-    if (baseline_is_reference && i == b) {
-      bar.advance();
-      continue;
-    }
-    todo.push_back(static_cast<size_t>(i));
-  }
-  const int cpu_width = static_cast<int>(std::max<unsigned>(1, std::min<unsigned>(8, std::thread::hardware_concurrency() / 2)));
-  run_on_workers(
-      todo.size(), std::max(cpu_width, ctx.workers.workers),
-      [&](size_t j, int slot) {
-        auto& k = ks[todo[j]];
-        // An explicit reference that failed (whatever its method) fails every candidate: a candidate
-        // that writes no manifest must not pass on its exit code because the reference could not run.
-        // A baseline kernel judged by its own exit code (Magpie's form, no reference:) is just another
-        // kernel: its failure leaves the others to their own testcases, as in Magpie.
-        const bool ref_failed = !ref_eval->correctness.success() && !baseline_is_reference;
-        if (!ref_m && (ref_failed || ref_eval->basis != correctness_basis::exit_code)) {
-          fail_for_reference(k, *ref_eval);
-        } else {
-          k.device_env = ctx.workers.bind(slot % ctx.workers.workers);
-          evaluate_correctness(k, ctx, ref_m, false);
-        }
-      },
-      [&](size_t j) {
-        bar.set_note(ks[todo[j]].spec.id);
-        bar.advance();
-      });
-  bar.finish();
+  evaluate_compare_reference(ks, ref, ctx);
+  evaluate_candidates(ks, ref, ctx);
   std::vector<kernel_eval*> all;
   for (auto& k : ks) all.push_back(&k);
   const double t_timing = monotonic_seconds();
-  evaluate_performance(all, ctx, ref_m);
+  evaluate_performance(all, ctx, ref.held);
   const double t_timed = monotonic_seconds();
-  for (auto& k : ks) compute_score(k);
 
-  std::vector<verdict_input> vin;
-  for (const auto& k : ks) vin.push_back(verdict_input_of(k, !ctx.workers.bound()));
-  std::vector<verdict> vs = build_verdicts(vin, b, req.compare, ctx.run_seed);
-  std::vector<compare_kernel> cks;
-  for (int i = 0; i < n; ++i) cks.push_back(compare_kernel_of(ks[static_cast<size_t>(i)], vs[static_cast<size_t>(i)]));
-  compare_result cr = build_compare_result(std::move(cks), b);
-
-  run_outcome out;
-  json report = report_header(ctx);
-  report["summary"] = json::array();
-  json results;
-  results["kernel_results"] = json::array();
-  for (const auto& k : ks) {
-    report["summary"].push_back(summary_row(k));
-    results["kernel_results"].push_back(kernel_eval_json(k, ctx));
-  }
-  cr.write(results, req.compare.confidence);
-  results["reference"] = ref_id;
-  results["compare_policy"] = req.compare.to_json();
-  results["timing_policy"] = req.timing.to_json();
-  results["timing_order"] = ctx.timing_order;
-  results["workers"] = ctx.workers.to_json();
-  const std::string summary = cr.summary();
-  results["summary"] = summary;
-  // Where the compare's wall time went (the cost of a compare, issue 36): `other` is the
-  // workspace, GPU detection, verdicts and this report.
+  compare_run cr{&ks, ref.eval, ref.separate.has_value(), judge_compare(ks, ctx), {}};
   const double t_end = monotonic_seconds();
-  results["phases"] = {{"compile_s", t_correct - t_compile},
-                       {"correctness_s", t_timing - t_correct},
-                       {"timing_s", t_timed - t_timing},
-                       {"other_s", (t_end - t_start) - (t_timed - t_compile)},
-                       {"total_s", t_end - t_start}};
+  cr.phases = {t_correct - t_compile, t_timing - t_correct, t_timed - t_timing, (t_end - t_start) - (t_timed - t_compile),
+               t_end - t_start};
   MAGPIE_LOG_INFO("compare phases: compile %.1f s, correctness %.1f s, timing %.1f s, other %.1f s (total %.1f s)",
-                  t_correct - t_compile, t_timing - t_correct, t_timed - t_timing, (t_end - t_start) - (t_timed - t_compile),
-                  t_end - t_start);
-  report["results"] = results;
-  if (sep_ref) report["reference"] = reference_json(*sep_ref, ctx);
-  if (req.external_ref) report["external_reference"] = external_reference_json(*req.external_ref);
-  MAGPIE_RETURN_IF_ERROR(write_report(ctx, "compare_report.json", report, &out));
-  std::string sep(60, '=');
-  out.console = sep + "\nCOMPARISON RESULTS\n" + sep + "\n" + summary +
-                "\nWorkspace: " + ctx.ws.dir.string() + "\n";
+                  cr.phases.compile_s, cr.phases.correctness_s, cr.phases.timing_s, cr.phases.other_s, cr.phases.total_s);
+  run_outcome out;
+  MAGPIE_RETURN_IF_ERROR(write_report(ctx, "compare_report.json", compare_report_json(ctx, cr), &out));
+  out.console = compare_console(cr.result, ctx.ws.dir);
   return out;
 }
 

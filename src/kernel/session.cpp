@@ -110,7 +110,14 @@ status timing_session::await_ready() {
   std::string rest = line->size() > 6 ? line->substr(6) : "{}";
   auto j = parse_json(rest, "ready line");
   m_ready = j.ok() && j->is_object() ? *j : json::object();
-  m_gpu_timer = json_string(m_ready, "timer") != "host_clock";
+  const std::string timer = json_string(m_ready, "timer", "harness");
+  const std::optional<timing_source> t = parse_harness_timer(timer);
+  if (!t)
+    return error(status_code::failed_precondition,
+                 "%s: ready line: field timer: unknown timer '%s' (expected cuda_events, hip_events, torch_events or host_clock)",
+                 m_spec.id.c_str(), timer.c_str());
+  m_timer = *t;
+  m_gpu_timer = m_timer != timing_source::host_clock;
   if (json_number(m_ready, "protocol", 1) < 3)
     return error(status_code::failed_precondition,
                  "%s: the harness speaks timing protocol %d; magpie needs 3 (rebuild it against this magpie's "

@@ -5,6 +5,7 @@
 #include "core/enum_names.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "core/yaml_json.h"
 #include "kernel/spec_paths.h"
 
 namespace magpie::kernel {
@@ -37,6 +38,10 @@ constexpr std::pair<correctness_method, const char*> k_method_names[] = {
     {correctness_method::outputs, "outputs"},
     {correctness_method::exit_code, "exit_code"},
     {correctness_method::exit_code, "testcase"}};  // Magpie's word; written as exit_code
+constexpr std::pair<profiler_backend, const char*> k_backend_names[] = {
+    {profiler_backend::auto_select, "auto"}, {profiler_backend::ncu, "ncu"},
+    {profiler_backend::rocprof_compute, "rocprof_compute"}, {profiler_backend::metrix, "metrix"},
+    {profiler_backend::cupti, "cupti"}, {profiler_backend::none, "none"}};
 constexpr std::pair<run_mode, const char*> k_mode_names[] = {
     {run_mode::analyze, "analyze"}, {run_mode::compare, "compare"}, {run_mode::reference, "reference"}};
 }  // namespace
@@ -45,64 +50,14 @@ const char* correctness_method_name(correctness_method m) { return enum_name(k_m
 std::optional<correctness_method> parse_correctness_method(std::string_view word) {
   return enum_parse(k_method_names, word);
 }
+const char* profiler_backend_name(profiler_backend b) { return enum_name(k_backend_names, b, "auto"); }
+std::optional<profiler_backend> parse_profiler_backend(std::string_view word) { return enum_parse(k_backend_names, word); }
 const char* run_mode_name(run_mode m) { return enum_name(k_mode_names, m, "analyze"); }
 std::optional<run_mode> parse_run_mode(std::string_view word) { return enum_parse(k_mode_names, word); }
 
 bool uses_cuda(kernel_type t) { return t == kernel_type::cuda || is_python(t); }
 bool is_python(kernel_type t) { return t == kernel_type::pytorch || t == kernel_type::triton; }
 
-namespace {
-json argv_json(const argv_list& a) {
-  json j = json::array();
-  for (const auto& argv : a) j.push_back(argv);
-  return j;
-}
-}  // namespace
-
-json kernel_spec::to_json() const {
-  json j;
-  j["kernel_id"] = id;
-  j["kernel_type"] = to_lower(kernel_type_name(type));
-  j["source_files"] = source_files;
-  j["working_dir"] = working_dir.string();
-  json e = json::object();
-  for (const auto& [k, v] : env) e[k] = v;
-  j["env"] = e;
-  j["compile_command"] = argv_json(compile_command);
-  j["testcase_command"] = argv_json(testcase_command);
-  j["prof_command"] = argv_json(prof_command);
-  if (target) j["bench_target"] = {{"module", target->module}, {"callable", target->callable}, {"get_inputs", target->get_inputs}};
-  if (!entry.empty()) j["entry"] = entry;
-  if (expect_incorrect) j["expect"] = "incorrect";
-  if (!inputs_from.empty()) j["inputs_from"] = inputs_from;
-  return j;
-}
-
-json correctness_policy::to_json() const {
-  auto tol = [](const tolerance& t) { return json{{"atol", t.atol}, {"rtol", t.rtol}}; };
-  return {{"method", correctness_method_name(method)}, {"trials", trials},
-          {"tolerances", {{"float32", tol(fp32)}, {"float16", tol(fp16)}, {"bfloat16", tol(bf16)}, {"float64", tol(fp64)},
-                          {"integer", tol({0, 0})}}},
-          {"check_degenerate", check_degenerate}, {"check_mutation", check_mutation}, {"timeout_seconds", timeout_s}};
-}
-
-json timing_policy::to_json() const {
-  return {{"warmup", warmup}, {"min_samples", min_samples}, {"max_noise", max_noise}, {"min_time_s", min_time_s},
-          {"max_time_s", max_time_s}, {"cold", cold}, {"batch", batch}, {"max_samples", max_samples},
-          {"sample_timeout_s", sample_timeout_s}, {"setup_timeout_s", setup_timeout_s}, {"flush_bytes", flush_bytes},
-          {"processes", processes}, {"max_processes", max_processes}, {"auto_batch", auto_batch},
-          {"checked_samples", checked_samples}};
-}
-
-json compare_policy::to_json() const {
-  return {{"same_tolerance", same_tolerance}, {"confidence", confidence},
-          {"bootstrap_resamples", bootstrap_resamples}, {"winner_strategy", winner_strategy}};
-}
-
-json perf_policy::to_json() const {
-  return {{"enabled", enabled}, {"backend", backend.empty() ? json("auto") : json(backend)},
-          {"timeout_seconds", timeout_s}, {"ncu_args", ncu_args}, {"ncu_metrics", ncu_metrics}};
-}
 
 namespace {
 
@@ -309,14 +264,15 @@ status parse_timing(const config_node& n, timing_policy* t) {
 
 status parse_performance(const config_node& n, perf_policy* p, timing_policy* t) {
   field_reader r(n, "performance");
-  MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &p->backend));
-  static const char* k_backends[] = {"", "auto", "ncu", "rocprof_compute", "metrix", "cupti", "none"};
-  bool known = false;
-  for (const char* b : k_backends) known = known || p->backend == b;
-  if (!known)
-    return config_error(*n.get("backend"), "performance.backend",
-                        "expected ncu, rocprof_compute, metrix, cupti, none or auto");
-  if (p->backend == "auto") p->backend.clear();
+  std::string backend;
+  MAGPIE_RETURN_IF_ERROR(r.read_string("backend", &backend));
+  if (!backend.empty()) {
+    std::optional<profiler_backend> b = parse_profiler_backend(backend);
+    if (!b)
+      return config_error(*n.get("backend"), "performance.backend",
+                          "expected ncu, rocprof_compute, metrix, cupti, none or auto");
+    p->backend = *b;
+  }
   MAGPIE_RETURN_IF_ERROR(r.read_double("timeout_seconds", &p->timeout_s));
   MAGPIE_RETURN_IF_ERROR(r.read_bool("enabled", &p->enabled));
   if (const config_node* ncu = r.get("ncu")) {
@@ -384,7 +340,7 @@ status load_kernel_config(const fs::path& path, eval_request* req) {
   r.allow("compiling");
   MAGPIE_RETURN_IF_ERROR(r.check_unknown());
   req->config_file = absolute_path(path).string();
-  req->raw_config = root.to_json();
+  req->raw_config = config_node_json(root);
   return ok_status();
 }
 

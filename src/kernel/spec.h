@@ -43,7 +43,6 @@ struct kernel_spec {
   /// YAML `expect: incorrect` (ours): wrong on purpose, e.g. an example of the correctness gate.
   /// Its rejection is reported as expected and does not make the run a failure.
   bool expect_incorrect = false;
-  json to_json() const;
 };
 
 /// How correctness is decided (the policy; what a kernel's check ended up being is its
@@ -66,7 +65,6 @@ struct correctness_policy {
   bool check_degenerate = true;   ///< all-zero / constant / equal-to-input outputs
   bool check_mutation = true;     ///< inputs changed by the candidate
   double timeout_s = 300;         ///< per correctness run
-  json to_json() const;
 };
 
 /// nvbench-style measurement policy; times are seconds.
@@ -86,7 +84,6 @@ struct timing_policy {
   int max_processes = 16;        ///< a compare adds processes up to this when the pilot's spread asks for it
   bool auto_batch = true;        ///< warm runs of kernels under 10 µs: batch chosen from the pilot (batch 1 only)
   int checked_samples = 6;       ///< timed samples per process whose outputs are read and compared (first, last, random)
-  json to_json() const;
 };
 
 struct compare_policy {
@@ -94,16 +91,19 @@ struct compare_policy {
   double confidence = 0.95;
   int bootstrap_resamples = 2000;
   std::string winner_strategy = "speedup";  ///< upstream Magpie's perf_score maps here
-  json to_json() const;
 };
+
+/// performance.backend / --profiler: auto (ncu for CUDA when present), or one backend.
+enum class profiler_backend { auto_select, ncu, rocprof_compute, metrix, cupti, none };
+const char* profiler_backend_name(profiler_backend b);
+std::optional<profiler_backend> parse_profiler_backend(std::string_view word);
 
 struct perf_policy {
   bool enabled = true;          ///< --no-perf disables
-  std::string backend;          ///< "" auto | ncu | rocprof_compute | metrix | cupti | none
+  profiler_backend backend = profiler_backend::auto_select;
   double timeout_s = 600;       ///< upstream Magpie's performance.timeout_seconds
   std::vector<std::string> ncu_args;
   std::vector<std::string> ncu_metrics;
-  json to_json() const;
 };
 
 /// A reference evaluated in another job of a scale-out batch: the one gate every candidate of

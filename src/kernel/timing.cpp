@@ -8,6 +8,7 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/strings.h"
+#include "kernel/cupti_printer.h"
 #include "kernel/verdict.h"
 
 namespace magpie::kernel {
@@ -319,8 +320,8 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
                                      rr.describe().c_str(), rr.output_tail(300).c_str()));
     if (r.ready.is_null()) {
       r.ready = ls->s->ready();
-      r.source = ls->s->cupti_active() ? "cupti" : json_string(r.ready, "timer", "harness");
-      if (ls->s->cupti_active()) r.cupti_kernels = ls->s->cupti().summary(true, true);
+      r.source = ls->s->cupti_active() ? timing_source::cupti : ls->s->timer();
+      if (ls->s->cupti_active()) r.cupti_kernels = cupti_kernel_summary(ls->s->cupti(), true, true);
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
     process_result pr = finalize_process(*ls->s, r, ls->batch, ls->from_round);
@@ -344,7 +345,7 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
     std::sort(r.warnings.begin(), r.warnings.end());
     r.warnings.erase(std::unique(r.warnings.begin(), r.warnings.end()), r.warnings.end());
     MAGPIE_LOG_INFO("[%s] timing: %zu samples in %zu processes, median %s (%s), stop: %s", req.kernels[k]->spec.id.c_str(),
-                    r.samples_ns.size(), r.processes.size(), format_duration_ns(r.stats.median).c_str(), r.source.c_str(),
+                    r.samples_ns.size(), r.processes.size(), format_duration_ns(r.stats.median).c_str(), timing_source_name(r.source),
                     r.stop_reason.c_str());
     out.push_back(std::move(r));
   }

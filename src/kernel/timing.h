@@ -91,7 +91,7 @@ struct fresh_pair {
 struct timing_result {
   bool ok = false;
   std::string error;
-  std::string source;        ///< cupti | cuda_events | torch_events | host_clock
+  timing_source source = timing_source::none;
   std::string stop_reason;   ///< noise_target_met | noise_converged | max_samples | time_budget | error
   std::vector<double> samples_ns;  ///< per-launch times of record, all processes
   sample_summary stats;            ///< of samples_ns (ns)

@@ -9,6 +9,8 @@
 #include "core/strings.h"
 #include "gpu/nvml_procs.h"
 #include "kernel/timing.h"
+#include "core/stats_printer.h"
+#include "kernel/policy_printer.h"
 
 namespace magpie::kernel {
 
@@ -30,14 +32,14 @@ json timing_result::to_json(const timing_policy& p) const {
   json j;
   j["success"] = ok;
   j["error"] = error.empty() ? json(nullptr) : json(error);
-  j["policy"] = p.to_json();
+  j["policy"] = timing_policy_json(p);
   j["source"] = source;
   j["stop_reason"] = stop_reason;
   j["samples"] = samples_ns.size();
   j["wall_seconds"] = wall_s;
   j["stats_ns"] = summary_to_json(stats);
   j["harness_stats_ns"] = summary_to_json(harness_stats);
-  if (source == "cupti" && harness_stats.median > 0 && stats.median > 0)
+  if (source == timing_source::cupti && harness_stats.median > 0 && stats.median > 0)
     j["cross_check"] = {{"harness_median_ns", harness_stats.median}, {"cupti_median_ns", stats.median},
                         {"harness_over_cupti", harness_stats.median / stats.median}};
   json procs = json::array(), cks = json::array();
@@ -97,7 +99,7 @@ check_outcome judge_outputs(const held_reference* ref, uint64_t seed, const std:
 namespace {
 
 /// The time of record is the supervisor-bounded host clock (timing_result::source).
-bool timed_by_host_clock(const timing_result& r) { return r.source == "host_clock"; }
+bool timed_by_host_clock(const timing_result& r) { return r.source == timing_source::host_clock; }
 
 double med(const std::vector<double>& v) { return v.empty() ? 0 : median(v); }
 
@@ -404,7 +406,7 @@ void check_input_generation(timing_result& r, const timing_result& base) {
                {"baseline_gpu_ns_before_fresh_sample", base.gpu_ns_per_fresh_gap},
                {"kernels_before_fresh_sample", r.kernels_per_checked_gap},
                {"baseline_kernels_before_fresh_sample", base.kernels_per_checked_gap}};
-  if (r.source == "cupti" && base.source == "cupti" && r.gpu_ns_per_fresh_gap > 1.25 * base.gpu_ns_per_fresh_gap + 20000)
+  if (r.source == timing_source::cupti && base.source == timing_source::cupti && r.gpu_ns_per_fresh_gap > 1.25 * base.gpu_ns_per_fresh_gap + 20000)
     r.integrity.set("input_generation", check_status::fail, strprintf("%.1f us of GPU work launched between samples before each fresh "
                                                           "sample, the baseline %.1f us: work done while inputs are "
                                                           "generated is not timed",
@@ -534,7 +536,7 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
     timing_result& r = results[i];
     if (r.processes.empty()) continue;
     check_outputs(r);
-    if (r.source == "cupti") check_cupti(r);
+    if (r.source == timing_source::cupti) check_cupti(r);
     else check_bracket(r);
     const bool vs_base = baseline >= 0 && static_cast<size_t>(baseline) != i && results[static_cast<size_t>(baseline)].ok;
     check_reuse(r, vs_base ? &results[static_cast<size_t>(baseline)] : nullptr);

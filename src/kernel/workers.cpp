@@ -88,20 +88,6 @@ env_list worker_plan::bind(int slot) const {
   return pool.bind(static_cast<size_t>(slot));
 }
 
-json worker_plan::to_json() const {
-  json devices = json::array();
-  for (int i = 0; i < workers && static_cast<size_t>(i) < pool.ids.size(); ++i) devices.push_back(pool.ids[static_cast<size_t>(i)]);
-  return {{"requested", requested},
-          {"workers", workers},
-          {"devices", devices},
-          {"variable", pool.ids.empty() ? json(nullptr) : json(pool.variable)},
-          {"source", pool.source.empty() ? json(nullptr) : json(pool.source)},
-          {"notes", pool.notes},
-          {"reason", reason.empty() ? json(nullptr) : json(reason)},
-          {"policy", "correctness processes in parallel, one worker per GPU; timing processes split into one group "
-                     "per GPU identically for every implementation, so speedups compare processes on the same GPU"}};
-}
-
 worker_plan plan_workers(int requested, device_pool pool, const std::vector<kernel_spec>& specs) {
   worker_plan plan;
   plan.requested = std::max(requested, 1);

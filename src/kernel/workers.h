@@ -59,7 +59,6 @@ struct worker_plan {
   bool bound() const { return !pool.ids.empty(); }
   /// The variables that bind a process of worker `slot` ({} when not bound).
   env_list bind(int slot) const;
-  json to_json() const;
 };
 
 /// workers = min(requested, GPUs in the pool); one when a kernel pins the pool's variable in its

@@ -5,7 +5,7 @@
 #include "core/states.h"
 #include "core/strings.h"
 #include "core/workspace.h"
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 #include "mcp/benchmark_args_codec.h"
 #include "mcp/run_registry.h"
 #include "mcp/run_view_printer.h"

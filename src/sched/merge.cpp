@@ -13,6 +13,7 @@
 #include "sched/job_results.h"
 #include "sched/merge_report_writer.h"
 #include "sched/slurm_codec.h"
+#include "kernel/policy_printer.h"
 
 namespace magpie::sched {
 

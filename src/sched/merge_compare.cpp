@@ -5,10 +5,11 @@
 #include "core/states.h"
 #include "core/state_row_codec.h"
 #include "core/strings.h"
-#include "kernel/compare.h"
+#include "kernel/compare_printer.h"
 #include "sched/job_results.h"
 #include "sched/merge.h"
 #include "sched/merge_report_writer.h"
+#include "kernel/policy_printer.h"
 
 namespace magpie::sched {
 
@@ -195,10 +196,10 @@ merged_report merge_compare(const batch& b, const eval_request& req, const std::
     report["summary"].push_back(summary_row_from(row));
     results["kernel_results"].push_back(row);
   }
-  cr.write(results, req.compare.confidence);
+  write_compare_result(cr, req.compare.confidence, results);
   results["reference"] = req.reference ? req.reference->id : req.kernels[static_cast<size_t>(base)].id;
-  results["compare_policy"] = req.compare.to_json();
-  results["timing_policy"] = req.timing.to_json();
+  results["compare_policy"] = compare_policy_json(req.compare);
+  results["timing_policy"] = timing_policy_json(req.timing);
   std::string summary = cr.summary() + "\n" + engine_title(b) + " jobs (batch " + b.dir.string() + "):\n" + jobs_table(b);
   results["summary"] = summary;
   report["results"] = results;

@@ -1,4 +1,5 @@
 #include "sched/merge_report_writer.h"
+#include "kernel/policy_printer.h"
 
 #include "core/state_row_codec.h"
 #include "core/states.h"
@@ -163,7 +164,7 @@ json missing_kernel_row(const kernel::kernel_spec& spec, const job_record* job, 
           {"correctness_method", correctness_basis::none},
           {"correctness", {{"method", correctness_basis::none}, {"failures", {msg}}}},
           {"timing", nullptr},
-          {"kernel_config", spec.to_json()},
+          {"kernel_config", kernel_spec_json(spec)},
           {"job_state", job ? json(job_state_name(job->last.state)) : json(nullptr)}};
 }
 

@@ -4,6 +4,7 @@
 #include "core/strings.h"
 #include "sched/options.h"
 #include "sched/options_codec.h"
+#include "core/yaml_json.h"
 
 namespace magpie::sched {
 
@@ -35,7 +36,7 @@ status read_resource(field_reader& r, const char* key, double* out) {
 // runtime_env: env_vars merge with ray_config.env_vars; every other key goes to Ray as given.
 status read_runtime_env(const config_node& n, const std::string& field, ray_options* out) {
   if (!n.is_map()) return config_error(n, field, "expected a mapping (Ray's runtime_env)");
-  json j = n.to_json();
+  json j = config_node_json(n);
   if (n.get("env_vars")) {
     field_reader r(n, field);
     env_list vars;
@@ -71,7 +72,7 @@ status parse_ray_config(const config_node& n, const std::string& field, schedule
                         "num_nodes", "gpus_per_node"}) {
     const config_node* v = r.get(k);
     if (!v || v->is_null()) continue;
-    json j = v->to_json();
+    json j = config_node_json(*v);
     bool matters = !(j.is_array() && j.empty()) && !(json_as_bool(j) == false && std::string(k) == "multi_node");
     if (matters) unused.push_back(k);
   }

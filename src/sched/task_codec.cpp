@@ -2,6 +2,7 @@
 
 #include "core/strings.h"
 #include "sched/options_codec.h"
+#include "kernel/policy_printer.h"
 
 namespace magpie::sched {
 
@@ -92,8 +93,7 @@ compare_policy compare_from(const json& j) {
 perf_policy perf_from(const json& j) {
   perf_policy p;
   p.enabled = json_bool(j, "enabled", p.enabled);
-  p.backend = json_string(j, "backend", "auto");
-  if (p.backend == "auto") p.backend.clear();
+  p.backend = parse_profiler_backend(json_string(j, "backend", "auto")).value_or(profiler_backend::auto_select);
   p.timeout_s = json_number(j, "timeout_seconds", p.timeout_s);
   p.ncu_args = string_list(j, "ncu_args");
   p.ncu_metrics = string_list(j, "ncu_metrics");
@@ -157,16 +157,16 @@ status_or<kernel_spec> kernel_spec_from_json(const json& j) {
 json request_to_json(const eval_request& req, const scheduler_options& so) {
   json ks = json::array();
   for (const auto& k : req.kernels) ks.push_back(kernel_spec_to_json(k));
-  json c = req.correctness.to_json();
+  json c = correctness_policy_json(req.correctness);
   c["seed"] = req.correctness.seed ? json(*req.correctness.seed) : json(nullptr);
   json j = {{"mode", req.mode},
             {"kernels", ks},
             {"reference", req.reference ? kernel_spec_to_json(*req.reference) : json(nullptr)},
             {"baseline_index", req.baseline_index},
             {"correctness", c},
-            {"timing", req.timing.to_json()},
-            {"compare", req.compare.to_json()},
-            {"performance", req.performance.to_json()},
+            {"timing", timing_policy_json(req.timing)},
+            {"compare", compare_policy_json(req.compare)},
+            {"performance", perf_policy_json(req.performance)},
             {"enable_default_compile", req.enable_default_compile},
             {"output_dir", req.output_dir.string()},
             {"config_file", req.config_file},

@@ -6,7 +6,7 @@
 
 #include "core/json_schema.h"
 #include "core/strings.h"
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 #include "serve/bench_config_codec.h"
 #include "serve/bench_config_fields.h"
 #include "serve/sha256.h"
@@ -199,11 +199,11 @@ status read_profiler(const config_node& node, benchmark_config& c) {
   }
   if (const config_node* tl = r.get("tracelens")) {
     MAGPIE_RETURN_IF_ERROR(detail::check_tracelens(*tl));
-    c.profiler.tracelens = tl->to_json();
+    c.profiler.tracelens = config_node_json(*tl);
     c.profiler.tracelens_enabled = json_bool(c.profiler.tracelens, "enabled", false);
   }
   for (const char* k : {"gpu_monitor", "targeted_trace"}) {
-    if (const config_node* n = r.get(k); n && json_bool(n->to_json(), "enabled", false) && std::string(k) == "targeted_trace")
+    if (const config_node* n = r.get(k); n && json_bool(config_node_json(*n), "enabled", false) && std::string(k) == "targeted_trace")
       return config_error(*n, std::string("benchmark.profiler.") + k, "targeted_trace during a benchmark is not provided; run `magpie targeted-trace adapt-torch` on the run's torch_trace/ instead");
   }
   return r.check_unknown();
@@ -329,7 +329,7 @@ status read_benchmark(const config_node& b, benchmark_config& c) {
   if (const config_node* p = r.get("profiler")) MAGPIE_RETURN_IF_ERROR(read_profiler(*p, c));
   if (const config_node* g = r.get("gap_analysis")) {
     MAGPIE_RETURN_IF_ERROR(detail::check_gap_analysis(*g));
-    c.gap_analysis = g->to_json();
+    c.gap_analysis = config_node_json(*g);
     c.gap_analysis_enabled = json_bool(c.gap_analysis, "enabled", false);
   }
   if (const config_node* g = r.get("gpu_selection")) MAGPIE_RETURN_IF_ERROR(read_gpu_selection(*g, c));

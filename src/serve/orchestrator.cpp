@@ -13,7 +13,7 @@
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "core/workspace.h"
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 #include "gpu/detect.h"
 #include "gpu/gpu_printer.h"
 #include "gpu/select.h"

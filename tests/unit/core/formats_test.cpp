@@ -10,7 +10,7 @@
 #include "core/npy.h"
 #include "core/stats.h"
 #include "core/workspace.h"
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 
 using namespace magpie;
 
@@ -36,7 +36,7 @@ TEST(yaml, syntax_error_names_file_and_line) {
 TEST(yaml, to_json_types_scalars_unless_quoted) {
   auto n = parse_yaml("a: 3\nb: '3'\nc: true\nd: 1.5\ne: ~\nf: text\n", "t.yaml");
   ASSERT_TRUE(n.ok());
-  json j = n->to_json();
+  json j = config_node_json(*n);
   EXPECT_TRUE(j["a"].is_number_integer());
   EXPECT_TRUE(j["b"].is_string());
   EXPECT_TRUE(j["c"].is_boolean());

@@ -9,7 +9,7 @@
 #include "core/fs.h"
 #include "core/json.h"
 #include "core/strings.h"
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 
 using namespace magpie;
 
@@ -69,7 +69,7 @@ TEST(yaml_limits, billion_laughs_stops_at_the_node_budget) {
 TEST(yaml_limits, aliases_within_bounds_expand) {
   auto n = parse_yaml("base: &b {x: 1, y: [2, 3]}\nuse: *b\n", "ok.yaml");
   ASSERT_TRUE(n.ok()) << n.get_status().message();
-  EXPECT_EQ(n->to_json()["use"], n->to_json()["base"]);
+  EXPECT_EQ(config_node_json(*n)["use"], config_node_json(*n)["base"]);
   EXPECT_EQ(n->get("use")->line, 2);  // an alias is placed where it is used
 }
 
@@ -130,7 +130,7 @@ TEST(yaml_strict, merge_keys_follow_pyyaml) {
       "one:\n  <<: *base\n  b: 5\ntwo:\n  <<: [*base, *more]\n  d: 4\n",
       "m.yaml");
   ASSERT_TRUE(n.ok()) << n.get_status().message();
-  json j = n->to_json();
+  json j = config_node_json(*n);
   EXPECT_EQ(j["one"], json::parse(R"({"a":1,"b":5})"));
   EXPECT_EQ(j["two"], json::parse(R"({"a":1,"b":2,"c":30,"d":4})"));
   EXPECT_EQ(n->get("one")->entries.front().first, "a");  // merged where '<<' stood

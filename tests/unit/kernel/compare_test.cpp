@@ -1,6 +1,7 @@
 // The one compare builder (kernel/compare.h): rankings, winner and metrics from typed verdicts,
 // as used by the local compare and the merge of scale-out batches.
 #include "kernel/compare.h"
+#include "kernel/compare_printer.h"
 
 #include <gtest/gtest.h>
 
@@ -33,7 +34,7 @@ TEST(compare_result, fastest_significantly_faster_candidate_wins) {
   EXPECT_EQ(r.rankings[0].first, 1);
   EXPECT_EQ(r.rankings[3].first, 0);
   json results;
-  r.write(results, 0.95);
+  write_compare_result(r, 0.95, results);
   EXPECT_EQ(results["winner"], 2);
   EXPECT_EQ(results["baseline_index"], 0);
   EXPECT_FALSE(results["comparison_metrics"]["all_correct"].get<bool>());
@@ -89,12 +90,12 @@ TEST(compare_result, summary_lines) {
             "  \u2717  3 k3               -       -        -  not ranked: incorrect\n"
             "\nWinner: Kernel 1 (k1)\n");
   json results;
-  r.write(results, 0.95);
+  write_compare_result(r, 0.95, results);
   EXPECT_FALSE(results["comparison_metrics"]["all_correct"].get<bool>());
   EXPECT_FALSE(results["comparison_metrics"]["as_expected"].get<bool>());  // k3 is wrong without saying so
   auto ok = build_compare_result({base, fast, bad}, 0);
   json r2;
-  ok.write(r2, 0.95);
+  write_compare_result(ok, 0.95, r2);
   EXPECT_TRUE(r2["comparison_metrics"]["as_expected"].get<bool>());
 }
 
@@ -138,7 +139,7 @@ TEST(compare_result, verdicts_read_back_from_a_report_or_name_the_field) {
 TEST(compare_result, schema_declares_exactly_what_write_emits) {
   auto r = build_compare_result({entry(0, true, verdict_kind::baseline, 1.0), entry(1, true, verdict_kind::faster, 2.0)}, 0);
   json results = json::object();
-  r.write(results, 0.95);
+  write_compare_result(r, 0.95, results);
   json schema = compare_result_schema();
   auto keys = [](const json& obj) {
     std::vector<std::string> out;

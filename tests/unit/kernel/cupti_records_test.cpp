@@ -1,4 +1,5 @@
 #include "kernel/cupti_records.h"
+#include "kernel/cupti_printer.h"
 
 #include <gtest/gtest.h>
 
@@ -70,7 +71,7 @@ TEST(cupti_log, attributes_work_launched_in_a_window_from_any_thread) {
   EXPECT_EQ(log.stray_ops(1000, 1, &stray), 1u);  // launched after the window by thread 99
   EXPECT_DOUBLE_EQ(stray, 400);
   EXPECT_EQ(log.ops().back().sample, -2);
-  EXPECT_EQ(log.summary(true, true)[0]["kernel_name"], "add(float const*, float const*, float*, int)");
+  EXPECT_EQ(cupti_kernel_summary(log, true, true)[0]["kernel_name"], "add(float const*, float const*, float*, int)");
 }
 
 TEST(cupti_log, forged_and_missing_records_are_counted) {

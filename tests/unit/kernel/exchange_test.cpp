@@ -228,7 +228,7 @@ TEST(integrity35, a_second_gpu_process_in_a_harness_tree_is_rejected) {
   // helper holding the GPU beside it in one snapshot taken with its tree stopped (CUDA IPC).
   auto gpu_timed = [](size_t extra) {
     timing_result r = fake(60e3, 5e3, 0);
-    r.source = "cuda_events";
+    r.source = kernel::timing_source::cuda_events;
     for (auto& pr : r.processes) pr.findings.gpu_snapshots = 4;
     r.processes[1].findings.extra_gpu_holders = extra;
     if (extra) r.processes[1].findings.gpu_holders = "4242 (suite), 4250 (suite)";
@@ -250,7 +250,7 @@ TEST(integrity35, cpu_between_samples_is_robust_to_one_off_gaps_and_catches_stea
   // samples and 26 ms in two (one-off costs): 4.4 ms per sample on average (H200, 2026-12-07).
   auto with_gaps = [](double steady_ns, double oneoff_ns, int oneoffs) {
     timing_result r = fake(61e3, 5e3, 0);
-    r.source = "cupti";
+    r.source = kernel::timing_source::cupti;
     r.gap_cpu_samples_ns.assign(12, steady_ns);
     for (int i = 0; i < oneoffs; ++i) r.gap_cpu_samples_ns[static_cast<size_t>(i)] += oneoff_ns;
     return r;

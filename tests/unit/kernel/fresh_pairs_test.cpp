@@ -60,7 +60,7 @@ TEST(fresh_pairs, input_reuse_rejects_work_done_only_where_a_sample_can_be_check
   timing_result memo = paired(1e3, 6, 0.8e6, 1e3, 1.1e6, 0.3e6);
   // A GPU-timed kernel is judged on its time of record alone (the CPU does not see GPU work).
   timing_result gpu = paired(0.5e6, 6, 0.9e6, 0.5e6, 0.2e6, 0.2e6);
-  gpu.source = "cuda_events";
+  gpu.source = kernel::timing_source::cuda_events;
   // The same with a large output copy in both CPU times: 1.08x the partner's CPU time, but the CPU
   // time explains 37% of the slowdown (a CPU-ratio bound of 1.15 let it through).
   timing_result diluted = paired(0.5e6, 6, 0.9e6, 0.5e6, 2.0e6, 1.85e6);
@@ -97,7 +97,7 @@ TEST(fresh_pairs, fresh_overhead_rejects_work_after_the_timer_on_fresh_samples_o
   EXPECT_EQ(timing_fakes::status_of(r[3], "fresh_overhead"), check_status::pass);
   // The same attack timed on a GPU: the supervisor's clock around the samples shows it.
   timing_result gbase = base, gover = overtime;
-  gbase.source = gover.source = "cuda_events";
+  gbase.source = gover.source = kernel::timing_source::cuda_events;
   for (auto& q : gover.pairs) q.fresh_bracket_ns += 0.7e6;
   std::vector<timing_result> g = {gbase, gover};
   check_timing_integrity(g, 0, p);

@@ -1,4 +1,5 @@
 #include "kernel/spec.h"
+#include "kernel/policy_printer.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +39,7 @@ TEST(spec, magpie_schema_with_aliases_and_grammar) {
   EXPECT_EQ(req.correctness.trials, 7);
   EXPECT_DOUBLE_EQ(req.correctness.fp32.atol, 0.001);
   EXPECT_DOUBLE_EQ(req.correctness.bf16.atol, 0.05);
-  EXPECT_EQ(req.performance.backend, "ncu");
+  EXPECT_EQ(req.performance.backend, profiler_backend::ncu);
   EXPECT_DOUBLE_EQ(req.timing.max_time_s, 2);
   EXPECT_FALSE(req.timing.cold);
   EXPECT_DOUBLE_EQ(req.compare.same_tolerance, 0.03);
@@ -98,7 +99,7 @@ TEST(spec, method_and_mode_words) {
   scoped_dir c(dir);
   ASSERT_TRUE(st.ok()) << st.message();
   EXPECT_EQ(req.correctness.method, correctness_method::exit_code);
-  EXPECT_EQ(req.correctness.to_json()["method"], "exit_code");
+  EXPECT_EQ(correctness_policy_json(req.correctness)["method"], "exit_code");
   eval_request r2;
   fs::path d2;
   st = load("kernel: {id: k, type: host}\ncorrectness: {method: maybe}\n", &r2, &d2);

@@ -12,7 +12,7 @@ namespace magpie::kernel::timing_fakes {
 inline timing_result fake(double record_ns, double unclaimed_ns, double gap_cpu_per_sample) {
   timing_result r;
   r.ok = true;
-  r.source = "host_clock";
+  r.source = kernel::timing_source::host_clock;
   for (int p = 0; p < 2; ++p) {
     process_result pr;
     pr.index = p;

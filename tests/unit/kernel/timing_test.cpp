@@ -1,3 +1,4 @@
+#include "kernel/profile_codec.h"
 #include "kernel/timing.h"
 
 #include <gtest/gtest.h>
@@ -147,7 +148,7 @@ namespace {
 timing_result with_overheads(std::vector<double> medians, std::vector<double> unclaimed) {
   timing_result r;
   r.ok = true;
-  r.source = "host_clock";
+  r.source = kernel::timing_source::host_clock;
   for (size_t p = 0; p < unclaimed.size(); ++p) {
     process_result pr;
     pr.index = static_cast<int>(p);
@@ -272,4 +273,20 @@ TEST(sampling_plan, honest_pilots_keep_every_implementation) {
     dropped += !robust_pilot_spread(lm, 0).left_out.empty();
   }
   EXPECT_LE(dropped, 40);  // ~7 x 0.001 per pilot expected (7 candidates): well under 2%
+}
+
+// The timer a harness's ready line names becomes timing_result::source; only the supervisor's
+// channel makes CUPTI the timer of record, so a harness naming it (or an unknown timer) is refused.
+TEST(timing_source, ready_line_timers_parse_and_cupti_or_unknown_words_are_refused) {
+  EXPECT_EQ(parse_harness_timer("host_clock"), timing_source::host_clock);
+  EXPECT_EQ(parse_harness_timer("cuda_events"), timing_source::cuda_events);
+  EXPECT_EQ(parse_harness_timer("torch_events"), timing_source::torch_events);
+  EXPECT_EQ(parse_harness_timer("hip_events"), timing_source::hip_events);  // include/magpie/bench_gpu.hpp on HIP
+  EXPECT_EQ(parse_harness_timer("harness"), timing_source::harness);
+  EXPECT_FALSE(parse_harness_timer("cupti").has_value());
+  EXPECT_FALSE(parse_harness_timer("").has_value());
+  EXPECT_FALSE(parse_harness_timer("wall").has_value());
+  for (auto s : {timing_source::cupti, timing_source::cuda_events, timing_source::torch_events, timing_source::host_clock})
+    EXPECT_EQ(json(s), json(timing_source_name(s)));
+  EXPECT_EQ(json(timing_source::none), json(""));
 }

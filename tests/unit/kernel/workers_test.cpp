@@ -1,5 +1,6 @@
 // Compare workers: the GPU pool, the plan, the parallel runner and the merge of per-GPU timing.
 #include "kernel/workers.h"
+#include "kernel/stage_printer.h"
 
 #include <gtest/gtest.h>
 
@@ -66,7 +67,7 @@ TEST(workers, plan_caps_binds_and_respects_pinned_kernels) {
   EXPECT_EQ(two.bind(1), (env_list{{"CUDA_VISIBLE_DEVICES", "1"}}));
   EXPECT_TRUE(two.bind(2).empty());
   EXPECT_NE(two.reason.find("4 worker(s) asked for, 2 GPU(s)"), std::string::npos);
-  EXPECT_EQ(two.to_json()["devices"], json::array({"0", "1"}));
+  EXPECT_EQ(worker_plan_json(two)["devices"], json::array({"0", "1"}));
 
   device_pool idle_only = two_gpus();
   idle_only.ids = {"1"};
@@ -128,7 +129,7 @@ timing_result part(std::vector<double> samples, int process, const std::string& 
   timing_result r;
   r.ok = ok;
   r.error = ok ? "" : "broke";
-  r.source = "host_clock";
+  r.source = kernel::timing_source::host_clock;
   r.stop_reason = stop;
   r.samples_ns = samples;
   r.harness_samples_ns = samples;

@@ -3,7 +3,7 @@
 // byte for byte what the tool wrote before the struct existed (documents taken from that binary).
 #include <gtest/gtest.h>
 
-#include "core/yaml.h"
+#include "core/yaml_json.h"
 #include "mcp/benchmark_args_codec.h"
 
 namespace magpie::mcp {

@@ -2,7 +2,7 @@
 // it writes validates, and a verdict word outside verdict_kind does not.
 #include <gtest/gtest.h>
 
-#include "kernel/compare.h"
+#include "kernel/compare_printer.h"
 #include "core/json_schema.h"
 #include "mcp/tool_protocol.h"
 
@@ -27,7 +27,7 @@ TEST(compare_schema, a_written_compare_result_validates) {
   json out = {{"workspace", "/w"}, {"report_path", "/w/compare_report.json"}, {"kernels", json::array()},
               {"kernel_configs", json::array()}, {"warnings", json::array()}};
   kernel::compare_result r = kernel::build_compare_result(ks, 0);
-  r.write(out, 0.95);
+  kernel::write_compare_result(r, 0.95, out);
   out["summary"] = r.summary();
   EXPECT_EQ(validate(t->output_schema, out), "");
   out["verdicts"][1]["verdict"] = "quicker";

@@ -7,6 +7,7 @@
 #include "core/fs.h"
 #include "kernel/eval_schema.h"
 #include "kernel/evaluate.h"
+#include "kernel/report_printer.h"
 #include "mcp/run_registry.h"
 #include "mcp/run_view_printer.h"
 #include "core/json_schema.h"

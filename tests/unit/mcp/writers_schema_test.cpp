@@ -9,6 +9,7 @@
 #include "core/stats.h"
 #include "kernel/eval_schema.h"
 #include "kernel/evaluate.h"
+#include "kernel/report_printer.h"
 #include "core/json_schema.h"
 #include "mcp/tool_protocol.h"
 #include "mcp/kernel_output_printer.h"
@@ -88,7 +89,7 @@ kernel::kernel_eval full_kernel(const std::string& id) {
                                                    {"diff_pct", 0.0}}}}};
   kernel::timing_result tr;
   tr.ok = true;
-  tr.source = "cupti";
+  tr.source = kernel::timing_source::cupti;
   tr.stop_reason = "noise_target_met";
   tr.samples_ns = {1000, 1100, 1050};
   tr.stats = summarize(tr.samples_ns);

@@ -48,7 +48,7 @@ TEST(task_codec, request_round_trip_keeps_every_field) {
   r.compare.same_tolerance = 0.05;
   r.compare.bootstrap_resamples = 100;
   r.performance.enabled = false;
-  r.performance.backend = "cupti";
+  r.performance.backend = kernel::profiler_backend::cupti;
   r.performance.ncu_args = {"--set", "full"};
   r.enable_default_compile = true;
   r.output_dir = "/out";
@@ -68,7 +68,7 @@ TEST(task_codec, request_round_trip_keeps_every_field) {
   EXPECT_EQ(back->correctness.method, correctness_method::outputs);
   EXPECT_EQ(back->timing.max_samples, 77);
   EXPECT_EQ(back->timing.flush_bytes, 1u << 20);
-  EXPECT_EQ(back->performance.backend, "cupti");
+  EXPECT_EQ(back->performance.backend, kernel::profiler_backend::cupti);
 }
 
 TEST(task_codec, unset_seed_and_bad_input) {
