@@ -25,6 +25,8 @@ struct gpu_info {
   std::string driver_version;
   std::vector<device> devices;
   bool detected() const { return !architecture.empty(); }
+  /// The vendor's name (AMD | NVIDIA), or "" when none was detected.
+  std::string known_vendor() const { return vendor == "UNKNOWN" ? std::string() : vendor; }
 };
 
 /// First "gfx<alnum>" token (lower-cased), or "".

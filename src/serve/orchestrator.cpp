@@ -49,7 +49,7 @@ std::string detect_vllm_version(const benchmark_config& c) {
 status select_gpus(benchmark_run& run, std::string* vendor) {
   benchmark_config& c = run.cfg;
   gpu::gpu_info info = gpu::detect();
-  *vendor = info.vendor == "UNKNOWN" ? std::string() : info.vendor;
+  *vendor = info.known_vendor();
   if (c.gpu_arch.empty()) c.gpu_arch = info.architecture;
   if (!info.devices.empty()) run.gpu_name = info.devices.front().name;
   if (!c.gpu_selection.auto_select || gpu::has_visible_devices(c.envs)) return ok_status();
@@ -206,8 +206,7 @@ void run_with_lifecycle(benchmark_run& run) {
   ctx.workspace = run.workspace;
   ctx.task_id = sanitize_label(fs::path(run.workspace).filename().string());
   ctx.port = c.server.port > 0 ? c.server.port : static_cast<int>(c.env_int("PORT", 8888));  // Magpie's PORT default
-  ctx.vendor = gpu::detect().vendor;
-  if (ctx.vendor == "UNKNOWN") ctx.vendor.clear();
+  ctx.vendor = gpu::detect().known_vendor();
   ctx.vllm_version = detect_vllm_version(c);
   auto plan = plan_server(c, ctx);
   auto found = plan.ok() ? find_reusable_server(c, *plan) : status_or<persistent_server>(plan.get_status());
@@ -323,8 +322,7 @@ status_or<dry_run_plan> plan_dry_run(const benchmark_config& cfg, const run_opti
     launch_context ctx;
     ctx.workspace = ws;
     ctx.port = cfg.server.port > 0 ? cfg.server.port : static_cast<int>(cfg.env_int("PORT", 8000));
-    ctx.vendor = gpu::detect().vendor;
-    if (ctx.vendor == "UNKNOWN") ctx.vendor.clear();
+    ctx.vendor = gpu::detect().known_vendor();
     ctx.task_id = "DRYRUN";
     MAGPIE_ASSIGN_OR_RETURN(server_plan plan, plan_server(cfg, ctx));
     url = plan.url;
