@@ -119,8 +119,9 @@ bool partner_sample(timing_session& s, impl_state& st, uint64_t* next_id, int ro
     fail_impl(st, partner.get_status().message());
     return false;
   }
-  s.add_sample_cost((monotonic_seconds() - t0) * 1e9, 0);
-  *overhead_s += monotonic_seconds() - t0;
+  const double dt = monotonic_seconds() - t0;
+  s.add_sample_cost(dt * 1e9, 0);
+  *overhead_s += dt;
   return true;
 }
 

@@ -3,7 +3,6 @@
 // bracket, input reuse and input-generation work; and the report form of timing results.
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "core/sandbox.h"
 #include "core/strings.h"
@@ -372,7 +371,6 @@ void check_fresh_overhead(timing_result& r, const timing_result& base) {
 // costs in a few gaps; 41 us over 398 samples on an H100), so the mean alone, against no
 // baseline, rejected the baseline itself.
 void check_gap_cpu(timing_result& r, const timing_result* base) {
-  auto mean = [](const std::vector<double>& v) { return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); };
   const double mine = mean(r.gap_cpu_samples_ns), theirs = base ? mean(base->gap_cpu_samples_ns) : 0;
   const double mine_med = med(r.gap_cpu_samples_ns), theirs_med = base ? med(base->gap_cpu_samples_ns) : 0;
   const double slack = 0.25 * r.stats.median + 50000;
