@@ -26,7 +26,7 @@ harness_root harness_root_of(pid_t pid, const std::string& tag) {
 
 namespace {
 
-bool has(const std::vector<pid_t>& v, pid_t p) { return std::find(v.begin(), v.end(), p) != v.end(); }
+bool contains_pid(const std::vector<pid_t>& v, pid_t p) { return std::find(v.begin(), v.end(), p) != v.end(); }
 
 const harness_root* live_root(const std::vector<harness_root>& roots, pid_t pid) {
   for (const auto& r : roots)
@@ -74,7 +74,7 @@ std::vector<gpu_holder> attribute_gpu_holders(const std::vector<gpu::gpu_process
     if (const auto row = table.row(p.pid)) h.start_time = row->start_time;
     if (p.pid == self) {
       h.kind = holder_kind::supervisor;
-    } else if (has(sampled_tree, p.pid)) {
+    } else if (contains_pid(sampled_tree, p.pid)) {
       h.kind = holder_kind::sampled_tree;
       h.harness = sampled_root;
     } else {
