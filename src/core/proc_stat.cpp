@@ -24,8 +24,10 @@ bool next_number(const char*& p, const char* end, long long* v) {
     ++p;
   }
   const char* digits = p;
+  constexpr unsigned long long k_max = 9223372036854775807ull;  // LLONG_MAX: larger is clamped
   unsigned long long x = 0;
-  while (p < end && *p >= '0' && *p <= '9') x = x * 10 + static_cast<unsigned long long>(*p++ - '0');
+  for (; p < end && *p >= '0' && *p <= '9'; ++p)
+    x = x > (k_max - 9) / 10 ? k_max : x * 10 + static_cast<unsigned long long>(*p - '0');
   if (p == digits || (p < end && *p != ' ' && *p != '\n')) return false;
   *v = neg ? -static_cast<long long>(x) : static_cast<long long>(x);
   return true;

@@ -66,6 +66,13 @@ TEST(proc_stat, a_long_comm_is_cut_not_overflowed) {
   EXPECT_EQ(s.ppid, 17);
 }
 
+TEST(proc_stat, a_number_beyond_64_bits_is_clamped_not_wrapped) {
+  const proc_stat s = parsed("9 (x) S 1 2 3 0 -1 0 0 0 0 0 99999999999999999999999 -99999999999999999999999 0 0 20 0 1 0 5");
+  EXPECT_EQ(s.utime, 9223372036854775807ull);
+  EXPECT_EQ(s.stime, 0u);  // negative: none
+  EXPECT_EQ(s.start_time, 5u);
+}
+
 TEST(proc_stat, refuses_what_is_not_a_stat_line) {
   proc_stat s;
   const std::vector<std::string> bad_lines = {
