@@ -34,9 +34,15 @@ const harness_root* live_root(const std::vector<harness_root>& roots, pid_t pid)
   return nullptr;
 }
 
-/// The harness an escaped holder counts against, and why (attribute_gpu_holders' rules).
-std::pair<pid_t, blame_basis> blame_escaped(pid_t pid, pid_t sampled_root, const std::vector<harness_root>& roots,
-                                            const process_table& table) {
+/// The harness an escaped holder counts against, why, and (tag claims only) the sampled harness
+/// too (attribute_gpu_holders' rules).
+struct blame {
+  pid_t harness = 0;
+  blame_basis basis = blame_basis::none;
+  pid_t also = 0;
+};
+
+blame blame_escaped(pid_t pid, pid_t sampled_root, const std::vector<harness_root>& roots, const process_table& table) {
   const auto row = table.row(pid);
   if (!row) return {sampled_root, blame_basis::sampled};  // gone since the snapshot
   if (live_root(roots, row->sid)) return {row->sid, blame_basis::session};
@@ -47,18 +53,18 @@ std::pair<pid_t, blame_basis> blame_escaped(pid_t pid, pid_t sampled_root, const
       before.push_back(&r);
       if (!r.finished) live_before.push_back(&r);
     }
+  const bool sampled_before =
+      std::any_of(live_before.begin(), live_before.end(), [&](const harness_root* r) { return r->pid == sampled_root; });
   // The claim: the live harnesses its tag chain names, innermost last; the sampled one first.
   const auto chain = table.tree_chain ? table.tree_chain(pid) : std::vector<std::string>();
   const harness_root* claimed = nullptr;
   for (const auto& tag : chain)
     for (const auto* r : live_before)
       if (!tag.empty() && r->tag == tag && (claimed == nullptr || claimed->pid != sampled_root)) claimed = r;
-  if (claimed) return {claimed->pid, blame_basis::tree_tag};
+  if (claimed) return {claimed->pid, blame_basis::tree_tag, claimed->pid != sampled_root && sampled_before ? sampled_root : 0};
   if (before.size() == 1 && !before[0]->finished) return {before[0]->pid, blame_basis::start_time};
-  const bool sampled_before =
-      std::any_of(live_before.begin(), live_before.end(), [&](const harness_root* r) { return r->pid == sampled_root; });
   if (sampled_before || live_before.empty()) return {sampled_root, blame_basis::sampled};
-  return {0, blame_basis::none};
+  return {};
 }
 
 }  // namespace
@@ -95,7 +101,12 @@ std::vector<gpu_holder> attribute_gpu_holders(const std::vector<gpu::gpu_process
         if (!row) break;
         at = row->ppid;
       }
-      if (h.kind == holder_kind::escaped) std::tie(h.harness, h.basis) = blame_escaped(p.pid, sampled_root, roots, table);
+      if (h.kind == holder_kind::escaped) {
+        const blame b = blame_escaped(p.pid, sampled_root, roots, table);
+        h.harness = b.harness;
+        h.basis = b.basis;
+        h.also = b.also;
+      }
     }
     out.push_back(h);
   }
@@ -141,18 +152,27 @@ std::vector<harness_root> harness_registry::known() const {
 void harness_registry::tally(const std::vector<gpu_holder>& holders) {
   std::lock_guard<std::mutex> lock(m_mu);
   for (const auto& h : holders) {
-    auto it = m_tallies.find(h.harness);
-    if (h.harness == 0 || it == m_tallies.end()) continue;
-    std::vector<gpu_holder>* list = h.kind == holder_kind::escaped ? &it->second.escaped
-                                    : h.kind == holder_kind::sampled_tree || h.kind == holder_kind::other_harness
-                                        ? &it->second.tree
-                                        : nullptr;
-    if (list == nullptr) continue;
-    const bool seen = std::any_of(list->begin(), list->end(), [&](const gpu_holder& o) {
-      return o.process.pid == h.process.pid && o.start_time == h.start_time;
-    });
-    if (!seen) list->push_back(h);
+    record(h, h.harness);
+    if (h.also != 0) {
+      gpu_holder as_sampled = h;
+      as_sampled.basis = blame_basis::sampled;
+      record(as_sampled, h.also);
+    }
   }
+}
+
+void harness_registry::record(const gpu_holder& h, pid_t root) {
+  auto it = m_tallies.find(root);
+  if (root == 0 || it == m_tallies.end()) return;
+  std::vector<gpu_holder>* list = h.kind == holder_kind::escaped ? &it->second.escaped
+                                  : h.kind == holder_kind::sampled_tree || h.kind == holder_kind::other_harness
+                                      ? &it->second.tree
+                                      : nullptr;
+  if (list == nullptr) return;
+  const bool seen = std::any_of(list->begin(), list->end(), [&](const gpu_holder& o) {
+    return o.process.pid == h.process.pid && o.start_time == h.start_time;
+  });
+  if (!seen) list->push_back(h);
 }
 
 holder_tally harness_registry::tally_of(pid_t root) const {

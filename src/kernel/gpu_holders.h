@@ -75,6 +75,9 @@ struct gpu_holder {
   /// sampled_tree, other_harness, escaped: the harness root it counts against (0: none).
   pid_t harness = 0;
   blame_basis basis = blame_basis::none;
+  /// Escaped, charged by its tree tag to another harness: the sampled harness too when it started
+  /// before the holder and could have spawned it (a tag never clears a harness; 0: none).
+  pid_t also = 0;
 };
 
 /// Attributes every holder of a snapshot. `self`: magpie's pid; `sampled_root` and `sampled_tree`:
@@ -90,10 +93,12 @@ struct gpu_holder {
 /// it holds the GPU while this timing runs). Else — several started before it, the sampled one
 /// did not — nobody at this snapshot: it is counted when one of them is sampled.
 ///
-/// The tag is the candidate's to rewrite: it can move the blame *to* the tree it names, never
-/// off every tree. An honest harness's processes never rewrite it, so a helper that kept its tag
-/// is charged to the harness that spawned it and not to an honest one sampled beside it; one that
-/// copied another harness's tag charges that one (docs/harness-protocol.md, "What remains").
+/// The tag is the candidate's to rewrite: it can move blame *to* the tree it names, never off a
+/// harness that could have spawned the holder. A tag naming another harness than the sampled one
+/// charges both (`also`) when the sampled one started before the holder: an attacker that copied
+/// an honest harness's tag is still charged at its own snapshots, and an honest harness sampled
+/// beside an escaped helper is spared only when it started after it (docs/harness-protocol.md,
+/// "What remains").
 std::vector<gpu_holder> attribute_gpu_holders(const std::vector<gpu::gpu_process>& holders, pid_t self,
                                               pid_t sampled_root, const std::vector<pid_t>& sampled_tree,
                                               const std::vector<harness_root>& roots, const process_table& table);
@@ -122,6 +127,7 @@ class harness_registry {
   holder_tally tally_of(pid_t root) const;
 
  private:
+  void record(const gpu_holder& h, pid_t root);  ///< m_mu held
   mutable std::mutex m_mu;
   std::vector<harness_root> m_roots;
   std::map<pid_t, holder_tally> m_tallies;

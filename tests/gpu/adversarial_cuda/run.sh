@@ -34,7 +34,10 @@ rc=$?
 # ipc_escape outside the sandbox (issue 35 part 6, unverified on a GPU when written): the double-forked
 # helper is re-parented to magpie, outside the harness's tree; gpu_processes must still count it.
 # ipc_setsid (part f, unverified on a GPU when written): the helper also left the session; its
-# environment's tree tag charges it to ipc_setsid, so the honest aa_copy beside it stays accepted.
+# environment's tree tag charges it to ipc_setsid, and any harness sampled while it holds the GPU
+# that started before it is charged too (a tag never frees a harness): baseline and aa_copy may be
+# spoiled here (docs/harness-protocol.md, "What remains"), so only the attacks are checked; the
+# honest ones' outcomes are printed.
 {
   echo "reference: {id: reference, type: cuda, testcase_command: [\"$S\", reference]}"
   echo "kernels:"
@@ -50,5 +53,6 @@ rc=$?
 "$BIN" --no-sandbox compare -k "$OUTD/escape.yaml" -o "$OUTD/res_escape" > "$OUTD/escape.txt" 2> "$OUTD/escape.err"
 rep=$(ls -d "$OUTD"/res_escape/compare_*/compare_report.json | tail -1)
 [ -f "$rep" ] || { tail -30 "$OUTD/escape.err"; exit 1; }
-python3 "$SRC/tests/gpu/adversarial_check.py" "$rep" baseline=accept aa_copy=accept ipc_escape=reject ipc_setsid=reject || rc=1
+python3 "$SRC/tests/gpu/adversarial_check.py" "$rep" ipc_escape=reject ipc_setsid=reject || rc=1
+python3 "$SRC/tests/gpu/adversarial_check.py" "$rep" baseline=accept aa_copy=accept || echo "(no-sandbox: honest outcomes above are informational)"
 exit $rc

@@ -122,17 +122,38 @@ void snapshots_h_c_h(harness_registry& reg, const process_table& t) {
 
 }  // namespace
 
-TEST(gpu_holders, an_honest_harness_beside_a_setsid_attacker_is_not_blamed) {
+TEST(gpu_holders, a_setsid_helper_that_kept_its_tag_is_charged_to_its_harness_too) {
   const auto t = table_of(setsid_table({"100.2"}));  // the helper kept its environment
   auto at_h = attribute_gpu_holders(fake_nvml({201, 301, 350}), 100, 200, {200, 201}, k_h_and_c, t);
   EXPECT_EQ(holder_of(at_h, 350).kind, holder_kind::escaped);
   EXPECT_EQ(holder_of(at_h, 350).harness, 300);  // sampled H, charged to C: its tag
   EXPECT_EQ(holder_of(at_h, 350).basis, blame_basis::tree_tag);
+  EXPECT_EQ(holder_of(at_h, 350).also, 200);  // and to H: it started before the helper (a tag clears nobody)
   harness_registry reg;
   snapshots_h_c_h(reg, t);
-  EXPECT_EQ(reg.tally_of(200).extra(), 0u);  // H: its harness only, three times
   EXPECT_EQ(reg.tally_of(300).extra(), 1u);  // C: its helper, once however often seen
   EXPECT_EQ(reg.tally_of(300).describe(), "301 (p301), 350 (p350, outside the harness's tree; by its tree tag)");
+  EXPECT_EQ(reg.tally_of(200).extra(), 1u);  // H spoiled too: the documented gap without the sandbox
+  // H started after the helper (a later process of the honest implementation): spared.
+  auto late = setsid_table({"100.2"});
+  late[200].row.start_time = late[201].row.start_time = 1800;
+  auto late_h = k_h_and_c;
+  late_h[0].start_time = 1800;
+  harness_registry reg2;
+  for (const auto& r : late_h) reg2.add(r);
+  reg2.tally(attribute_gpu_holders(fake_nvml({201, 301, 350}), 100, 200, {200, 201}, reg2.known(), table_of(late)));
+  EXPECT_EQ(reg2.tally_of(200).extra(), 0u);
+  EXPECT_EQ(reg2.tally_of(300).extra(), 1u);
+}
+
+TEST(gpu_holders, a_copied_tag_never_frees_the_attacker) {
+  // C's helper copied H's tag ("100.1", readable in H's /proc/<pid>/environ without the sandbox).
+  // At C's snapshots the claim charges H, and C as well: C started before the helper.
+  harness_registry reg;
+  snapshots_h_c_h(reg, table_of(setsid_table({"100.1"})));
+  EXPECT_EQ(reg.tally_of(300).extra(), 1u);
+  EXPECT_EQ(reg.tally_of(300).escaped.at(0).basis, blame_basis::sampled);
+  EXPECT_EQ(reg.tally_of(200).extra(), 1u);
 }
 
 TEST(gpu_holders, a_scrubbed_tag_leaves_the_blame_on_whoever_is_sampled_never_on_nobody) {
@@ -167,11 +188,11 @@ TEST(gpu_holders, a_tag_moves_the_blame_only_to_a_tree_that_could_have_spawned_i
   v = attribute_gpu_holders(fake_nvml({350}), 100, 300, {300, 301}, three, table_of(t));
   EXPECT_EQ(holder_of(v, 350).harness, 300);
   EXPECT_EQ(holder_of(v, 350).basis, blame_basis::sampled);
-  // A copied tag (read from H's /proc/<pid>/environ) moves it to H: a claim cannot be told from the
-  // truth (docs/harness-protocol.md, "What remains"), but it always lands on a tree.
+  // A copied tag (read from H's /proc/<pid>/environ) charges H, and C too (sampled, started before it).
   v = attribute_gpu_holders(fake_nvml({350}), 100, 300, {300, 301}, k_h_and_c, table_of(setsid_table({"100.1"})));
   EXPECT_EQ(holder_of(v, 350).harness, 200);
   EXPECT_EQ(holder_of(v, 350).basis, blame_basis::tree_tag);
+  EXPECT_EQ(holder_of(v, 350).also, 300);
 }
 
 TEST(gpu_holders, start_times_rule_out_harnesses_started_after_the_helper) {
