@@ -19,6 +19,7 @@
 #include <iterator>
 #include <set>
 
+#include "core/proc_stat.h"
 #include "core/strings.h"
 
 namespace magpie {
@@ -41,26 +42,12 @@ struct proc_entry {
 
 // ---- async-signal-safe helpers ----
 
-/// Reads /proc/<pid>/stat: ppid and state. False when the process is gone.
+/// ppid and state of `pid` (core/proc_stat.h). False when the process is gone.
 bool read_stat(pid_t pid, pid_t* ppid, char* state) {
-  char path[40] = "/proc/";
-  size_t n = 6 + format_decimal_signal_safe(path + 6, static_cast<unsigned long>(pid));
-  std::memcpy(path + n, "/stat", 6);
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[512];
-  ssize_t r = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (r <= 0) return false;
-  buf[r] = '\0';
-  char* close = nullptr;  // comm may hold spaces and parentheses: the last ')' ends it
-  for (char* p = buf; *p; ++p)
-    if (*p == ')') close = p;
-  if (close == nullptr || close[1] != ' ' || close[2] == '\0' || close[3] != ' ') return false;
-  *state = close[2];
-  long v = 0;
-  for (const char* p = close + 4; *p >= '0' && *p <= '9'; ++p) v = v * 10 + (*p - '0');
-  *ppid = static_cast<pid_t>(v);
+  proc_stat st;
+  if (!read_proc_stat(pid, &st)) return false;
+  *ppid = st.ppid;
+  *state = st.state;
   return true;
 }
 
@@ -149,22 +136,10 @@ std::vector<pid_t> descendants_of(const std::vector<proc_entry>& all, std::vecto
   return roots;
 }
 
-/// True when /proc/<pid>/environ has MAGPIE_PROCESS_TREE with `tag` as one of its components.
+/// True when `pid`'s MAGPIE_PROCESS_TREE chain has `tag` as one of its components.
 bool carries_tag(pid_t pid, const std::string& tag) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
-  if (!f) return false;
-  std::string env((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  constexpr std::string_view key = "MAGPIE_PROCESS_TREE=";
-  for (size_t pos = 0; pos < env.size();) {
-    size_t end = env.find('\0', pos);
-    if (end == std::string::npos) end = env.size();
-    std::string_view var(env.data() + pos, end - pos);
-    if (starts_with(var, key))
-      for (const auto& part : split(var.substr(key.size()), ':'))
-        if (part == tag) return true;
-    pos = end + 1;
-  }
-  return false;
+  const auto chain = process_tree_chain(pid);
+  return std::find(chain.begin(), chain.end(), tag) != chain.end();
 }
 
 }  // namespace
@@ -186,6 +161,23 @@ std::string new_tree_tag() {
 std::string child_tree_chain(const std::string& tag) {
   const char* ours = std::getenv(k_tree_env);
   return ours != nullptr && *ours != '\0' ? std::string(ours) + ":" + tag : tag;
+}
+
+std::vector<std::string> process_tree_chain(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  if (!f) return {};
+  std::string env((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  constexpr std::string_view key = "MAGPIE_PROCESS_TREE=";
+  std::vector<std::string> out;  // every entry's components: an environment may name the key twice
+  for (size_t pos = 0; pos < env.size();) {
+    size_t end = env.find('\0', pos);
+    if (end == std::string::npos) end = env.size();
+    std::string_view var(env.data() + pos, end - pos);
+    if (starts_with(var, key))
+      for (auto& part : split(var.substr(key.size()), ':')) out.push_back(std::move(part));
+    pos = end + 1;
+  }
+  return out;
 }
 
 std::vector<pid_t> process_tree(pid_t root) {

@@ -28,6 +28,12 @@ std::string child_tree_chain(const std::string& tag);
 /// A fresh tag for a child of this process ("<our pid>.<counter>").
 std::string new_tree_tag();
 
+/// The components of `pid`'s MAGPIE_PROCESS_TREE chain as /proc/<pid>/environ shows it now
+/// (every MAGPIE_PROCESS_TREE entry's; empty: none, or unreadable). That is the environment the process was started with *as it is
+/// in its own memory*: a process can overwrite it (or exec with another), so a chain is its claim,
+/// true for processes that leave their environment alone.
+std::vector<std::string> process_tree_chain(pid_t pid);
+
 /// `root` and every descendant of it (from /proc), parents before children.
 std::vector<pid_t> process_tree(pid_t root);
 

@@ -3,9 +3,9 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <mutex>
-#include <sstream>
+
+#include "core/proc_stat.h"
 
 namespace magpie::gpu {
 
@@ -27,22 +27,8 @@ using procs_fn = int (*)(nvml_device, unsigned int*, nvml_process_info*);
 using error_fn = const char* (*)(int);
 
 std::string comm_of(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/comm");
-  std::string s;
-  std::getline(f, s);
-  return s;
-}
-
-pid_t parent_of(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  auto close = all.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(all.substr(close + 1));
-  std::string state;
-  pid_t ppid = 0;
-  rest >> state >> ppid;
-  return ppid;
+  const auto st = proc_stat_of(pid);
+  return st ? st->comm : "";
 }
 
 }  // namespace
@@ -51,7 +37,9 @@ bool is_own_descendant(pid_t pid) {
   const pid_t self = ::getpid();
   for (int depth = 0; pid > 1 && depth < 64; ++depth) {
     if (pid == self) return true;
-    pid = parent_of(pid);
+    const auto st = proc_stat_of(pid);
+    if (!st) return false;
+    pid = st->ppid;
   }
   return false;
 }

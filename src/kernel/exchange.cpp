@@ -14,9 +14,9 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <thread>
 
+#include "core/proc_stat.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
 
@@ -133,25 +133,15 @@ std::vector<pid_t> live_descendants(pid_t root) {
 
 namespace {
 
-// utime+stime (fields 14, 15) and cutime+cstime (16, 17) of /proc/<pid>/stat, in ns.
+// CPU time of `pid`'s waited-for children (cutime + cstime), in ns.
 uint64_t reaped_children_ns(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string s((std::istreambuf_iterator<char>(f)), {});
-  size_t rp = s.rfind(')');
-  if (rp == std::string::npos) return 0;
-  std::istringstream in(s.substr(rp + 2));
-  std::string field;
-  unsigned long long v[17] = {};
-  for (int i = 3; i <= 17 && in >> field; ++i) v[i - 1] = std::strtoull(field.c_str(), nullptr, 10);
-  static const long hz = ::sysconf(_SC_CLK_TCK);
-  return (v[15] + v[16]) * (1000000000ull / static_cast<unsigned long long>(hz > 0 ? hz : 100));
+  const auto st = proc_stat_of(pid);
+  return st ? proc_ticks_ns(st->cutime + st->cstime) : 0;
 }
 
 char proc_state(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string s((std::istreambuf_iterator<char>(f)), {});
-  size_t rp = s.rfind(')');
-  return rp == std::string::npos || rp + 2 >= s.size() ? 'X' : s[rp + 2];
+  const auto st = proc_stat_of(pid);
+  return st ? st->state : 'X';
 }
 
 }  // namespace

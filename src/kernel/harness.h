@@ -114,11 +114,12 @@ struct channel_findings {
   size_t unexpected_marks = 0;       ///< windows for ids we never issued, or marked twice
   /// NVML snapshots taken while the tree was stopped for a checked sample (0: no NVML here).
   size_t gpu_snapshots = 0;
-  /// Most processes of the harness's own tree, beyond one, seen holding a GPU in a snapshot, with
-  /// magpie's descendants outside every harness tree attributed to it (kernel/gpu_holders.h): only
-  /// one process may (work in another one is outside every measured window: a CUDA IPC helper).
+  /// Distinct processes of the harness's own tree, beyond one, seen holding a GPU at any snapshot of
+  /// any harness while it lived, with magpie's descendants outside every harness tree attributed to
+  /// it (kernel/gpu_holders.h): only one process may (work in another one is outside every measured
+  /// window: a CUDA IPC helper).
   size_t extra_gpu_holders = 0;
-  std::string gpu_holders;           ///< "pid (comm), ..." of that snapshot
+  std::string gpu_holders;           ///< "pid (comm), ..." of those holders
   json to_json() const;
 };
 
@@ -200,8 +201,10 @@ class timing_session {
   /// the tree is stopped (a checked sample; read_outputs resumes it).
   status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout, bool stop_after = false);
   void read_cupti(sample_record* r);
-  /// With the tree stopped (m_stopped): which of its processes hold a GPU (NVML), into m_findings.
+  /// With the tree stopped (m_stopped): which processes hold a GPU (NVML), tallied for every live
+  /// harness (kernel/gpu_holders.h); this one's tally into m_findings (note_holder_tally).
   void note_gpu_holders();
+  void note_holder_tally();
 
   kernel_spec m_spec;
   timing_policy m_policy;

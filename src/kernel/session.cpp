@@ -90,7 +90,7 @@ status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_
   s.unset_env = {"MAGPIE_CUPTI_OUT"};
   MAGPIE_LOG_DEBUG("[%s] timing process %d: %s", k.spec.id.c_str(), process, argv_to_display(s.argv).c_str());
   MAGPIE_ASSIGN_OR_RETURN(ts->m_child, child_process::spawn(s));
-  register_harness_root(ts->m_child->pid());
+  harness_roots().add(harness_root_of(ts->m_child->pid(), ts->m_child->tree_tag()));
   if (ts->m_channel) ts->m_channel->after_spawn();
   return ts;
 }
@@ -298,26 +298,20 @@ void timing_session::note_gpu_holders() {
   m_cost.nvml_ns += static_cast<double>(mono_ns() - t0);
   if (!g.available) return;
   ++m_findings.gpu_snapshots;
-  // This implementation's: its stopped tree, and magpie's descendants outside every live harness
-  // tree that are in its session or, in none, seen while its timing runs (a double fork out of
-  // an unsandboxed harness re-parents the helper to magpie, the subreaper: not in the tree).
-  std::vector<const gpu_holder*> mine;
-  const std::vector<gpu_holder> all = attribute_gpu_holders(g.processes, ::getpid(), m_child->pid(), m_stopped,
-                                                            live_harness_roots(), proc_lookup_live());
-  size_t tree = 0, escaped = 0;
-  for (const auto& h : all)
-    if ((h.kind == holder_kind::sampled_tree || h.kind == holder_kind::escaped) && h.harness == m_child->pid()) {
-      mine.push_back(&h);
-      (h.kind == holder_kind::escaped ? escaped : tree) += 1;
-    }
-  // One process of the tree may hold the GPU (the harness); an escaped one never may.
-  const size_t extra = (tree > 0 ? tree - 1 : 0) + escaped;
-  if (extra <= m_findings.extra_gpu_holders) return;
-  m_findings.extra_gpu_holders = extra;
-  m_findings.gpu_holders.clear();
-  for (const auto* h : mine)
-    m_findings.gpu_holders += (m_findings.gpu_holders.empty() ? "" : ", ") + std::to_string(h->process.pid) + " (" +
-                              h->process.name + (h->kind == holder_kind::escaped ? ", outside the harness's tree" : "") + ")";
+  // Every holder counts for the harness it is attributed to, this one or another live one: its
+  // stopped tree, other trees (running), magpie's descendants outside every harness tree (a double
+  // fork out of an unsandboxed harness re-parents the helper to magpie, the subreaper).
+  harness_roots().tally(attribute_gpu_holders(g.processes, ::getpid(), m_child->pid(), m_stopped, harness_roots().known(),
+                                              process_table_live()));
+  note_holder_tally();
+}
+
+// The distinct GPU holders charged to this harness over its run, at any harness's snapshot.
+void timing_session::note_holder_tally() {
+  const holder_tally t = harness_roots().tally_of(m_child->pid());
+  if (t.extra() <= m_findings.extra_gpu_holders) return;
+  m_findings.extra_gpu_holders = t.extra();
+  m_findings.gpu_holders = t.describe();
 }
 
 run_result timing_session::finish() {
@@ -326,7 +320,8 @@ run_result timing_session::finish() {
     m_held = false;
   }
   (void)m_child->write_control("stop");
-  unregister_harness_root(m_child->pid());
+  note_holder_tally();  // holders attributed to it at other harnesses' snapshots
+  harness_roots().remove(m_child->pid());
   // 30 s to exit after "stop", however long the harness has lived (wait's deadline counts from spawn).
   run_result r = m_child->wait(m_child->age_seconds() + 30);
   if (m_channel) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/json.h"
+#include "core/proc_stat.h"
 #include "core/process_tree.h"
 #include "core/strings.h"
 #include "core/subprocess.h"
@@ -21,13 +22,13 @@ namespace {
 pid_t find_process(const std::string& word) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const auto pid = parse_int(e.path().filename().string());
+    if (!pid) continue;
     auto cmd = read_file(e.path() / "cmdline");
-    auto stat = read_file(e.path() / "stat");
-    if (!cmd.ok() || !stat.ok()) continue;
-    size_t close = stat->rfind(')');
-    if (close == std::string::npos || close + 2 >= stat->size() || (*stat)[close + 2] == 'Z') continue;
+    const auto stat = proc_stat_of(static_cast<pid_t>(*pid));
+    if (!cmd.ok() || !stat || stat->state == 'Z') continue;
     for (const auto& w : split(*cmd, '\0'))
-      if (w == word) return static_cast<pid_t>(std::stol(e.path().filename().string()));
+      if (w == word) return stat->pid;
   }
   return 0;
 }
