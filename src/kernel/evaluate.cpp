@@ -334,7 +334,7 @@ double physical_floor_ns(const held_reference* ref, const timing_result& t, cons
   }
   auto table = gpu::load_default_spec_table();
   if (!table.ok()) return 0;
-  const gpu::spec_entry* e = gpu::match_spec(*table, json_string(t.ready, "device"));
+  const gpu::spec_entry* e = gpu::match_spec(*table, t.ready ? t.ready->device : "");
   if (!e) return 0;
   double bw = gpu::resolve_spec(*e, false).mem_bw_gbps;  // GB/s = bytes per ns
   if (bw <= 0 || bytes <= 0) return 0;

@@ -6,6 +6,7 @@
 #include "magpie_generated/version.h"
 #include "kernel/policy_printer.h"
 #include "kernel/stage_printer.h"
+#include "kernel/timing_printer.h"
 
 namespace magpie::kernel {
 
@@ -38,7 +39,7 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
   if (k.verdict) c["comparison"] = correctness_verdict_json(*k.verdict);
   if (!k.correctness.errors.empty()) c["failures"] = k.correctness.errors;
   j["correctness"] = c;
-  j["timing"] = k.timing ? k.timing->to_json(ctx.req.timing) : json(nullptr);
+  j["timing"] = k.timing ? timing_result_json(*k.timing, ctx.req.timing) : json(nullptr);
   j["integrity"] = k.integrity.to_json();
   j["kernel_config"] = kernel_spec_json(k.spec);
   return j;
@@ -125,7 +126,7 @@ json compare_report_json(const eval_context& ctx, const compare_run& run) {
   results["reference"] = run.reference->spec.id;
   results["compare_policy"] = compare_policy_json(req.compare);
   results["timing_policy"] = timing_policy_json(req.timing);
-  results["timing_order"] = ctx.timing_order;
+  results["timing_order"] = ctx.timing_order ? timing_order_json(*ctx.timing_order) : json(nullptr);
   results["workers"] = worker_plan_json(ctx.workers);
   results["summary"] = run.result.summary();
   const compare_phases& ph = run.phases;

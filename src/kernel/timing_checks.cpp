@@ -1,6 +1,6 @@
 // The timing stage's integrity checks (docs/harness-protocol.md, "Integrity"): probes of
 // checked samples, the CUPTI record channel, GPU-work attribution, the supervisor's clock
-// bracket, input reuse and input-generation work; and the report form of timing results.
+// bracket, input reuse and input-generation work (reports print them: kernel/timing_printer.h).
 #include <algorithm>
 #include <cmath>
 
@@ -8,51 +8,8 @@
 #include "core/strings.h"
 #include "gpu/nvml_procs.h"
 #include "kernel/timing.h"
-#include "core/stats_printer.h"
-#include "kernel/policy_printer.h"
 
 namespace magpie::kernel {
-
-json check_outcome::to_json() const {
-  return {{"sample", sample_id}, {"process", process}, {"passed", passed}, {"compared_with_reference", compared},
-          {"elements_compared", elements}, {"failure", failure.empty() ? json(nullptr) : json(failure)}};
-}
-
-json process_result::to_json() const {
-  return {{"process", index}, {"samples", samples_ns.size()}, {"median_ns", median_ns},
-          {"harness_median_ns", harness_median_ns}, {"ping_rtt_median_ns", rtt_median_ns},
-          {"bracket_minus_rtt_median_ns", bracket_excess_ns}, {"observed_median_ns", observed_ns},
-          {"unclaimed_p10_ns", unclaimed_ns},
-          {"harness_over_bracket", harness_over_bracket},
-          {"channel", findings.to_json()}, {"supervisor_cost", cost.to_json()}};
-}
-
-json timing_result::to_json(const timing_policy& p) const {
-  json j;
-  j["success"] = ok;
-  j["error"] = error.empty() ? json(nullptr) : json(error);
-  j["policy"] = timing_policy_json(p);
-  j["source"] = source;
-  j["stop_reason"] = stop_reason;
-  j["samples"] = samples_ns.size();
-  j["wall_seconds"] = wall_s;
-  j["stats_ns"] = summary_to_json(stats);
-  j["harness_stats_ns"] = summary_to_json(harness_stats);
-  if (source == timing_source::cupti && harness_stats.median > 0 && stats.median > 0)
-    j["cross_check"] = {{"harness_median_ns", harness_stats.median}, {"cupti_median_ns", stats.median},
-                        {"harness_over_cupti", harness_stats.median / stats.median}};
-  json procs = json::array(), cks = json::array();
-  for (const auto& pr : processes) procs.push_back(pr.to_json());
-  for (const auto& c : checks) cks.push_back(c.to_json());
-  j["processes"] = procs;
-  j["checked_samples"] = cks;
-  j["harness"] = ready;
-  if (j["harness"].is_object()) j["harness"].erase("exchange");  // the layout: not a scalar, not the report's
-  j["cupti_kernels"] = cupti_kernels.is_null() ? json::array() : cupti_kernels;
-  j["warnings"] = warnings;
-  j["sampling"] = sampling.to_json();
-  return j;
-}
 
 check_outcome judge_outputs(const held_reference* ref, uint64_t seed, const std::vector<exchange_output>& layout,
                             const std::vector<tensor>& got, const correctness_policy& p) {
@@ -456,7 +413,7 @@ void check_gain(timing_result& r, const timing_result& base) {
   const double claimed_low = low(base) - low(r);
   // Another harness (python against C++) has another overhead: then the baseline's whole
   // overhead and 50 us more are allowed on top.
-  const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
+  const bool same_harness = (r.ready ? r.ready->harness : "") == (base.ready ? base.ready->harness : "");
   const double claimed = tb - tc, hidden = uc - ub,
                slack = 20000 + 0.1 * std::max(ub, 0.0) + 0.05 * tb + (same_harness ? 0 : std::max(ub, 0.0) + 50000);
   json data = {{"claimed_gain_ns", claimed}, {"claimed_gain_p10_ns", claimed_low}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
