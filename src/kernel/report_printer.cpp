@@ -4,6 +4,7 @@
 #include "core/strings.h"
 #include "kernel/compare_printer.h"
 #include "magpie_generated/version.h"
+#include "kernel/integrity_printer.h"
 #include "kernel/policy_printer.h"
 #include "kernel/stage_printer.h"
 #include "kernel/timing_printer.h"
@@ -40,7 +41,7 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
   if (!k.correctness.errors.empty()) c["failures"] = k.correctness.errors;
   j["correctness"] = c;
   j["timing"] = k.timing ? timing_result_json(*k.timing, ctx.req.timing) : json(nullptr);
-  j["integrity"] = k.integrity.to_json();
+  j["integrity"] = integrity_report_json(k.integrity);
   j["kernel_config"] = kernel_spec_json(k.spec);
   return j;
 }
