@@ -11,6 +11,7 @@
 #include "gpu/detect.h"
 #include "gpu/specs.h"
 #include "kernel/config_snapshot_printer.h"
+#include "kernel/cupti_printer.h"
 #include "kernel/profile.h"
 #include "kernel/stage_printer.h"
 
@@ -287,13 +288,13 @@ json perf_summary(const timing_result& t) {
 // ncu cross-check: per kernel name, CUPTI median vs ncu median.
 json cross_check_ncu(const timing_result& t, const json& ncu_kernels) {
   json out = json::array();
-  if (!t.cupti_kernels.is_array() || !ncu_kernels.is_array()) return out;
+  if (!ncu_kernels.is_array()) return out;
   for (const auto& ck : t.cupti_kernels) {
     for (const auto& nk : ncu_kernels) {
-      if (nk["kernel_name"] != ck["mangled_name"] && nk["kernel_name"] != ck["kernel_name"]) continue;
-      double c = json_number(json_value(ck, "duration_ns"), "median", 0);
+      if (nk["kernel_name"] != ck.mangled_name && nk["kernel_name"] != ck.kernel_name) continue;
+      double c = ck.median_ns;
       double n = json_number(json_value(nk, "duration_ns"), "median", 0);
-      out.push_back({{"kernel", ck["kernel_name"]}, {"cupti_median_ns", c}, {"ncu_median_ns", n},
+      out.push_back({{"kernel", ck.kernel_name}, {"cupti_median_ns", c}, {"ncu_median_ns", n},
                      {"diff_pct", n > 0 ? (c - n) / n * 100.0 : 0.0}});
     }
   }
@@ -438,7 +439,7 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
     apply_timing_integrity(k, t, floor, floor_info, static_cast<int>(i) == base ? 0 : base_median);
     k.performance.detail["backend"] = t.source;
     k.performance.detail["summary"] = perf_summary(t);
-    k.performance.detail["kernels"] = t.cupti_kernels.is_array() ? t.cupti_kernels : json::array();
+    k.performance.detail["kernels"] = cupti_kernels_json(t.cupti_kernels);
     if (t.ok && want_ncu(k, ctx)) {
       stage_result n = run_ncu(k.prepared, ctx.req.performance, tp, ctx.timing_seed, true);
       json nj = stage_result_json(n);

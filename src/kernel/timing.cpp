@@ -8,7 +8,6 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/strings.h"
-#include "kernel/cupti_printer.h"
 #include "kernel/verdict.h"
 
 namespace magpie::kernel {
@@ -322,7 +321,7 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
     if (!r.ready) {
       r.ready = ls->s->ready();
       r.source = ls->s->cupti_active() ? timing_source::cupti : ls->s->timer();
-      if (ls->s->cupti_active()) r.cupti_kernels = cupti_kernel_summary(ls->s->cupti(), true, true);
+      if (ls->s->cupti_active()) r.cupti_kernels = cupti_kernel_rows(ls->s->cupti(), true, true);
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
     process_result pr = finalize_process(*ls->s, r, ls->batch, ls->from_round);

@@ -97,7 +97,7 @@ struct timing_result {
   std::vector<double> harness_samples_ns;  ///< those times, all processes (merging parallel groups)
   double wall_s = 0;
   std::optional<ready_line> ready;  ///< the first process's ready line
-  json cupti_kernels;        ///< per kernel name summary (CUPTI)
+  std::vector<cupti_kernel_row> cupti_kernels;  ///< per kernel name summary (CUPTI)
   std::vector<std::string> warnings;
   std::vector<process_result> processes;
   std::vector<check_outcome> checks;

@@ -2,6 +2,7 @@
 #include "kernel/timing_printer.h"
 
 #include "core/stats_printer.h"
+#include "kernel/cupti_printer.h"
 #include "kernel/policy_printer.h"
 
 namespace magpie::kernel {
@@ -70,7 +71,7 @@ json timing_result_json(const timing_result& r, const timing_policy& p) {
   j["processes"] = procs;
   j["checked_samples"] = cks;
   j["harness"] = ready_line_json(r.ready);
-  j["cupti_kernels"] = r.cupti_kernels.is_null() ? json::array() : r.cupti_kernels;
+  j["cupti_kernels"] = cupti_kernels_json(r.cupti_kernels);
   j["warnings"] = r.warnings;
   j["sampling"] = sampling_record_json(r.sampling);
   return j;
