@@ -14,7 +14,7 @@
 
 namespace magpie {
 
-/// One entry of results.verdicts (kernel::verdict::to_json's keys). Numbers the report
+/// One entry of results.verdicts (kernel::verdict_json's keys, kernel/compare_printer.h). Numbers the report
 /// omits or writes as null are nullopt.
 /// Optional verdict blocks added with issue 36 (absent from older reports).
 struct same_band_record {

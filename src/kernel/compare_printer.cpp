@@ -6,6 +6,28 @@
 
 namespace magpie::kernel {
 
+json same_band_json(const same_band& b) {
+  return {{"band", b.band},
+          {"floor", b.floor},
+          {"ceiling", b.ceiling},
+          {"aa_sd", b.aa_sd},
+          {"aa_processes", b.aa_processes},
+          {"basis", b.basis}};
+}
+
+json power_statement_json(const power_statement& p) {
+  return {{"difference", p.difference}, {"probability", p.probability}, {"statement", p.text}};
+}
+
+json verdict_json(const verdict& v, const std::string& id, double confidence, double median_ns) {
+  return {{"index", v.index}, {"kernel_id", id}, {"verdict", verdict_kind_name(v.verdict)}, {"speedup_vs_baseline", v.speedup},
+          {"ci_low", v.ci_low}, {"ci_high", v.ci_high}, {"confidence", confidence}, {"interval_df", v.df},
+          {"median_ns", median_ns > 0 ? json(median_ns) : json(nullptr)}, {"reason", v.reason},
+          {"same_band", v.band ? same_band_json(*v.band) : json(nullptr)},
+          {"power", v.power ? power_statement_json(*v.power) : json(nullptr)},
+          {"decide", v.decide.empty() ? json(nullptr) : json(v.decide)}};
+}
+
 void write_compare_result(const compare_result& cr, double confidence, json& results) {
   json correctness = json::array(), scores = json::array(), verdicts = json::array();
   bool all_correct = true, as_expected = true;
@@ -15,7 +37,7 @@ void write_compare_result(const compare_result& cr, double confidence, json& res
     correctness.push_back(k.correct);
     bool unscored = k.v.verdict == verdict_kind::not_ranked || k.v.verdict == verdict_kind::implausible;
     scores.push_back(unscored ? json(nullptr) : json(k.v.speedup));
-    verdicts.push_back(k.v.to_json(k.id, confidence, k.median_ns));
+    verdicts.push_back(verdict_json(k.v, k.id, confidence, k.median_ns));
   }
   results["comparison_metrics"] = {{"correctness", correctness}, {"all_correct", all_correct},
                                    {"as_expected", as_expected}, {"perf_scores", scores},

@@ -17,4 +17,12 @@ void write_compare_result(const compare_result& cr, double confidence, json& res
 /// output schema takes these properties; compare_test keeps them in step with the writer).
 json compare_result_schema();
 
+/// One entry of a compare report's `verdicts`: {index, kernel_id, verdict, speedup_vs_baseline,
+/// ci_low, ci_high, confidence, interval_df, median_ns (null: none), reason, same_band, power, decide}.
+json verdict_json(const verdict& v, const std::string& id, double confidence, double median_ns);
+/// {band, floor, ceiling, aa_sd, aa_processes, basis}
+json same_band_json(const same_band& b);
+/// {difference, probability, statement}
+json power_statement_json(const power_statement& p);
+
 }  // namespace magpie::kernel

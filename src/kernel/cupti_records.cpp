@@ -233,4 +233,44 @@ void cupti_channel::after_spawn() {
   close_fd(m_boot_r);
 }
 
+std::vector<cupti_kernel_row> cupti_kernel_rows(const cupti_log& log, bool dem, bool sampled_only) {
+  struct agg {
+    std::vector<double> d;
+    const gpu_op* first = nullptr;
+  };
+  std::map<std::string, agg> by_name;
+  for (const auto& k : log.ops()) {
+    if (k.op != "kernel" || (sampled_only && k.sample < 0)) continue;
+    auto& a = by_name[k.name];
+    a.d.push_back(static_cast<double>(k.end - k.start));
+    if (!a.first) a.first = &k;
+  }
+  std::vector<std::pair<std::string, agg>> rows(by_name.begin(), by_name.end());
+  auto total = [](const agg& a) {
+    double t = 0;
+    for (double x : a.d) t += x;
+    return t;
+  };
+  std::sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) { return total(a.second) > total(b.second); });
+  std::vector<cupti_kernel_row> out;
+  for (const auto& [name, a] : rows) {
+    auto s = summarize(a.d);
+    cupti_kernel_row r;
+    r.kernel_name = dem ? demangle(name) : name;
+    r.mangled_name = name;
+    r.dispatch_count = a.d.size();
+    r.avg_ns = s.mean;
+    r.min_ns = s.min;
+    r.max_ns = s.max;
+    r.total_ns = total(a);
+    r.median_ns = s.median;
+    for (int i = 0; i < 3; ++i) {
+      r.grid[i] = a.first->grid[i];
+      r.block[i] = a.first->block[i];
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace magpie::kernel

@@ -117,4 +117,16 @@ class cupti_channel {
 /// Itanium demangling (abi::__cxa_demangle); the input when it is not a mangled name.
 std::string demangle(const std::string& name);
 
+/// Upstream Magpie's per-kernel summary of a log (timing.cupti_kernels, the cupti profiler's
+/// `kernels`): per kernel name, launches, duration statistics (ns), grid/block of the first launch.
+struct cupti_kernel_row {
+  std::string kernel_name, mangled_name;  ///< kernel_name: demangled when asked
+  size_t dispatch_count = 0;
+  double avg_ns = 0, min_ns = 0, max_ns = 0, total_ns = 0, median_ns = 0;
+  int grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};
+};
+/// The rows, most total time first. `sampled_only`: only kernels inside a timed sample (drops
+/// cache-flush and warm-up work).
+std::vector<cupti_kernel_row> cupti_kernel_rows(const cupti_log& log, bool demangle, bool sampled_only = false);
+
 }  // namespace magpie::kernel

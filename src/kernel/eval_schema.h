@@ -17,7 +17,7 @@ json kernel_spec_schema();
 json correctness_policy_schema();
 json timing_policy_schema();
 json compare_policy_schema();
-/// timing_result::to_json (an entry's timing).
+/// timing_result_json (kernel/timing_printer.h: an entry's timing).
 json timing_result_schema();
 
 /// The whole analyze_report.json / compare_report.json as run.cpp writes it (local runs) and

@@ -11,6 +11,7 @@
 #include "gpu/detect.h"
 #include "gpu/specs.h"
 #include "kernel/config_snapshot_printer.h"
+#include "kernel/cupti_printer.h"
 #include "kernel/profile.h"
 #include "kernel/stage_printer.h"
 
@@ -157,6 +158,12 @@ bool judge_missing_manifest(kernel_eval& k, const correctness_policy& p, bool ha
   return false;
 }
 
+// The held reference as reference_outputs' data shows it.
+check_data held_reference_data(const held_reference& r) {
+  return {{"id", r.id}, {"trials", r.trials.size()}, {"check_trials", r.checks.size()}, {"files_removed", r.files_removed},
+          {"output_bytes_in_memory", r.bytes_held}};
+}
+
 // A compare worker's GPU: every later process of the kernel (correctness, ncu) runs there.
 void append_binding(kernel_eval& k) {
   if (k.device_env.empty()) return;
@@ -254,7 +261,7 @@ void evaluate_correctness(kernel_eval& k, eval_context& ctx, const held_referenc
                         ? "the reference's outputs are held by the supervisor; its files were deleted before any "
                           "candidate ran, and this kernel ran in its own fresh directory"
                         : "the reference's files come from another job's shared directory and stay readable",
-                    {{"reference", held_reference_json(*reference)}, {"directory", dir->string()}});
+                    {{"reference", held_reference_data(*reference)}, {"directory", dir->string()}});
   if (is_reference && has_manifest && k.correctness.state == stage_state::success) {
     // A scale-out reference job leaves its files for the batch's candidate jobs (docs/slurm.md).
     const bool shared = ctx.req.mode == run_mode::reference;
@@ -281,13 +288,13 @@ json perf_summary(const timing_result& t) {
 // ncu cross-check: per kernel name, CUPTI median vs ncu median.
 json cross_check_ncu(const timing_result& t, const json& ncu_kernels) {
   json out = json::array();
-  if (!t.cupti_kernels.is_array() || !ncu_kernels.is_array()) return out;
+  if (!ncu_kernels.is_array()) return out;
   for (const auto& ck : t.cupti_kernels) {
     for (const auto& nk : ncu_kernels) {
-      if (nk["kernel_name"] != ck["mangled_name"] && nk["kernel_name"] != ck["kernel_name"]) continue;
-      double c = json_number(json_value(ck, "duration_ns"), "median", 0);
+      if (nk["kernel_name"] != ck.mangled_name && nk["kernel_name"] != ck.kernel_name) continue;
+      double c = ck.median_ns;
       double n = json_number(json_value(nk, "duration_ns"), "median", 0);
-      out.push_back({{"kernel", ck["kernel_name"]}, {"cupti_median_ns", c}, {"ncu_median_ns", n},
+      out.push_back({{"kernel", ck.kernel_name}, {"cupti_median_ns", c}, {"ncu_median_ns", n},
                      {"diff_pct", n > 0 ? (c - n) / n * 100.0 : 0.0}});
     }
   }
@@ -320,7 +327,7 @@ namespace {
 
 // Bytes every correct implementation must read from device memory on the timed size (inputs
 // after a cold flush) ÷ the GPU's datasheet bandwidth: no kernel can be faster.
-double physical_floor_ns(const held_reference* ref, const timing_result& t, const timing_policy& p, json* info) {
+double physical_floor_ns(const held_reference* ref, const timing_result& t, const timing_policy& p, check_data* info) {
   if (!ref || t.source != timing_source::cupti || !p.cold) return 0;
   const held_trial* tr = !ref->checks.empty() ? &ref->checks.front() : nullptr;
   for (const auto& x : ref->trials)
@@ -334,7 +341,7 @@ double physical_floor_ns(const held_reference* ref, const timing_result& t, cons
   }
   auto table = gpu::load_default_spec_table();
   if (!table.ok()) return 0;
-  const gpu::spec_entry* e = gpu::match_spec(*table, json_string(t.ready, "device"));
+  const gpu::spec_entry* e = gpu::match_spec(*table, t.ready ? t.ready->device : "");
   if (!e) return 0;
   double bw = gpu::resolve_spec(*e, false).mem_bw_gbps;  // GB/s = bytes per ns
   if (bw <= 0 || bytes <= 0) return 0;
@@ -344,20 +351,20 @@ double physical_floor_ns(const held_reference* ref, const timing_result& t, cons
 
 // Applies the timing stage's integrity findings: wrong outputs of a timed sample fail
 // correctness; other failures reject the timing; the floor marks the kernel implausible.
-void apply_timing_integrity(kernel_eval& k, const timing_result& t, double floor, const json& floor_info,
+void apply_timing_integrity(kernel_eval& k, const timing_result& t, double floor, const check_data& floor_info,
                             double baseline_median) {
   for (const auto& c : t.integrity.checks) k.integrity.set(c.name, c.status, c.detail, c.data);
   if (floor > 0 && t.ok) {
-    json info = floor_info;
-    info["median_ns"] = t.stats.median;
+    check_data info = floor_info;
+    info.set("median_ns", t.stats.median);
     if (baseline_median > 0 && baseline_median < floor * 0.97)
       k.integrity.set("physical_floor", check_status::skipped, "the baseline itself is below the input-bytes floor: this problem "
                                                    "does not read all of its inputs", info);
     else if (t.stats.median < floor * 0.97)
       k.integrity.set("physical_floor", check_status::fail,
                       strprintf("implausible: median %.2f us is below the physical floor of %.2f us (%.0f input bytes / "
-                                "%.0f GB/s)", t.stats.median / 1e3, floor / 1e3, json_number(info, "input_bytes", 0),
-                                json_number(info, "peak_bandwidth_gbps", 0)), info);
+                                "%.0f GB/s)", t.stats.median / 1e3, floor / 1e3, info.number("input_bytes", 0),
+                                info.number("peak_bandwidth_gbps", 0)), info);
     else
       k.integrity.set("physical_floor", check_status::pass, "above the physical floor", info);
   }
@@ -427,12 +434,12 @@ void evaluate_performance(const std::vector<kernel_eval*>& ks, eval_context& ctx
     k.timing = t;
     k.performance.state = t.ok ? stage_state::success : stage_state::failed;
     if (!t.ok) k.performance.errors.push_back("timing failed: " + t.error);
-    json floor_info;
+    check_data floor_info;
     double floor = physical_floor_ns(reference, t, tp, &floor_info);
     apply_timing_integrity(k, t, floor, floor_info, static_cast<int>(i) == base ? 0 : base_median);
     k.performance.detail["backend"] = t.source;
     k.performance.detail["summary"] = perf_summary(t);
-    k.performance.detail["kernels"] = t.cupti_kernels.is_array() ? t.cupti_kernels : json::array();
+    k.performance.detail["kernels"] = cupti_kernels_json(t.cupti_kernels);
     if (t.ok && want_ncu(k, ctx)) {
       stage_result n = run_ncu(k.prepared, ctx.req.performance, tp, ctx.timing_seed, true);
       json nj = stage_result_json(n);

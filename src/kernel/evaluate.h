@@ -56,7 +56,7 @@ struct eval_context {
   std::vector<uint64_t> check_seeds;
   uint64_t order_seed = 0;      ///< shuffles the sampling order of each round (secret until the report)
   std::optional<reference_inputs> ref_inputs;
-  json timing_order = nullptr;  ///< how the timing rounds were ordered (set by evaluate_performance)
+  std::optional<kernel::timing_order> timing_order;  ///< how the timing rounds were ordered (set by evaluate_performance)
   worker_plan workers;          ///< compare workers and their GPUs (kernel/workers.h); default: one, unbound
   prepare_context pctx;
 };

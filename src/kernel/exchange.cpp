@@ -32,32 +32,21 @@ status exchange_memory::create() {
   return ok_status();
 }
 
-status exchange_memory::adopt(const json& ex) {
-  if (!ex.is_object() || !ex.contains("outputs") || !ex["outputs"].is_array())
+status exchange_memory::adopt(const exchange_layout& layout) {
+  if (!layout.announced)
     return parse_error("the harness announced no exchange memory (protocol 3 needs \"exchange\" in its ready line)");
   struct stat st{};
   if (::fstat(m_fd, &st) != 0) return error(status_code::internal, "fstat (exchange memory): %s", std::strerror(errno));
   m_bytes = static_cast<size_t>(st.st_size);
   size_t end = 0;
-  for (const auto& o : ex["outputs"]) {
-    exchange_output e;
-    e.name = json_string(o, "name");
-    if (!parse_dtype(json_string(o, "dtype"), &e.type)) return parse_error("exchange output '%s': unknown dtype", e.name.c_str());
-    size_t numel = 1;
-    for (const auto& d : json_value(o, "shape")) {
-      int64_t v = json_as_int(d).value_or(-1);
-      if (v < 0) return parse_error("exchange output '%s': bad shape", e.name.c_str());
-      e.shape.push_back(v);
-      numel *= static_cast<size_t>(v);
-    }
-    e.offset = static_cast<size_t>(json_number(o, "offset", -1));
-    e.bytes = numel * dtype_size(e.type);
+  for (const exchange_output& e : layout.outputs) {
     if (e.offset < end || e.offset + e.bytes > m_bytes)
       return parse_error("exchange output '%s': offset %zu, %zu bytes, outside the %zu-byte exchange memory or overlapping",
                          e.name.c_str(), e.offset, e.bytes, m_bytes);
     end = e.offset + e.bytes;
-    m_outputs.push_back(std::move(e));
+    m_outputs.push_back(e);
   }
+  if (!layout.problem.empty()) return parse_error("%s", layout.problem.c_str());
   if (::fcntl(m_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
     return error(status_code::failed_precondition, "cannot seal the exchange memory (the harness sealed it first?): %s",
                  std::strerror(errno));

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "core/json.h"
 #include "core/npy.h"
 #include "core/status.h"
 
@@ -21,6 +20,13 @@ struct exchange_output {
   dtype type = dtype::f32;
   std::vector<int64_t> shape;
   size_t offset = 0, bytes = 0;
+};
+
+/// The layout a ready line announces (kernel/harness_protocol.h decodes it).
+struct exchange_layout {
+  bool announced = false;                ///< an "exchange" object with an "outputs" array
+  std::vector<exchange_output> outputs;  ///< in order, up to the first malformed one
+  std::string problem;                   ///< that malformed output (unknown dtype, bad shape); "" when none
 };
 
 /// Supervisor-owned shared memory (memfd, no path) handed to a timing harness: after every
@@ -36,9 +42,9 @@ class exchange_memory {
 
   status create();
   int fd() const { return m_fd; }
-  /// Parses the ready line's "exchange" object, checks it against the file's size, seals it
+  /// Checks the ready line's layout against the file's size, takes it, seals the file
   /// (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL).
-  status adopt(const json& ready_exchange);
+  status adopt(const exchange_layout& layout);
   const std::vector<exchange_output>& outputs() const { return m_outputs; }
   size_t bytes() const { return m_bytes; }
   /// The outputs as tensors, read with pread from our descriptor.

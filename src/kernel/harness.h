@@ -10,6 +10,7 @@
 #include "core/subprocess.h"
 #include "kernel/cupti_records.h"
 #include "kernel/exchange.h"
+#include "kernel/harness_protocol.h"
 #include "kernel/spec.h"
 
 namespace magpie::kernel {
@@ -120,7 +121,6 @@ struct channel_findings {
   /// window: a CUDA IPC helper).
   size_t extra_gpu_holders = 0;
   std::string gpu_holders;           ///< "pid (comm), ..." of those holders
-  json to_json() const;
 };
 
 /// Where the supervisor's wall time went for one harness process (ns, summed over its
@@ -130,7 +130,6 @@ struct channel_findings {
 struct supervisor_cost {
   double commands_ns = 0, proc_ns = 0, cupti_ns = 0, nvml_ns = 0, outputs_ns = 0, samples_wall_ns = 0;
   size_t commands = 0, samples = 0;
-  json to_json() const;
 };
 
 /// MAGPIE_BENCH_INIT_SEED of a run whose correctness seeds are `seeds` (the same for every
@@ -170,7 +169,8 @@ class timing_session {
   /// Sends "stop", waits for exit; reads late CUPTI records.
   run_result finish();
 
-  const json& ready() const { return m_ready; }
+  /// Its ready line (empty until await_ready read one).
+  const std::optional<ready_line>& ready() const { return m_ready; }
   /// The timer its ready line named (cuda_events, hip_events, torch_events, host_clock or harness).
   timing_source timer() const { return m_timer; }
   const std::vector<sample_record>& samples() const { return m_samples; }
@@ -222,7 +222,7 @@ class timing_session {
   bool m_held = false;
   pid_t m_left_group = 0;  ///< at the last checked sample's stop: a process of the tree outside the harness's group
   uint64_t m_sent = 0, m_recv = 0;
-  json m_ready;
+  std::optional<ready_line> m_ready;
   std::vector<sample_record> m_samples;
   std::vector<double> m_rtt;
   cupti_log m_cupti;

@@ -4,8 +4,10 @@
 #include "core/strings.h"
 #include "kernel/compare_printer.h"
 #include "magpie_generated/version.h"
+#include "kernel/integrity_printer.h"
 #include "kernel/policy_printer.h"
 #include "kernel/stage_printer.h"
+#include "kernel/timing_printer.h"
 
 namespace magpie::kernel {
 
@@ -38,8 +40,8 @@ json kernel_eval_json(const kernel_eval& k, const eval_context& ctx) {
   if (k.verdict) c["comparison"] = correctness_verdict_json(*k.verdict);
   if (!k.correctness.errors.empty()) c["failures"] = k.correctness.errors;
   j["correctness"] = c;
-  j["timing"] = k.timing ? k.timing->to_json(ctx.req.timing) : json(nullptr);
-  j["integrity"] = k.integrity.to_json();
+  j["timing"] = k.timing ? timing_result_json(*k.timing, ctx.req.timing) : json(nullptr);
+  j["integrity"] = integrity_report_json(k.integrity);
   j["kernel_config"] = kernel_spec_json(k.spec);
   return j;
 }
@@ -125,7 +127,7 @@ json compare_report_json(const eval_context& ctx, const compare_run& run) {
   results["reference"] = run.reference->spec.id;
   results["compare_policy"] = compare_policy_json(req.compare);
   results["timing_policy"] = timing_policy_json(req.timing);
-  results["timing_order"] = ctx.timing_order;
+  results["timing_order"] = ctx.timing_order ? timing_order_json(*ctx.timing_order) : json(nullptr);
   results["workers"] = worker_plan_json(ctx.workers);
   results["summary"] = run.result.summary();
   const compare_phases& ph = run.phases;

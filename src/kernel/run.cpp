@@ -137,7 +137,7 @@ verdict_input verdict_input_of(const kernel_eval& k, bool rounds_shared) {
   v.not_timed_reason = !timing_ok ? "no timing for this kernel" : "rejected: " + k.integrity.reason();
   const integrity_check* fl = k.integrity.find("physical_floor");
   v.implausible = fl && fl->status == check_status::fail;
-  v.floor_ns = fl ? json_number(fl->data, "floor_ns", 0) : 0;
+  v.floor_ns = fl ? fl->data.number("floor_ns", 0) : 0;
   const integrity_check* tm = k.integrity.find("timer");
   v.trusted_timer = !(tm && tm->status == check_status::warn);
   if (timing_ok)

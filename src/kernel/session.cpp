@@ -28,25 +28,6 @@ constexpr uint64_t k_mark_slack_ns = 100000;
 
 }  // namespace
 
-json channel_findings::to_json() const {
-  return {{"samples_without_gpu_work", samples_without_gpu}, {"marks_outside_bracket", marks_outside_bracket},
-          {"ops_outside_window", ops_outside_window}, {"unexpected_marks", unexpected_marks},
-          {"gpu_snapshots", gpu_snapshots}, {"extra_gpu_holders", extra_gpu_holders}, {"gpu_holders", gpu_holders}};
-}
-
-json supervisor_cost::to_json() const {
-  auto per = [&](double ns) { return samples ? ns / 1e3 / static_cast<double>(samples) : 0.0; };
-  return {{"samples", samples},
-          {"commands", commands},
-          {"per_sample_us",
-           {{"wall", per(samples_wall_ns)},
-            {"commands", per(commands_ns)},
-            {"proc_accounting", per(proc_ns)},
-            {"cupti", per(cupti_ns)},
-            {"nvml", per(nvml_ns)},
-            {"outputs", per(outputs_ns)}}}};
-}
-
 status_or<std::unique_ptr<timing_session>> timing_session::spawn(const prepared_kernel& k, const timing_policy& p,
                                                                  uint64_t seed, uint64_t init_seed,
                                                                  const cupti_setup& cupti, int process) {
@@ -107,10 +88,8 @@ status timing_session::await_ready() {
     return error(status_code::failed_precondition, "%s: the harness does not speak the timing protocol (said '%s'; %s)",
                  m_spec.id.c_str(), line->substr(0, 200).c_str(), r.output_tail(600).c_str());
   }
-  std::string rest = line->size() > 6 ? line->substr(6) : "{}";
-  auto j = parse_json(rest, "ready line");
-  m_ready = j.ok() && j->is_object() ? *j : json::object();
-  const std::string timer = json_string(m_ready, "timer", "harness");
+  m_ready = parse_ready_line(line->size() > 6 ? line->substr(6) : "{}");
+  const std::string& timer = m_ready->timer;
   const std::optional<timing_source> t = parse_harness_timer(timer);
   if (!t)
     return error(status_code::failed_precondition,
@@ -118,12 +97,12 @@ status timing_session::await_ready() {
                  m_spec.id.c_str(), timer.c_str());
   m_timer = *t;
   m_gpu_timer = m_timer != timing_source::host_clock;
-  if (json_number(m_ready, "protocol", 1) < 3)
+  if (m_ready->protocol < 3)
     return error(status_code::failed_precondition,
                  "%s: the harness speaks timing protocol %d; magpie needs 3 (rebuild it against this magpie's "
                  "include/magpie/bench.hpp or use its python/magpie_bench)",
-                 m_spec.id.c_str(), static_cast<int>(json_number(m_ready, "protocol", 1)));
-  return m_exchange->adopt(json_value(m_ready, "exchange")).with_context(m_spec.id);
+                 m_spec.id.c_str(), static_cast<int>(m_ready->protocol));
+  return m_exchange->adopt(m_ready->exchange).with_context(m_spec.id);
 }
 
 status_or<std::string> timing_session::command(const std::string& cmd, const std::string& want, double timeout,

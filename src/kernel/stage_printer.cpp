@@ -23,11 +23,6 @@ json correctness_verdict_json(const correctness_verdict& v) {
           {"mean_rel_err", v.mean_rel}, {"trials", t}};
 }
 
-json held_reference_json(const held_reference& r) {
-  return {{"id", r.id}, {"trials", r.trials.size()}, {"check_trials", r.checks.size()}, {"files_removed", r.files_removed},
-          {"output_bytes_in_memory", r.bytes_held}};
-}
-
 json stage_result_json(const stage_result& s) {
   if (s.state == stage_state::skipped && s.detail.empty() && s.errors.empty()) return nullptr;
   json j = {{"success", s.state == stage_state::success}, {"errors", s.errors.empty() ? json(nullptr) : json(s.errors)}};

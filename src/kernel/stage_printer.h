@@ -1,5 +1,5 @@
 // JSON of the kernel pipeline's stage values as reports print them: a stage's result
-// (kernel/prepare.h), the correctness verdict and the held reference (kernel/correctness.h), the
+// (kernel/prepare.h), the correctness verdict (kernel/correctness.h), the
 // compare workers (kernel/workers.h).
 #pragma once
 
@@ -15,7 +15,6 @@ json stage_result_json(const stage_result& s);
 json tensor_diff_json(const tensor_diff& d);
 json trial_verdict_json(const trial_verdict& t);
 json correctness_verdict_json(const correctness_verdict& v);
-json held_reference_json(const held_reference& r);
 json worker_plan_json(const worker_plan& w);
 
 }  // namespace magpie::kernel

@@ -8,7 +8,6 @@
 #include "core/log.h"
 #include "core/progress.h"
 #include "core/strings.h"
-#include "kernel/cupti_printer.h"
 #include "kernel/verdict.h"
 
 namespace magpie::kernel {
@@ -319,10 +318,10 @@ std::vector<timing_result> finalize_all(std::vector<std::unique_ptr<live_session
     if (!rr.success() && !st[ls->impl].failed)
       r.warnings.push_back(strprintf("process %d did not exit cleanly after 'stop': %s %s", ls->s->process(),
                                      rr.describe().c_str(), rr.output_tail(300).c_str()));
-    if (r.ready.is_null()) {
+    if (!r.ready) {
       r.ready = ls->s->ready();
       r.source = ls->s->cupti_active() ? timing_source::cupti : ls->s->timer();
-      if (ls->s->cupti_active()) r.cupti_kernels = cupti_kernel_summary(ls->s->cupti(), true, true);
+      if (ls->s->cupti_active()) r.cupti_kernels = cupti_kernel_rows(ls->s->cupti(), true, true);
     }
     for (const auto& w : ls->s->warnings()) r.warnings.push_back("harness: " + w);
     process_result pr = finalize_process(*ls->s, r, ls->batch, ls->from_round);
@@ -394,9 +393,9 @@ struct sampler {
     if (order.empty()) return false;
     for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
     if (round < 3) {
-      json names = json::array();
+      std::vector<std::string> names;
       for (size_t i : order) names.push_back(strprintf("%s#%d", live[i]->s->spec().id.c_str(), live[i]->s->process()));
-      out.order["first_rounds"].push_back(names);
+      out.order.first_rounds.push_back(names);
     }
     *all_done = true;
     for (size_t i : order) {
@@ -571,9 +570,10 @@ measure_outcome measure_interleaved(const measure_request& req) {
   measure_outcome out;
   sampler sm{req, st, live, out, splitmix64(req.order_seed), {}, {}, 0, 0, req.first_sample_id, 0};
   sm.middle = checked_rounds(req, sm.rng);
-  out.order = {{"policy", "seeded shuffle of every process each round; processes spawned interleaved across implementations"},
-               {"processes_per_kernel", req.policy.processes}, {"seed", req.order_seed}, {"checked_rounds", sm.middle},
-               {"first_rounds", json::array()}};
+  out.order.policy = "seeded shuffle of every process each round; processes spawned interleaved across implementations";
+  out.order.processes_per_kernel = req.policy.processes;
+  out.order.seed = req.order_seed;
+  out.order.checked_rounds = sm.middle;
   if (req.progress) sm.bar.emplace("timing", static_cast<uint64_t>(req.policy.max_time_s * 10));
   sm.t0 = monotonic_seconds();
   const bool plan = req.plan && req.kernels.size() >= 2;
@@ -600,7 +600,7 @@ measure_outcome measure_interleaved(const measure_request& req) {
     r.sampling = rec;
     r.sampling.used = static_cast<int>(r.processes.size());
   }
-  out.order["processes_per_kernel"] = rec.used;
+  out.order.processes_per_kernel = rec.used;
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,6 @@ struct check_outcome {
   bool compared = false;  ///< against the reference's outputs (else: only "was it written")
   size_t elements = 0;    ///< elements compared over all outputs
   std::string failure;
-  json to_json() const;
 };
 
 /// One harness process of an implementation.
@@ -61,7 +61,6 @@ struct process_result {
   size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
   channel_findings findings;
   supervisor_cost cost;
-  json to_json() const;
 };
 
 /// How a timing run chose launches per sample and processes per implementation (its report's
@@ -76,7 +75,6 @@ struct sampling_record {
   double pilot_sd = 0;        ///< sd of log process medians in the pilot, pooled over implementations
   double pilot_median_ns = 0; ///< median per launch in the pilot
   std::string why;
-  json to_json() const;
 };
 
 /// A fresh sample and its partner: the repeated sample issued on the same process right before
@@ -98,8 +96,8 @@ struct timing_result {
   sample_summary harness_stats;    ///< the harness's own times (ns)
   std::vector<double> harness_samples_ns;  ///< those times, all processes (merging parallel groups)
   double wall_s = 0;
-  json ready;                ///< the first process's ready line
-  json cupti_kernels;        ///< per kernel name summary (CUPTI)
+  std::optional<ready_line> ready;  ///< the first process's ready line
+  std::vector<cupti_kernel_row> cupti_kernels;  ///< per kernel name summary (CUPTI)
   std::vector<std::string> warnings;
   std::vector<process_result> processes;
   std::vector<check_outcome> checks;
@@ -119,7 +117,6 @@ struct timing_result {
   bool cupti_hello = true;
   integrity_report integrity;          ///< the timing stage's checks (see check_timing_integrity)
   sampling_record sampling;
-  json to_json(const timing_policy& p) const;
 };
 
 struct measure_request {
@@ -141,9 +138,41 @@ struct measure_request {
   double confidence = 0.95;
 };
 
+/// The order of one group's rounds (a timing run's, or one GPU's in timing_order::devices).
+struct round_order {
+  std::string policy;
+  int processes_per_kernel = 0;
+  uint64_t seed = 0;
+  std::vector<int> checked_rounds;
+  std::vector<std::vector<std::string>> first_rounds;  ///< "kernel#process" in the order of each of the first rounds
+};
+
+/// What one GPU's group measured (compare workers): its processes, its rounds' order, per kernel
+/// the median of its samples and the speedup against the baseline's processes on the same GPU.
+struct device_order {
+  struct kernel_row {
+    std::string kernel_id;
+    bool ok = false;
+    size_t samples = 0;
+    std::optional<double> median_ns, speedup_vs_baseline;
+    std::string stop_reason;
+  };
+  std::string device;
+  std::vector<int> processes;
+  round_order order;
+  std::vector<kernel_row> kernels;
+};
+
+/// How the timing rounds were ordered (a report's timing_order).
+struct timing_order : round_order {
+  bool by_device = false;  ///< measure_on_devices: `devices` follow the seed, the rounds only with one group
+  bool rounds = true;      ///< checked_rounds / first_rounds are the run's (false: several groups, see devices)
+  std::vector<device_order> devices;
+};
+
 struct measure_outcome {
   std::vector<timing_result> results;  ///< one per kernel, in order
-  json order;                          ///< {policy, seed, first_rounds, checked_rounds}
+  timing_order order;
 };
 
 /// Starts `policy.processes` timing sessions per kernel (same seeds and policy for all), warms

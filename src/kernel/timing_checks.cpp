@@ -1,6 +1,6 @@
 // The timing stage's integrity checks (docs/harness-protocol.md, "Integrity"): probes of
 // checked samples, the CUPTI record channel, GPU-work attribution, the supervisor's clock
-// bracket, input reuse and input-generation work; and the report form of timing results.
+// bracket, input reuse and input-generation work (reports print them: kernel/timing_printer.h).
 #include <algorithm>
 #include <cmath>
 
@@ -8,51 +8,8 @@
 #include "core/strings.h"
 #include "gpu/nvml_procs.h"
 #include "kernel/timing.h"
-#include "core/stats_printer.h"
-#include "kernel/policy_printer.h"
 
 namespace magpie::kernel {
-
-json check_outcome::to_json() const {
-  return {{"sample", sample_id}, {"process", process}, {"passed", passed}, {"compared_with_reference", compared},
-          {"elements_compared", elements}, {"failure", failure.empty() ? json(nullptr) : json(failure)}};
-}
-
-json process_result::to_json() const {
-  return {{"process", index}, {"samples", samples_ns.size()}, {"median_ns", median_ns},
-          {"harness_median_ns", harness_median_ns}, {"ping_rtt_median_ns", rtt_median_ns},
-          {"bracket_minus_rtt_median_ns", bracket_excess_ns}, {"observed_median_ns", observed_ns},
-          {"unclaimed_p10_ns", unclaimed_ns},
-          {"harness_over_bracket", harness_over_bracket},
-          {"channel", findings.to_json()}, {"supervisor_cost", cost.to_json()}};
-}
-
-json timing_result::to_json(const timing_policy& p) const {
-  json j;
-  j["success"] = ok;
-  j["error"] = error.empty() ? json(nullptr) : json(error);
-  j["policy"] = timing_policy_json(p);
-  j["source"] = source;
-  j["stop_reason"] = stop_reason;
-  j["samples"] = samples_ns.size();
-  j["wall_seconds"] = wall_s;
-  j["stats_ns"] = summary_to_json(stats);
-  j["harness_stats_ns"] = summary_to_json(harness_stats);
-  if (source == timing_source::cupti && harness_stats.median > 0 && stats.median > 0)
-    j["cross_check"] = {{"harness_median_ns", harness_stats.median}, {"cupti_median_ns", stats.median},
-                        {"harness_over_cupti", harness_stats.median / stats.median}};
-  json procs = json::array(), cks = json::array();
-  for (const auto& pr : processes) procs.push_back(pr.to_json());
-  for (const auto& c : checks) cks.push_back(c.to_json());
-  j["processes"] = procs;
-  j["checked_samples"] = cks;
-  j["harness"] = ready;
-  if (j["harness"].is_object()) j["harness"].erase("exchange");  // the layout: not a scalar, not the report's
-  j["cupti_kernels"] = cupti_kernels.is_null() ? json::array() : cupti_kernels;
-  j["warnings"] = warnings;
-  j["sampling"] = sampling.to_json();
-  return j;
-}
 
 check_outcome judge_outputs(const held_reference* ref, uint64_t seed, const std::vector<exchange_output>& layout,
                             const std::vector<tensor>& got, const correctness_policy& p) {
@@ -133,7 +90,7 @@ void check_cupti(timing_result& r) {
     outside += p.findings.ops_outside_window;
     bad_marks += p.findings.marks_outside_bracket + p.findings.unexpected_marks;
   }
-  json data = {{"records", r.cupti_records}, {"bad_macs", r.cupti_bad_macs}, {"sequence_errors", r.cupti_sequence_errors},
+  check_data data = {{"records", r.cupti_records}, {"bad_macs", r.cupti_bad_macs}, {"sequence_errors", r.cupti_sequence_errors},
                {"bad_marks", bad_marks}, {"ops_outside_window", outside}};
   if (!r.cupti_hello)
     r.integrity.set("cupti_channel", check_status::fail, "the CUPTI injection library never opened its record channel (the bootstrap "
@@ -150,7 +107,7 @@ void check_cupti(timing_result& r) {
     r.integrity.set("cupti_channel", check_status::pass, "every record authenticated (per-run key, in sequence)", data);
   double total_gpu = 0;
   for (double v : r.samples_ns) total_gpu += v;
-  json g = {{"samples_without_gpu_work", no_gpu}, {"stray_ops", r.stray_ops}, {"stray_gpu_ns", r.stray_gpu_ns},
+  check_data g = {{"samples_without_gpu_work", no_gpu}, {"stray_ops", r.stray_ops}, {"stray_gpu_ns", r.stray_gpu_ns},
             {"unmatched_ops", r.unmatched_ops}};
   if (no_gpu)
     r.integrity.set("gpu_attribution", check_status::fail, strprintf("%zu of %zu samples had no GPU work launched inside their window "
@@ -165,7 +122,7 @@ void check_cupti(timing_result& r) {
 }
 
 void check_bracket(timing_result& r) {
-  json data = json::array();
+  std::vector<check_data> data;
   std::string fail;
   std::vector<const process_result*> over_cpu;
   for (const auto& p : r.processes) {
@@ -227,7 +184,7 @@ void check_bracket(timing_result& r) {
 // trees resume after their checked replies. The partner ran a moment before under the same load.
 // input_reuse's outcome: `slower` says how much slower fresh samples were, `charge` the CPU time
 // charged to them (median), `same` what a pass found.
-void set_reuse(timing_result& r, bool fail, const std::string& slower, double charge, const char* same, const json& data) {
+void set_reuse(timing_result& r, bool fail, const std::string& slower, double charge, const char* same, const check_data& data) {
   const std::string charged = charge > 0 ? strprintf(", with %.2f us of CPU time other threads or processes of the harness "
                                                      "spent while its inputs were generated", charge / 1e3)
                                          : "";
@@ -265,10 +222,10 @@ void check_reuse(timing_result& r, const timing_result* base) {
     // 11%). Work skipped on repeated inputs shows in the CPU time as well; waiting does not.
     const bool host = timed_by_host_clock(r) && cpu_more.size() == r.pairs.size();
     const double share = host && med(slower) > 0 ? med(cpu_more) / med(slower) : 0;
-    json data = {{"pairs", r.pairs.size()}, {"fresh_median_ns", med(fresh)}, {"partner_median_ns", med(partner)},
+    check_data data = {{"pairs", r.pairs.size()}, {"fresh_median_ns", med(fresh)}, {"partner_median_ns", med(partner)},
                  {"ratio_median", f}, {"ratio_p20", low}, {"slower_median_ns", med(slower)},
-                 {"cpu_more_median_ns", host ? json(med(cpu_more)) : json(nullptr)},
-                 {"cpu_share", host ? json(share) : json(nullptr)},
+                 {"cpu_more_median_ns", host ? check_value(med(cpu_more)) : check_value(nullptr)},
+                 {"cpu_share", host ? check_value(share) : check_value(nullptr)},
                  {"charged_median_ns", charge}, {"baseline_extra_median_ns", usual_extra},
                  {"fresh_uncharged_median_ns", med(r.fresh_ns)}, {"repeated_median_ns", med(r.reused_ns)}};
     // Honest kernels do the same work on both samples of a pair: the ratios scatter around 1. A
@@ -298,7 +255,7 @@ void check_reuse(timing_result& r, const timing_result* base) {
   }
   double f = med(fresh), u = med(r.reused_ns), fmin = *std::min_element(fresh.begin(), fresh.end());
   const double charge = med(charged);
-  json data = {{"fresh_median_ns", f}, {"fresh_min_ns", fmin}, {"repeated_median_ns", u}, {"fresh", r.fresh_ns.size()},
+  check_data data = {{"fresh_median_ns", f}, {"fresh_min_ns", fmin}, {"repeated_median_ns", u}, {"fresh", r.fresh_ns.size()},
                {"repeated", r.reused_ns.size()}, {"fresh_uncharged_median_ns", med(r.fresh_ns)},
                {"charged_median_ns", charge}, {"baseline_extra_median_ns", usual_extra}};
   // Without partners (results merged from runs that had none): fresh samples against all
@@ -346,7 +303,7 @@ void check_fresh_overhead(timing_result& r, const timing_result& base) {
   // attacker claiming a 2x gain reports; a tenth of the partner's cost for cache and page effects
   // (honest kernels: at most 0.22 ms beyond the baseline in 36 compares, the attack 0.57-0.78 ms).
   const double slack = 50000 + 0.5 * c + 0.1 * cost;
-  json data = {{"pairs", r.pairs.size()}, {"source", host ? "cpu" : "bracket"}, {"beyond_partner_median_ns", m},
+  check_data data = {{"pairs", r.pairs.size()}, {"source", host ? "cpu" : "bracket"}, {"beyond_partner_median_ns", m},
                {"baseline_beyond_partner_median_ns", t}, {"fresh_claimed_median_ns", c},
                {"partner_cost_median_ns", cost}, {"slack_ns", slack}};
   if (m - t > slack)
@@ -374,7 +331,7 @@ void check_gap_cpu(timing_result& r, const timing_result* base) {
   const double mine = mean(r.gap_cpu_samples_ns), theirs = base ? mean(base->gap_cpu_samples_ns) : 0;
   const double mine_med = med(r.gap_cpu_samples_ns), theirs_med = base ? med(base->gap_cpu_samples_ns) : 0;
   const double slack = 0.25 * r.stats.median + 50000;
-  json data = {{"cpu_between_samples_ns_per_sample", mine}, {"baseline_ns_per_sample", theirs},
+  check_data data = {{"cpu_between_samples_ns_per_sample", mine}, {"baseline_ns_per_sample", theirs},
                {"median_per_sample_ns", mine_med}, {"baseline_median_per_sample_ns", theirs_med},
                {"median_ns", r.stats.median}};
   std::string why;
@@ -398,7 +355,7 @@ void check_input_generation(timing_result& r, const timing_result& base) {
   double cpu = med(r.inputs_cpu_ns), base_cpu = med(base.inputs_cpu_ns);
   auto low = [](const std::vector<double>& v) { return v.empty() ? 0 : percentile(v, 10); };
   const double mine_low = low(r.inputs_bracket_ns), theirs_low = low(base.inputs_bracket_ns);
-  json data = {{"inputs_median_ns", mine}, {"baseline_inputs_median_ns", theirs}, {"inputs_p10_ns", mine_low},
+  check_data data = {{"inputs_median_ns", mine}, {"baseline_inputs_median_ns", theirs}, {"inputs_p10_ns", mine_low},
                {"baseline_inputs_p10_ns", theirs_low}, {"inputs_cpu_median_ns", cpu},
                {"baseline_inputs_cpu_median_ns", base_cpu}, {"gpu_ns_before_fresh_sample", r.gpu_ns_per_fresh_gap},
                {"baseline_gpu_ns_before_fresh_sample", base.gpu_ns_per_fresh_gap},
@@ -456,10 +413,10 @@ void check_gain(timing_result& r, const timing_result& base) {
   const double claimed_low = low(base) - low(r);
   // Another harness (python against C++) has another overhead: then the baseline's whole
   // overhead and 50 us more are allowed on top.
-  const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
+  const bool same_harness = (r.ready ? r.ready->harness : "") == (base.ready ? base.ready->harness : "");
   const double claimed = tb - tc, hidden = uc - ub,
                slack = 20000 + 0.1 * std::max(ub, 0.0) + 0.05 * tb + (same_harness ? 0 : std::max(ub, 0.0) + 50000);
-  json data = {{"claimed_gain_ns", claimed}, {"claimed_gain_p10_ns", claimed_low}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
+  check_data data = {{"claimed_gain_ns", claimed}, {"claimed_gain_p10_ns", claimed_low}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
                {"supervisor_gain_ns", claimed - hidden}, {"slack_ns", slack}, {"same_harness", same_harness}};
   if (claimed > median_difference_noise_ns(r, base) && hidden > 0.5 * std::min(claimed, std::max(claimed_low, 0.0)) + slack)
     r.integrity.set("clock_gain", check_status::fail,
@@ -504,7 +461,7 @@ void check_gpu_processes(std::vector<timing_result>& results) {
   gpu::gpu_processes g = gpu::list_gpu_compute_processes();
   check_status st = check_status::skipped;
   std::string detail = g.why;
-  json foreign = json::array();
+  std::vector<check_data> foreign;
   if (g.available) {
     for (const auto& p : g.processes)
       if (!gpu::is_own_descendant(p.pid))
@@ -544,7 +501,7 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
       check_gain(r, results[static_cast<size_t>(baseline)]);
       check_fresh_overhead(r, results[static_cast<size_t>(baseline)]);
     }
-    json pm = json::array();
+    std::vector<double> pm;
     for (const auto& pr : r.processes) pm.push_back(pr.median_ns);
     r.integrity.set("processes", check_status::pass, strprintf("measured in %zu separate processes", r.processes.size()),
                     {{"median_ns", pm}});

@@ -130,11 +130,6 @@ double median_difference_noise_ns(const timing_result& a, const timing_result& b
   return 3 * std::sqrt(se2);
 }
 
-json sampling_record::to_json() const {
-  return {{"batch", batch},       {"batch_why", batch_why}, {"pilot_processes", pilot}, {"planned_processes", planned},
-          {"used_processes", used}, {"pilot_sd", pilot_sd}, {"pilot_median_ns", pilot_median_ns}, {"why", why}};
-}
-
 sampling_record decide_sampling(const pilot_summary& pilot, const timing_policy& p, double same_tolerance, double confidence) {
   sampling_record s;
   const int K = static_cast<int>(pilot.log_medians.size());

@@ -166,14 +166,6 @@ verdict estimate_speedup(const process_medians& base, const process_medians& can
   return v;
 }
 
-json verdict::to_json(const std::string& id, double confidence, double median_ns) const {
-  return {{"index", index}, {"kernel_id", id}, {"verdict", verdict_kind_name(verdict)}, {"speedup_vs_baseline", speedup},
-          {"ci_low", ci_low}, {"ci_high", ci_high}, {"confidence", confidence}, {"interval_df", df},
-          {"median_ns", median_ns > 0 ? json(median_ns) : json(nullptr)}, {"reason", reason},
-          {"same_band", band ? band->to_json() : json(nullptr)}, {"power", power ? power->to_json() : json(nullptr)},
-          {"decide", decide.empty() ? json(nullptr) : json(decide)}};
-}
-
 namespace {
 
 // faster / slower: the interval at `confidence` wholly outside the band. same: equivalence by

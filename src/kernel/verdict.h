@@ -10,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "core/json.h"
 #include "core/states.h"
 #include "kernel/spec.h"
 
@@ -69,14 +68,12 @@ struct same_band {
   double aa_sd = 0;               ///< sd of the baseline's log process medians (its measured A/A spread)
   int aa_processes = 0;           ///< how many process medians that sd is from
   std::string basis;
-  json to_json() const;
 };
 
 /// "A 3% difference would have been detected with probability p".
 struct power_statement {
   double difference = 0, probability = 0;
   std::string text;
-  json to_json() const;
 };
 
 struct verdict {
@@ -89,7 +86,6 @@ struct verdict {
   std::optional<same_band> band;                ///< ranked verdicts only
   std::optional<power_statement> power;         ///< ranked verdicts only
   std::string decide;                           ///< `ambiguous`: what would decide it
-  json to_json(const std::string& id, double confidence, double median_ns) const;
 };
 
 /// Between-process variance of log(process median), pooled over implementations.

@@ -57,15 +57,6 @@ interval_odds interval_probabilities(double delta, double se, int df, double ban
 
 double log_sd(const std::vector<double>& x) { return x.size() < 2 ? 0.0 : stdev(x); }
 
-json same_band::to_json() const {
-  return {{"band", band},
-          {"floor", floor},
-          {"ceiling", ceiling},
-          {"aa_sd", aa_sd},
-          {"aa_processes", aa_processes},
-          {"basis", basis}};
-}
-
 same_band choose_band(const process_medians& base, const compare_policy& p) {
   same_band b;
   b.floor = p.same_tolerance;
@@ -98,10 +89,6 @@ power_statement power_for(double se, int df, double band, double confidence) {
                       "±%.1f%%)",
                       k_power_difference * 100, ps.probability, se * 100, df, band * 100);
   return ps;
-}
-
-json power_statement::to_json() const {
-  return {{"difference", difference}, {"probability", probability}, {"statement", text}};
 }
 
 std::string decide_line(double log_speedup, double var_between, double var_within, int processes, int df, double band,

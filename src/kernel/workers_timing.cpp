@@ -117,22 +117,27 @@ double mean_log_median(const timing_result& t) {
 
 // What each GPU measured: its processes, the order of its rounds, per kernel the median of its
 // samples and the speedup against the baseline's processes on the same GPU.
-json device_json(const std::string& dev, int first, int count, const measure_outcome& o, const measure_request& req,
-                 int baseline) {
-  json procs = json::array();
-  for (int p = first; p < first + count; ++p) procs.push_back(p);
-  json kernels = json::array();
+device_order device_order_of(const std::string& dev, int first, int count, const measure_outcome& o, const measure_request& req,
+                             int baseline) {
+  device_order d;
+  d.device = dev;
+  for (int p = first; p < first + count; ++p) d.processes.push_back(p);
+  d.order = o.order;
   const double base = baseline >= 0 && o.results[static_cast<size_t>(baseline)].ok
                           ? mean_log_median(o.results[static_cast<size_t>(baseline)]) : std::nan("");
   for (size_t k = 0; k < o.results.size(); ++k) {
     const timing_result& t = o.results[k];
     double mine = t.ok ? mean_log_median(t) : std::nan("");
-    json speedup = std::isfinite(base) && std::isfinite(mine) ? json(std::exp(base - mine)) : json(nullptr);
-    kernels.push_back({{"kernel_id", req.kernels[k]->spec.id}, {"ok", t.ok}, {"samples", t.samples_ns.size()},
-                       {"median_ns", t.ok ? json(t.stats.median) : json(nullptr)}, {"stop_reason", t.stop_reason},
-                       {"speedup_vs_baseline", speedup}});
+    device_order::kernel_row row;
+    row.kernel_id = req.kernels[k]->spec.id;
+    row.ok = t.ok;
+    row.samples = t.samples_ns.size();
+    if (t.ok) row.median_ns = t.stats.median;
+    row.stop_reason = t.stop_reason;
+    if (std::isfinite(base) && std::isfinite(mine)) row.speedup_vs_baseline = std::exp(base - mine);
+    d.kernels.push_back(std::move(row));
   }
-  return {{"device", dev}, {"processes", procs}, {"order", o.order}, {"kernels", kernels}};
+  return d;
 }
 
 // The main thread draws the budget as it passes while the groups sample.
@@ -185,16 +190,20 @@ measure_outcome measure_on_devices(const measure_request& req, const worker_plan
     for (auto& f : futures) outs.push_back(f.get());
   }
   measure_outcome out;
-  out.order = {{"policy", G > 1 ? "one group of processes per GPU, sampled in parallel; within a group, a seeded shuffle "
-                                  "of its processes each round"
-                                : "seeded shuffle of every process each round"},
-               {"processes_per_kernel", P}, {"seed", req.order_seed}, {"devices", json::array()}};
+  out.order.policy = G > 1 ? "one group of processes per GPU, sampled in parallel; within a group, a seeded shuffle "
+                             "of its processes each round"
+                           : "seeded shuffle of every process each round";
+  out.order.processes_per_kernel = P;
+  out.order.seed = req.order_seed;
+  out.order.by_device = true;
   for (int g = 0; g < G; ++g)
-    out.order["devices"].push_back(device_json(devices[static_cast<size_t>(g)], firsts[static_cast<size_t>(g)],
-                                               reqs[static_cast<size_t>(g)].policy.processes, outs[static_cast<size_t>(g)],
-                                               req, baseline));
-  if (G == 1) {  // keep the single-group keys where readers of the sequential report look for them
-    for (const char* k : {"first_rounds", "checked_rounds"}) out.order[k] = outs[0].order[k];
+    out.order.devices.push_back(device_order_of(devices[static_cast<size_t>(g)], firsts[static_cast<size_t>(g)],
+                                                reqs[static_cast<size_t>(g)].policy.processes, outs[static_cast<size_t>(g)],
+                                                req, baseline));
+  out.order.rounds = G == 1;  // keep the single-group keys where readers of the sequential report look for them
+  if (G == 1) {
+    out.order.first_rounds = outs[0].order.first_rounds;
+    out.order.checked_rounds = outs[0].order.checked_rounds;
   }
   for (size_t k = 0; k < req.kernels.size(); ++k) {
     std::vector<const timing_result*> parts;

@@ -108,22 +108,22 @@ TEST(compare_result, verdicts_read_back_from_a_report_or_name_the_field) {
   v.ci_high = 1.03;
   v.df = 4;
   v.reason = "why";
-  json j = v.to_json("k3", 0.95, 1234.5);
+  json j = verdict_json(v, "k3", 0.95, 1234.5);
   auto back = decode_verdict(json_fields(j, "report.json", "results.verdicts[3]"));
   ASSERT_TRUE(back.ok()) << back.get_status().message();
   EXPECT_EQ(back->kernel_id, "k3");
-  EXPECT_EQ(verdict_of(*back).to_json("k3", 0.95, back->median_ns.value_or(0)), j);
+  EXPECT_EQ(verdict_json(verdict_of(*back), "k3", 0.95, back->median_ns.value_or(0)), j);
   EXPECT_FALSE(back->same_band || back->power);  // none written: none read
   // Issue 36's keys (band, power, decide) survive the round trip.
   v.band = same_band{0.025, 0.02, 0.1, 0.0125, 4, "2x the measured A/A spread"};
   v.power = power_statement{0.03, 0.41, "a 3% difference would have been detected with probability 0.41"};
   v.decide = "≈9 processes per implementation (now 4) would decide it";
-  json j2 = v.to_json("k3", 0.95, 1234.5);
+  json j2 = verdict_json(v, "k3", 0.95, 1234.5);
   auto back2 = decode_verdict(json_fields(j2, "report.json", "results.verdicts[3]"));
   ASSERT_TRUE(back2.ok() && back2->same_band && back2->power) << back2.get_status().message();
   EXPECT_EQ(back2->same_band->aa_processes, 4);
   EXPECT_DOUBLE_EQ(back2->power->probability, 0.41);
-  EXPECT_EQ(verdict_of(*back2).to_json("k3", 0.95, back2->median_ns.value_or(0)), j2);
+  EXPECT_EQ(verdict_json(verdict_of(*back2), "k3", 0.95, back2->median_ns.value_or(0)), j2);
   j["verdict"] = "quicker";
   auto bad = decode_verdict(json_fields(j, "report.json", "results.verdicts[3]"));
   ASSERT_FALSE(bad.ok());

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <thread>
 
+#include "kernel/harness_protocol.h"
 #include "kernel/timing.h"
 #include "timing_fakes.h"
 
@@ -36,8 +37,10 @@ void burn_ms(int ms) {
   while (thread_cpu_s() - t0 < ms * 1e-3) x = x + 1;
 }
 
-json layout(size_t offset, int64_t n) {
-  return {{"bytes", 0}, {"outputs", json::array({{{"name", "c"}, {"dtype", "float32"}, {"shape", {n}}, {"offset", offset}}})}};
+// The layout a ready line announces, decoded as the supervisor decodes it (kernel/harness_protocol.h).
+exchange_layout layout(size_t offset, int64_t n) {
+  json ex = {{"bytes", 0}, {"outputs", json::array({{{"name", "c"}, {"dtype", "float32"}, {"shape", {n}}, {"offset", offset}}})}};
+  return parse_ready_line(dump_compact({{"protocol", 3}, {"exchange", ex}})).exchange;
 }
 
 }  // namespace
@@ -66,7 +69,7 @@ TEST(exchange, refuses_layouts_outside_the_file_and_pre_sealed_files) {
   ASSERT_TRUE(a.create().ok());
   ASSERT_EQ(::ftruncate(a.fd(), 128), 0);
   EXPECT_FALSE(a.adopt(layout(64, 32)).ok());  // 64 + 128 bytes > 128
-  EXPECT_FALSE(a.adopt(json::object()).ok());  // no exchange announced
+  EXPECT_FALSE(a.adopt(parse_ready_line("{}").exchange).ok());  // no exchange announced
   exchange_memory b;
   ASSERT_TRUE(b.create().ok());
   ASSERT_EQ(::ftruncate(b.fd(), 128), 0);

@@ -1,4 +1,5 @@
 #include "kernel/verdict.h"
+#include "kernel/compare_printer.h"
 
 #include <gtest/gtest.h>
 
@@ -233,11 +234,11 @@ TEST(verdict_stats, ambiguous_says_what_would_decide_it) {
   EXPECT_NE(v[1].decide.find("processes per implementation"), std::string::npos) << v[1].decide;
   ASSERT_TRUE(v[1].band && v[1].power);
   EXPECT_LT(v[1].power->probability, 0.5);
-  json j = v[1].to_json("b", 0.95, 10100);
+  json j = verdict_json(v[1], "b", 0.95, 10100);
   EXPECT_TRUE(j["decide"].is_string());
   EXPECT_TRUE(j["same_band"].is_object());
   EXPECT_TRUE(j["power"]["statement"].get<std::string>().find("3% difference would have been detected") != std::string::npos);
-  EXPECT_TRUE(v[0].to_json("a", 0.95, 10000)["power"].is_null());
+  EXPECT_TRUE(verdict_json(v[0], "a", 0.95, 10000)["power"].is_null());
 }
 
 // Issue 36 (CPU A/A under load): processes sampled in the same rounds share each round's load.

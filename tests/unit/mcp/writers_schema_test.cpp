@@ -9,6 +9,7 @@
 #include "core/stats.h"
 #include "kernel/eval_schema.h"
 #include "kernel/evaluate.h"
+#include "kernel/harness_protocol.h"
 #include "kernel/report_printer.h"
 #include "core/json_schema.h"
 #include "mcp/tool_protocol.h"
@@ -94,8 +95,17 @@ kernel::kernel_eval full_kernel(const std::string& id) {
   tr.samples_ns = {1000, 1100, 1050};
   tr.stats = summarize(tr.samples_ns);
   tr.harness_stats = summarize(tr.samples_ns);
-  tr.ready = {{"protocol", 2}, {"harness", "magpie-bench"}, {"timer", "cuda_events"}, {"cold", true}};
-  tr.cupti_kernels = json::array({cupti_row});
+  tr.ready = kernel::parse_ready_line(R"({"protocol":2,"harness":"magpie-bench","timer":"cuda_events","cold":true})");
+  kernel::cupti_kernel_row row;
+  row.kernel_name = "add";
+  row.mangled_name = "_Z3addv";
+  row.dispatch_count = 3;
+  row.avg_ns = row.min_ns = row.max_ns = row.median_ns = 1.0;
+  row.total_ns = 3.0;
+  row.grid[0] = row.grid[1] = row.grid[2] = 1;
+  row.block[0] = 256;
+  row.block[1] = row.block[2] = 1;
+  tr.cupti_kernels = {row};
   tr.warnings = {"a warning"};
   kernel::process_result pr;
   pr.samples_ns = tr.samples_ns;
@@ -106,12 +116,12 @@ kernel::kernel_eval full_kernel(const std::string& id) {
   k.timing = tr;
   k.integrity.set("reference_inputs", kernel::check_status::pass, "from the reference",
                   {{"module", "m.py"}, {"kernel_own_inputs_ignored", false}});
-  k.integrity.set("processes", kernel::check_status::pass, "2 processes", {{"median_ns", {1.0, 2.0}}});
+  k.integrity.set("processes", kernel::check_status::pass, "2 processes", {{"median_ns", std::vector<double>{1.0, 2.0}}});
   k.integrity.set("reference_outputs", kernel::check_status::pass, "held",
                   {{"reference", {{"id", "ref"}, {"trials", 2}}}, {"directory", "/w"}});
   k.integrity.set("clock_bracket", kernel::check_status::pass, "agrees",
-                  json::array({{{"process", 0}, {"harness_median_ns", 1.0}, {"bracket_minus_rtt_ns", 2.0},
-                                {"observed_ns", 1.0}, {"over_bracket", 0}}}));
+                  std::vector<kernel::check_data>{{{"process", 0}, {"harness_median_ns", 1.0}, {"bracket_minus_rtt_ns", 2.0},
+                                                   {"observed_ns", 1.0}, {"over_bracket", 0}}});
   k.score = 1.0;
   return k;
 }
