@@ -5,7 +5,9 @@
 
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,10 @@ class loop_run {
   status step_after_benchmarks();
   status step_inputs_check();
   status step_e2e();
+  /// magpie results compare over the two sides' workspaces into e2e (its verdicts also into
+  /// theirs); true when it stopped the loop (different benchmark configurations on one URL).
+  bool results_compare(const std::vector<std::string>& a_ws, const std::vector<std::string>& b_ws, const std::set<std::string>& urls,
+                       e2e_record* e2e, std::map<std::string, external_verdict>* theirs);
   std::string candidate_variant() const;
   status check_identity(const variant_server& s, bool candidate);
   status run_side(const std::string& side, int pair, std::vector<bench_result>& runs);

@@ -184,24 +184,9 @@ status loop_run::step_inputs_check() {
   return ok_status();
 }
 
-status loop_run::step_e2e() {
-  std::vector<run_metrics> before, after;
-  std::vector<std::string> a_ws, b_ws, urls_a, urls_b;
-  for (const auto& r : m_report.baseline_runs.value_or(std::vector<run_record>{})) {
-    before.push_back(r.metrics);
-    a_ws.push_back(r.workspace);
-    urls_a.push_back(r.url);
-  }
-  for (const auto& r : m_report.after_runs.value_or(std::vector<run_record>{})) {
-    after.push_back(r.metrics);
-    b_ws.push_back(r.workspace);
-    urls_b.push_back(r.url);
-  }
+bool loop_run::results_compare(const std::vector<std::string>& a_ws, const std::vector<std::string>& b_ws,
+                               const std::set<std::string>& urls, e2e_record* e2e, std::map<std::string, external_verdict>* theirs) {
   const auto& d = m_cfg.decision;
-  auto change = e2e_change(before, after, d.alpha, m_cfg.e2e.power);
-  e2e_record e2e{change, d.metrics.front(), d.metrics, d.alpha, std::nullopt, std::nullopt, std::nullopt};
-  // magpie results compare over the same workspaces (its own Welch test and config hashes).
-  std::map<std::string, external_verdict> theirs;
   fs::path db = m_opts.workspace / "results.sqlite";
   double t0 = monotonic_seconds();
   status reg = ok_status();
@@ -217,33 +202,56 @@ status loop_run::step_e2e() {
   std::vector<std::string> equivalent = {"magpie", "results", "compare", join(a_ws, ","), join(b_ws, ","), "--register", "--db", db.string()};
   m_cmds.record("results_compare", equivalent, monotonic_seconds() - t0, cmp.ok() ? 0 : 1);
   if (!cmp.ok()) {
-    e2e.results_compare_error = cmp.get_status().message();
-  } else {
-    auto& verdicts = e2e.results_compare.emplace();
-    for (const auto& m : d.metrics)
-      for (const auto& mc : cmp->metrics)
-        if (mc.name == store_name(m)) {
-          external_verdict v{mc.name, mc.verdict, mc.basis, mc.beyond_noise, mc.change_pct};
-          theirs[m] = v;
-          auto it = std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& x) { return x.first == m; });
-          if (it == verdicts.end()) verdicts.emplace_back(m, v);
-          else it->second = v;
-        }
-    std::set<std::string> ha, hb;
-    for (const auto& r : cmp->a_runs) ha.insert(r.config_hash);
-    for (const auto& r : cmp->b_runs) hb.insert(r.config_hash);
-    std::set<std::string> urls(urls_a.begin(), urls_a.end());
-    urls.insert(urls_b.begin(), urls_b.end());
-    if (!(ha == hb && ha.size() == 1)) {
-      if (urls.size() == 1) {
-        m_stop = stop_reason{"inputs_changed", "magpie results compare sees different benchmark configurations",
-                             {{"a", std::vector<std::string>(ha.begin(), ha.end())}, {"b", std::vector<std::string>(hb.begin(), hb.end())}}};
-        m_report.e2e = std::move(e2e);
-        return ok_status();
+    e2e->results_compare_error = cmp.get_status().message();
+    return false;
+  }
+  auto& verdicts = e2e->results_compare.emplace();
+  for (const auto& m : d.metrics)
+    for (const auto& mc : cmp->metrics)
+      if (mc.name == store_name(m)) {
+        external_verdict v{mc.name, mc.verdict, mc.basis, mc.beyond_noise, mc.change_pct};
+        (*theirs)[m] = v;
+        auto it = std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& x) { return x.first == m; });
+        if (it == verdicts.end()) verdicts.emplace_back(m, v);
+        else it->second = v;
       }
-      e2e.store_hash_warning = "config hashes differ because the servers listened on different URLs (" + join(std::vector<std::string>(urls.begin(), urls.end()), ", ") +
-                                  "); the workload part of every run's config was compared instead (inputs_check)";
-    }
+  std::set<std::string> ha, hb;
+  for (const auto& r : cmp->a_runs) ha.insert(r.config_hash);
+  for (const auto& r : cmp->b_runs) hb.insert(r.config_hash);
+  if (ha == hb && ha.size() == 1) return false;
+  if (urls.size() == 1) {
+    m_stop = stop_reason{"inputs_changed", "magpie results compare sees different benchmark configurations",
+                         {{"a", std::vector<std::string>(ha.begin(), ha.end())}, {"b", std::vector<std::string>(hb.begin(), hb.end())}}};
+    return true;
+  }
+  e2e->store_hash_warning = "config hashes differ because the servers listened on different URLs (" +
+                            join(std::vector<std::string>(urls.begin(), urls.end()), ", ") +
+                            "); the workload part of every run's config was compared instead (inputs_check)";
+  return false;
+}
+
+status loop_run::step_e2e() {
+  std::vector<run_metrics> before, after;
+  std::vector<std::string> a_ws, b_ws;
+  std::set<std::string> urls;
+  for (const auto& r : m_report.baseline_runs.value_or(std::vector<run_record>{})) {
+    before.push_back(r.metrics);
+    a_ws.push_back(r.workspace);
+    urls.insert(r.url);
+  }
+  for (const auto& r : m_report.after_runs.value_or(std::vector<run_record>{})) {
+    after.push_back(r.metrics);
+    b_ws.push_back(r.workspace);
+    urls.insert(r.url);
+  }
+  const auto& d = m_cfg.decision;
+  auto change = e2e_change(before, after, d.alpha, m_cfg.e2e.power);
+  e2e_record e2e{change, d.metrics.front(), d.metrics, d.alpha, std::nullopt, std::nullopt, std::nullopt};
+  // magpie results compare over the same workspaces (its own Welch test and config hashes).
+  std::map<std::string, external_verdict> theirs;
+  if (results_compare(a_ws, b_ws, urls, &e2e, &theirs)) {
+    m_report.e2e = std::move(e2e);
+    return ok_status();
   }
   power_statement power{d.alpha, m_cfg.e2e.power, static_cast<int64_t>(before.size()), m_cfg.e2e.target_mde_pct, {}, false};
   for (const auto& m : d.metrics) {
@@ -269,7 +277,7 @@ status loop_run::step_e2e() {
     bool within = m_stop && m_stop->code == "e2e_within_noise";
     m_control_failed = !within;
     m_report.control_result = within ? "passed: the A/A control came out within noise"
-                                        : "FAILED: the A/A control came out beyond noise; this measurement cannot be trusted";
+                                     : "FAILED: the A/A control came out beyond noise; this measurement cannot be trusted";
   }
   return ok_status();
 }
