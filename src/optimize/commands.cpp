@@ -64,35 +64,23 @@ command_result command_runner::run(const std::string& name, const std::vector<st
   r.seconds = monotonic_seconds() - t0;
   (void)write_file_atomic(m_logs / (name + ".out"), r.out);
   (void)write_file_atomic(m_logs / (name + ".err"), r.err);
-  command_record c;
-  c.name = name;
-  c.argv = argv;
-  if (!cwd.empty()) c.cwd = cwd.string();
   // One entry per variable (a later duplicate replaces the earlier value in place).
+  std::vector<std::pair<std::string, std::string>> vars;
   for (const auto& [k, v] : env) {
-    auto it = std::find_if(c.env.begin(), c.env.end(), [&](const auto& e) { return e.first == k; });
-    if (it == c.env.end()) c.env.emplace_back(k, v);
+    auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& e) { return e.first == k; });
+    if (it == vars.end()) vars.emplace_back(k, v);
     else it->second = v;
   }
-  c.rc = r.rc;
-  c.seconds = r.seconds;
-  c.stdout_log = "logs/" + name + ".out";
-  c.stderr_log = "logs/" + name + ".err";
-  m_commands.push_back(std::move(c));
+  m_commands.push_back({name, false, argv, cwd.empty() ? std::nullopt : std::optional<std::string>(cwd.string()), std::move(vars), r.rc,
+                        r.seconds, "logs/" + name + ".out", "logs/" + name + ".err"});
   MAGPIE_LOG_INFO("%s rc=%d (%.1f s)", name.c_str(), r.rc, r.seconds);
   return r;
 }
 
 void command_runner::record(const std::string& name, const std::vector<std::string>& equivalent, double seconds, int rc,
                             const std::string& log_file) {
-  command_record c;
-  c.name = name;
-  c.in_process = true;
-  c.argv = equivalent;
-  c.rc = rc;
-  c.seconds = seconds;
-  if (!log_file.empty()) c.stdout_log = log_file;
-  m_commands.push_back(std::move(c));
+  m_commands.push_back({name, true, equivalent, std::nullopt, {}, rc, seconds,
+                        log_file.empty() ? std::nullopt : std::optional<std::string>(log_file), std::nullopt});
 }
 
 void command_runner::prepend(const std::vector<command_record>& earlier) {

@@ -16,8 +16,8 @@
 #include "optimize/server_info_codec.h"
 
 namespace magpie::optimize {
-using namespace loop_report_detail;
 
+namespace loop_report_detail {
 namespace {
 
 template <typename T>
@@ -235,11 +235,12 @@ std::vector<std::pair<const char*, std::optional<json>>> step_blocks(const loop_
 }
 
 }  // namespace
+}  // namespace loop_report_detail
 
-const char* loop_result_name(loop_result r) { return enum_name(k_loop_result_names, r, "failed"); }
-std::optional<loop_result> parse_loop_result(std::string_view word) { return enum_parse(k_loop_result_names, word); }
-const char* step_status_name(step_status s) { return enum_name(k_step_status_names, s, "failed"); }
-std::optional<step_status> parse_step_status(std::string_view word) { return enum_parse(k_step_status_names, word); }
+const char* loop_result_name(loop_result r) { return enum_name(loop_report_detail::k_loop_result_names, r, "failed"); }
+std::optional<loop_result> parse_loop_result(std::string_view word) { return enum_parse(loop_report_detail::k_loop_result_names, word); }
+const char* step_status_name(step_status s) { return enum_name(loop_report_detail::k_step_status_names, s, "failed"); }
+std::optional<step_status> parse_step_status(std::string_view word) { return enum_parse(loop_report_detail::k_step_status_names, word); }
 
 const std::vector<std::string>& step_keys(const std::string& step) {
   static const std::map<std::string, std::vector<std::string>> k = {
@@ -260,6 +261,7 @@ const std::vector<std::string>& step_keys(const std::string& step) {
 }
 
 json loop_report_json(const loop_report& r) {
+  using namespace loop_report_detail;
   json j = json::object();
   auto put_text = [&](const char* k, const std::optional<std::string>& v) {
     if (v) j[k] = *v;
@@ -309,6 +311,7 @@ json loop_report_json(const loop_report& r) {
   return j;
 }
 
+namespace loop_report_detail {
 namespace {
 
 /// The blocks every report has from its start: identity, config, steps, outcome, commands.
@@ -383,8 +386,10 @@ status decode_step_blocks(const report_object& o, loop_report* out) {
 }
 
 }  // namespace
+}  // namespace loop_report_detail
 
 status_or<loop_report> decode_loop_report(const json& doc, const std::string& where) {
+  using namespace loop_report_detail;
   report_object o(doc, where, "");
   MAGPIE_RETURN_IF_ERROR(o.check({"schema", "started_at", "name", "magpie", "workspace", "config", "control", "runs_per_side",
                                   "benchmark", "steps", "stop", "outcome", "resumed", "progress", "commands", "server_baseline",
