@@ -1,6 +1,7 @@
 // command_runner: children with logs, timeouts and prompt stop on a recorded signal.
 #include "optimize/commands.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 
@@ -63,27 +64,27 @@ command_result command_runner::run(const std::string& name, const std::vector<st
   r.seconds = monotonic_seconds() - t0;
   (void)write_file_atomic(m_logs / (name + ".out"), r.out);
   (void)write_file_atomic(m_logs / (name + ".err"), r.err);
-  json envj = json::object();
-  for (const auto& [k, v] : env) envj[k] = v;
-  m_commands.push_back({{"name", name}, {"argv", argv}, {"cwd", cwd.empty() ? json(nullptr) : json(cwd.string())},
-                        {"env", envj}, {"rc", r.rc}, {"seconds", r.seconds}, {"stdout", "logs/" + name + ".out"},
-                        {"stderr", "logs/" + name + ".err"}});
+  // One entry per variable (a later duplicate replaces the earlier value in place).
+  std::vector<std::pair<std::string, std::string>> vars;
+  for (const auto& [k, v] : env) {
+    auto it = std::find_if(vars.begin(), vars.end(), [&](const auto& e) { return e.first == k; });
+    if (it == vars.end()) vars.emplace_back(k, v);
+    else it->second = v;
+  }
+  m_commands.push_back({name, false, argv, cwd.empty() ? std::nullopt : std::optional<std::string>(cwd.string()), std::move(vars), r.rc,
+                        r.seconds, "logs/" + name + ".out", "logs/" + name + ".err"});
   MAGPIE_LOG_INFO("%s rc=%d (%.1f s)", name.c_str(), r.rc, r.seconds);
   return r;
 }
 
 void command_runner::record(const std::string& name, const std::vector<std::string>& equivalent, double seconds, int rc,
                             const std::string& log_file) {
-  json c = {{"name", name}, {"in_process", true}, {"argv", equivalent}, {"rc", rc}, {"seconds", seconds}};
-  if (!log_file.empty()) c["stdout"] = log_file;
-  m_commands.push_back(std::move(c));
+  m_commands.push_back({name, true, equivalent, std::nullopt, {}, rc, seconds,
+                        log_file.empty() ? std::nullopt : std::optional<std::string>(log_file), std::nullopt});
 }
 
-void command_runner::prepend(const json& earlier) {
-  if (!earlier.is_array()) return;
-  json all = earlier;
-  for (const auto& c : m_commands) all.push_back(c);
-  m_commands = std::move(all);
+void command_runner::prepend(const std::vector<command_record>& earlier) {
+  m_commands.insert(m_commands.begin(), earlier.begin(), earlier.end());
 }
 
 }  // namespace magpie::optimize

@@ -5,13 +5,16 @@
 
 #include <functional>
 #include <memory>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "optimize/commands.h"
 #include "optimize/decide.h"
 #include "optimize/loop.h"
+#include "optimize/loop_report.h"
 #include "optimize/measure.h"
 
 namespace magpie::optimize {
@@ -21,7 +24,7 @@ class loop_run {
   loop_run(const optimize_config& cfg, const loop_options& opts);
   ~loop_run();
   /// Sequencing; returns the finished report.
-  json run();
+  loop_report run();
   status load_resume();
   bool control_failed() const { return m_control_failed; }
 
@@ -46,6 +49,10 @@ class loop_run {
   status step_after_benchmarks();
   status step_inputs_check();
   status step_e2e();
+  /// magpie results compare over the two sides' workspaces into e2e (its verdicts also into
+  /// theirs); true when it stopped the loop (different benchmark configurations on one URL).
+  bool results_compare(const std::vector<std::string>& a_ws, const std::vector<std::string>& b_ws, const std::set<std::string>& urls,
+                       e2e_record* e2e, std::map<std::string, external_verdict>* theirs);
   std::string candidate_variant() const;
   status check_identity(const variant_server& s, bool candidate);
   status run_side(const std::string& side, int pair, std::vector<bench_result>& runs);
@@ -54,15 +61,17 @@ class loop_run {
   struct series_clock {
     double elapsed_s = 0, longest_pair_s = 0;  ///< since the series' first run; the slowest pair so far
   };
-  bool need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power,
+  bool need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, series_power* power,
                        const series_clock& clock) const;
+  /// The record of step `name`, made empty (status running).
+  step_record& fresh_step(const std::string& name);
 
   const optimize_config& m_cfg;
   loop_options m_opts;
   server_env m_env;
   command_runner m_cmds;
-  json m_report;
-  json m_resumed = json::object();      ///< the earlier report (resume)
+  loop_report m_report;
+  loop_report m_resumed;                ///< the earlier report (resume)
   std::optional<stop_reason> m_stop;    ///< set by a step that decided to stop
   std::unique_ptr<variant_server> m_baseline, m_side_a, m_side_b;
   std::vector<bench_result> m_a_runs, m_b_runs;
@@ -70,11 +79,5 @@ class loop_run {
   size_t m_first = 0;                   ///< index of the first step that runs
   bool m_control_failed = false;
 };
-
-/// The report keys each step fills (copied from the earlier report when resuming).
-const std::vector<std::string>& step_keys(const std::string& step);
-
-/// Compact view of the trace analysis outputs (timeline, top kernels/ops, stage picks, sources).
-json analysis_summary(const json& report_json, const json& stages_json, const json& sources_json, const fs::path& gap_csv);
 
 }  // namespace magpie::optimize

@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "core/subprocess.h"
 #include "optimize/decide_codec.h"
+#include "optimize/server_info_codec.h"
 #include "serve/bench_config_codec.h"
 #include "serve/http_client.h"
 #include "serve/orchestrator.h"
@@ -73,7 +74,7 @@ status variant_server::wait_ready(double timeout_s) {
   auto j = parse_json(r->body, m_info_path);
   if (!j.ok() || !j->is_object())
     return error(status_code::unavailable, "server_failed: %s of the %s server is not a JSON object", m_info_path.c_str(), m_tag.c_str());
-  m_info = std::move(*j);
+  m_info.document = std::move(*j);
   return ok_status();
 }
 
@@ -82,12 +83,6 @@ void variant_server::stop() {
     m_exit = m_proc->stop();
     m_proc.reset();
   }
-}
-
-json variant_server::identity(const optimize_config& cfg) const {
-  json id = json::object();
-  for (const auto& k : cfg.server.identity_keys) id[k] = m_info.contains(k) ? m_info[k] : json(nullptr);
-  return id;
 }
 
 namespace {
@@ -172,7 +167,7 @@ status_or<bench_result> run_benchmark(const optimize_config& cfg, const server_e
   json lens = json::array();
   for (const auto* x : recs) lens.push_back({x->prompt_len, x->max_tokens});
   r.config_for_hash = workload_of(c);
-  r.fp = make_fingerprint(r.config_for_hash, lens, req.server->identity(cfg));
+  r.fp = make_fingerprint(r.config_for_hash, lens, identity_document(req.server->info(), cfg.server.identity_keys));
   return r;
 }
 

@@ -15,6 +15,13 @@
 
 namespace magpie::optimize {
 
+/// The server's answer on its info endpoint: a JSON object of the server's own, kept verbatim
+/// for the report; the loop reads its keys (identity_keys, variant_check, kernel_spec) through
+/// optimize/server_info_codec.h.
+struct server_info {
+  json document = json::object();
+};
+
 /// Values of the command placeholders that do not depend on the variant.
 struct server_env {
   std::string python = "python3";
@@ -35,14 +42,12 @@ class variant_server {
   std::string url() const { return m_plan.url.to_string(); }
   const std::string& tag() const { return m_tag; }
   const std::string& variant() const { return m_variant; }
-  const json& info() const { return m_info; }
+  const server_info& info() const { return m_info; }
   const std::vector<std::string>& argv() const { return m_plan.server_argv; }
   const fs::path& log_path() const { return m_log; }
   double ready_s() const { return m_ready_s; }
   /// How the process ended ("" while running).
   const std::string& exit_text() const { return m_exit; }
-  /// The identity keys' values (the model part of a fingerprint).
-  json identity(const optimize_config& cfg) const;
 
  private:
   variant_server() = default;
@@ -50,7 +55,7 @@ class variant_server {
   serve::server_plan m_plan;
   fs::path m_log;
   std::unique_ptr<serve::server_process> m_proc;
-  json m_info = json::object();
+  server_info m_info;
   double m_started = 0, m_ready_s = 0;
   std::string m_exit;
 };

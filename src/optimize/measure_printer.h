@@ -1,5 +1,5 @@
-// The measuring side of the loop (optimize/measure.h) as the loop report's JSON: servers,
-// benchmark runs and their metrics.
+// The metrics of a benchmark run (optimize/measure.h) as the loop report writes them (the
+// report's other blocks: optimize/loop_report_codec.h).
 #pragma once
 
 #include "core/json.h"
@@ -7,11 +7,7 @@
 
 namespace magpie::optimize {
 
-/// {tag, variant, url, argv, log, ready_s, info, exit}
-json variant_server_json(const variant_server& s);
 /// The metrics of a run as the report's JSON (nulls where absent).
 json metrics_json(const run_metrics& m);
-/// {workspace, url, server, metrics, fingerprint, fingerprint_parts}
-json bench_result_json(const bench_result& r);
 
 }  // namespace magpie::optimize

@@ -16,8 +16,9 @@ std::string f(const std::optional<double>& x, const char* fmt = "%.2f") { return
 
 /// (before, after, change) cells of one metric of the e2e block.
 std::array<std::string, 3> side(const loop_report& rep, const char* name) {
-  auto it = rep.e2e.find(name);
-  if (it == rep.e2e.end() || !it->second.tested) return {"-", "-", "-"};
+  if (!rep.e2e) return {"-", "-", "-"};
+  auto it = rep.e2e->metrics.find(name);
+  if (it == rep.e2e->metrics.end() || !it->second.tested) return {"-", "-", "-"};
   const metric_change& m = it->second;
   auto cell = [](double mean, double sd, double lo, double hi) { return strprintf("%.2f ± %.2f (%.2f–%.2f)", mean, sd, lo, hi); };
   return {cell(m.before_mean, m.before_std, m.before_min, m.before_max), cell(m.after_mean, m.after_std, m.after_min, m.after_max),
@@ -25,10 +26,16 @@ std::array<std::string, 3> side(const loop_report& rep, const char* name) {
                     m.beyond_noise ? "beyond noise" : "within noise", m.mde_pct)};
 }
 
-std::string runs_only(const std::vector<loop_run_row>& rows, std::optional<double> loop_run_row::*metric) {
+/// A metric of a run ("-" when it has none).
+std::optional<double> metric_of(const run_record& r, const char* name) {
+  auto it = r.metrics.find(name);
+  return it == r.metrics.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
+std::string runs_only(const std::vector<run_record>& rows, const char* metric) {
   std::vector<double> xs;
   for (const auto& r : rows)
-    if (auto x = r.*metric) xs.push_back(*x);
+    if (auto x = metric_of(r, metric)) xs.push_back(*x);
   if (xs.empty()) return "-";
   double m = 0, sd = 0, lo = xs[0], hi = xs[0];
   for (double x : xs) m += x, lo = std::min(lo, x), hi = std::max(hi, x);
@@ -44,7 +51,7 @@ std::string median_us(const candidate_result& c) { return c.median_ns ? strprint
 
 std::string stop_cell(const loop_report& rep) {
   if (rep.stop) return rep.stop->code + ": " + rep.stop->message;
-  if (rep.outcome == loop_result::failed) return "step failed: " + rep.error.substr(0, 300);
+  if (rep.outcome == loop_result::failed) return "step failed: " + rep.error.value_or("").substr(0, 300);
   return "-";
 }
 
@@ -52,35 +59,39 @@ std::string stop_cell(const loop_report& rep) {
 
 std::string summary_table(const loop_report& rep) {
   auto tp = side(rep, "output_throughput"), tpot = side(rep, "tpot_mean_ms");
-  const std::vector<loop_run_row>& before = rep.baseline_runs ? *rep.baseline_runs : rep.initial_runs;
-  if (tp[0] == "-") tp[0] = runs_only(before, &loop_run_row::output_throughput);
-  if (tpot[0] == "-") tpot[0] = runs_only(before, &loop_run_row::tpot_mean_ms);
+  static const std::vector<run_record> none;
+  const std::vector<run_record>& before = rep.baseline_runs ? *rep.baseline_runs : rep.initial_runs ? *rep.initial_runs : none;
+  if (tp[0] == "-") tp[0] = runs_only(before, "output_throughput");
+  if (tpot[0] == "-") tpot[0] = runs_only(before, "tpot_mean_ms");
   std::string warm;
-  for (const auto& w : rep.warmups)
-    warm += (warm.empty() ? "" : "; ") + w.tag + " " + f(w.num_prompts, "%.0f") + " req in " + f(w.duration_s) + " s";
+  for (const auto& w : rep.warmups ? *rep.warmups : std::vector<warmup_record>{})
+    warm += (warm.empty() ? "" : "; ") + w.tag + " " + std::to_string(w.num_prompts) + " req in " + f(w.duration_s) + " s";
+  auto count = [](const auto& x) { return x ? std::to_string(*x) : std::string("-"); };
   const auto& design = rep.design;
   const auto& ch = rep.chosen;
   const auto& k = rep.kernel;
   const auto& pred = rep.prediction;
   std::vector<std::pair<std::string, std::string>> rows = {
       {"outcome", (rep.outcome ? loop_result_name(*rep.outcome) : "-") + (rep.control_result ? " (" + *rep.control_result + ")" : "")},
-      {"prompts per run", strprintf("%s (concurrency %s)", f(rep.num_prompts, "%.0f").c_str(), f(rep.concurrency, "%.0f").c_str())},
+      {"prompts per run", strprintf("%s (concurrency %s)", count(rep.num_prompts).c_str(),
+                                    rep.benchmark ? std::to_string(rep.benchmark->concurrency).c_str() : "-")},
       {"warm-up passes (discarded)", warm.empty() ? "-" : warm},
-      {"measurement design", !design ? "-" : strprintf("%s, servers %s, %s pairs, %s server starts", design->order.c_str(),
-                                                       design->servers.c_str(), f(design->pairs, "%.0f").c_str(),
-                                                       f(design->server_starts, "%.0f").c_str())},
+      {"measurement design", !design ? "-" : strprintf("%s, servers %s, %lld pairs, %lld server starts", design->order.c_str(),
+                                                       design->servers.c_str(), static_cast<long long>(design->pairs),
+                                                       static_cast<long long>(design->server_starts))},
       {"baseline output tok/s", tp[0]}, {"baseline TPOT ms", tpot[0]},
-      {"chosen kernel", !ch ? "-" : strprintf("%s (#%s, %s%% of window, op %s)", short_name(ch->kernel).c_str(),
-                                              f(ch->rank, "%.0f").c_str(), f(ch->pct_total).c_str(), ch->op.c_str())},
-      {"source", !ch ? "-" : strprintf("%s:%s (confidence %s)", ch->file.c_str(), f(ch->line, "%.0f").c_str(), f(ch->confidence).c_str())},
+      {"chosen kernel", !ch ? "-" : strprintf("%s (#%d, %.2f%% of window, op %s)", short_name(ch->kernel).c_str(), ch->rank,
+                                              ch->pct_total, ch->op.c_str())},
+      {"source", !ch ? "-" : strprintf("%s:%lld (confidence %s)", ch->file.c_str(), static_cast<long long>(ch->line),
+                                       f(ch->confidence).c_str())},
       {"kernel speedup", k && k->win ? strprintf("%s: %.3fx (95%% CI %.3f–%.3f) vs %s", k->win->id.c_str(), k->win->speedup,
                                                  k->win->ci_low, k->win->ci_high, k->baseline_id.c_str())
                                      : "-"},
       {"new output tok/s", tp[1]}, {"new TPOT ms", tpot[1]},
       {"e2e change (throughput)", tp[2]}, {"e2e change (TPOT)", tpot[2]},
-      {"kernel gain predicts", !pred ? "-" : strprintf("%s%% of GPU time x (1 - 1/%.3f) = %+.2f%% GPU time; %+.2f%% throughput if GPU-bound (measured %+.2f%%)",
-                                                       f(pred->op_share_of_gpu_time_pct).c_str(), pred->kernel_speedup,
-                                                       pred->gpu_time_change_pct, pred->throughput_change_pct_if_gpu_bound,
+      {"kernel gain predicts", !pred ? "-" : strprintf("%.2f%% of GPU time x (1 - 1/%.3f) = %+.2f%% GPU time; %+.2f%% throughput if GPU-bound (measured %+.2f%%)",
+                                                       pred->predicted.op_share_pct, pred->predicted.speedup,
+                                                       pred->predicted.gpu_time_change_pct, pred->predicted.throughput_change_pct,
                                                        pred->measured_change_pct)},
       {"stop reason", stop_cell(rep)}};
   size_t w = 0;
@@ -92,10 +103,12 @@ std::string summary_table(const loop_report& rep) {
 
 std::string report_markdown(const loop_report& rep) {
   std::string md = "# Optimization loop report\n\n```\n" + summary_table(rep) + "```\n\n";
-  if (!rep.ranking.empty()) {
+  static const std::vector<ranked_kernel> no_ranking;
+  const std::vector<ranked_kernel>& ranking = rep.ranking ? *rep.ranking : no_ranking;
+  if (!ranking.empty()) {
     md += "## Kernel ranking (steady-state window, by total time)\n\n| # | kernel | calls | total µs | % | disposition | why |\n|---|---|---|---|---|---|---|\n";
-    for (size_t i = 0; i < rep.ranking.size() && i < 15; ++i) {
-      const ranked_kernel& r = rep.ranking[i];
+    for (size_t i = 0; i < ranking.size() && i < 15; ++i) {
+      const ranked_kernel& r = ranking[i];
       md += strprintf("| %d | `%s` | %lld | %.1f | %.2f | %s | %s |\n", r.rank, replace_all(r.name.substr(0, 70), "|", "/").c_str(),
                       static_cast<long long>(r.calls), r.total_us, r.pct_total, disposition_name(r.disposition),
                       replace_all(r.why.substr(0, 90), "|", "/").c_str());
@@ -103,7 +116,7 @@ std::string report_markdown(const loop_report& rep) {
     md += "\n";
   }
   if (const auto& ch = rep.chosen)
-    md += strprintf("Chosen: `%s` → `%s:%s` (op `%s`).\n\n", ch->kernel.c_str(), ch->file.c_str(), f(ch->line, "%.0f").c_str(),
+    md += strprintf("Chosen: `%s` → `%s:%lld` (op `%s`).\n\n", ch->kernel.c_str(), ch->file.c_str(), static_cast<long long>(ch->line),
                     ch->op.c_str());
   if (const auto& k = rep.kernel) {
     md += "## Candidates (magpie compare, correctness gate vs " + (k->reference.empty() ? std::string("-") : k->reference) +
@@ -122,19 +135,21 @@ std::string report_markdown(const loop_report& rep) {
   if (const auto& d = rep.design) {
     md += "## End-to-end series\n\nOrder of runs: " + join(d->sequence, " ") + "\n\n";
     md += "| run | side | server | output tok/s | TPOT ms | workspace |\n|---|---|---|---|---|---|\n";
-    static const std::vector<loop_run_row> none;
-    for (const auto* rows : {rep.baseline_runs ? &*rep.baseline_runs : &none, &rep.after_runs})
+    static const std::vector<run_record> none;
+    const std::vector<run_record>* after = rep.after_runs ? &*rep.after_runs : &none;
+    for (const auto* rows : {rep.baseline_runs ? &*rep.baseline_runs : &none, after})
       for (size_t i = 0; i < rows->size(); ++i) {
-        const loop_run_row& r = (*rows)[i];
-        md += strprintf("| %zu | %s | %s | %s | %s | %s |\n", i, rows != &rep.after_runs ? "A (baseline)" : "B (candidate)",
-                        r.server.c_str(), f(r.output_throughput).c_str(), f(r.tpot_mean_ms, "%.3f").c_str(), r.workspace.c_str());
+        const run_record& r = (*rows)[i];
+        md += strprintf("| %zu | %s | %s | %s | %s | %s |\n", i, rows != after ? "A (baseline)" : "B (candidate)", r.server.c_str(),
+                        f(metric_of(r, "output_throughput")).c_str(), f(metric_of(r, "tpot_mean_ms"), "%.3f").c_str(),
+                        r.workspace.c_str());
       }
-    if (d->budget_stop) md += "\nTime budget: " + *d->budget_stop + "\n";
+    if (d->power.budget_stop) md += "\nTime budget: " + *d->power.budget_stop + "\n";
     md += "\n";
   }
   md += "## Steps\n\n| step | status | seconds |\n|---|---|---|\n";
   for (const auto& s : rep.steps)
-    md += strprintf("| %s | %s%s | %s |\n", s.name.c_str(), s.status.c_str(), s.resumed ? " (resumed)" : "", f(s.seconds).c_str());
+    md += strprintf("| %s | %s%s | %s |\n", s.name.c_str(), step_status_name(s.status), s.resumed ? " (resumed)" : "", f(s.seconds).c_str());
   md += "\nFull data: loop_report.json; commands and logs: logs/.\n";
   return md;
 }

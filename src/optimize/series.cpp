@@ -8,9 +8,9 @@
 
 #include "core/log.h"
 #include "core/strings.h"
-#include "optimize/decide_printer.h"
 #include "optimize/loop_run.h"
-#include "optimize/measure_printer.h"
+#include "optimize/loop_report_codec.h"
+#include "optimize/server_info_codec.h"
 #include "store/compare.h"
 #include "store/results_store.h"
 
@@ -28,46 +28,24 @@ const char* store_name(const std::string& m) {
   return it == k.end() ? "" : it->second;
 }
 
-run_metrics metrics_from_json(const json& m) {
-  run_metrics r;
-  if (!m.is_object()) return r;
-  for (auto it = m.begin(); it != m.end(); ++it)
-    if (auto x = json_as_number(it.value())) r[it.key()] = *x;
-  return r;
-}
-
-fingerprint fingerprint_from_json(const json& run) {
-  fingerprint f;
-  f.total = json_string(run, "fingerprint");
-  if (run.contains("fingerprint_parts") && run["fingerprint_parts"].is_object())
-    for (auto it = run["fingerprint_parts"].begin(); it != run["fingerprint_parts"].end(); ++it)
-      f.parts[it.key()] = json_as_string(it.value()).value_or(dump_compact(it.value()));
-  return f;
-}
-
 }  // namespace
 
 std::string loop_run::candidate_variant() const {
   if (m_cfg.e2e.control == "aa") return m_cfg.server.baseline;
-  const json& k = m_report.value("kernel", json::object());
+  const auto& k = m_report.kernel;
   auto v = expand_placeholders(m_cfg.server.variant, {{"baseline", m_cfg.server.baseline},
-                                                      {"op", json_string(m_report.value("chosen", json::object()), "op")},
-                                                      {"impl", json_string(k, "impl")}});
+                                                      {"op", m_report.chosen ? m_report.chosen->op : std::string()},
+                                                      {"impl", k && k->win ? k->win->impl : std::string()}});
   return v.ok() ? *v : std::string();
 }
 
 status loop_run::check_identity(const variant_server& s, bool candidate) {
-  const json base = m_report.value("server_baseline", json::object());
-  for (const auto& k : m_cfg.server.identity_keys) {
-    json want = base.contains(k) ? base[k] : json(nullptr), got = s.info().contains(k) ? s.info()[k] : json(nullptr);
-    if (want != got)
-      m_stop = stop_reason{"inputs_changed", "the " + s.tag() + " server's " + k + " differs from the baseline server's",
-                           {{"key", k}, {"baseline", want}, {s.tag(), got}}};
-  }
+  if (auto stop = identity_mismatch(m_report.server_baseline.value_or(server_info{}), s.info(), s.tag(), m_cfg.server.identity_keys))
+    m_stop = *stop;
   if (candidate && m_cfg.e2e.control != "aa" && !m_cfg.server.variant_check.empty()) {
-    std::string op = json_string(m_report["chosen"], "op"), impl = json_string(m_report["kernel"], "impl");
-    const json& vc = s.info().value(m_cfg.server.variant_check, json::object());
-    std::string got = vc.is_object() ? json_string(vc, op.c_str()) : std::string();
+    const auto& k = m_report.kernel;
+    std::string op = m_report.chosen ? m_report.chosen->op : std::string(), impl = k && k->win ? k->win->impl : std::string();
+    std::string got = reported_impl(s.info(), m_cfg.server.variant_check, op);
     if (got != impl)
       return error(status_code::failed_precondition, "switch_failed: the %s server runs %s for %s, not %s", s.tag().c_str(),
                                  got.empty() ? "(nothing reported)" : got.c_str(), op.c_str(), impl.c_str());
@@ -81,7 +59,8 @@ status loop_run::step_switch_in() {
   if (m_port == 0) {
     MAGPIE_ASSIGN_OR_RETURN(m_port, serve::free_port());
   }
-  json sw = {{"variant", variant}, {"control", m_cfg.e2e.control}, {"servers", m_cfg.e2e.servers}};
+  switch_record sw{variant, m_cfg.e2e.control, m_cfg.e2e.servers, {}, std::nullopt};
+  if (!m_report.servers) m_report.servers.emplace();
   if (m_cfg.e2e.servers == "concurrent") {
     MAGPIE_ASSIGN_OR_RETURN(m_port_b, serve::free_port());
     // Both spawn first so their start-up overlaps; then each is checked and warmed.
@@ -91,13 +70,13 @@ status loop_run::step_switch_in() {
     MAGPIE_RETURN_IF_ERROR(b->wait_ready(m_cfg.server.ready_timeout_s));
     m_starts += 2;
     for (auto* s : {a.get(), b.get()}) {
-      m_report["servers"].push_back(variant_server_json(*s));
+      m_report.servers->push_back(server_record_of(*s));
       MAGPIE_RETURN_IF_ERROR(check_identity(*s, s == b.get()));
       if (m_stop) return ok_status();
       MAGPIE_RETURN_IF_ERROR(warm_up(*s));
     }
-    sw["server"] = b->info();
-    sw["baseline_server"] = a->info();
+    sw.server = b->info();
+    sw.baseline_server = a->info();
     m_side_a = std::move(a);
     m_side_b = std::move(b);
   } else {
@@ -105,13 +84,12 @@ status loop_run::step_switch_in() {
     MAGPIE_ASSIGN_OR_RETURN(auto b, variant_server::spawn(m_cfg, m_env, "B_check", variant, m_port));
     MAGPIE_RETURN_IF_ERROR(b->wait_ready(m_cfg.server.ready_timeout_s));
     ++m_starts;
-    m_report["servers"].push_back(variant_server_json(*b));
+    m_report.servers->push_back(server_record_of(*b));
     MAGPIE_RETURN_IF_ERROR(check_identity(*b, true));
-    sw["server"] = b->info();
+    sw.server = b->info();
     b->stop();
   }
-  sw["kernel_spec"] = sw["server"].value("kernel_spec", json(variant));
-  m_report["switch"] = sw;
+  m_report.switched = std::move(sw);
   return ok_status();
 }
 
@@ -127,7 +105,7 @@ status loop_run::run_side(const std::string& side, int pair, std::vector<bench_r
     if (m_stop) return ok_status();
     MAGPIE_ASSIGN_OR_RETURN(bench_result r, bench(name, *s, n, "bench/" + name.substr(6)));
     s->stop();
-    m_report["servers"].back()["exit"] = variant_server_json(*s)["exit"];
+    m_report.servers->back().exit = server_record_of(*s).exit;
     runs.push_back(std::move(r));
   }
   const run_metrics& m = runs.back().metrics;
@@ -136,23 +114,23 @@ status loop_run::run_side(const std::string& side, int pair, std::vector<bench_r
   return ok_status();
 }
 
-bool loop_run::need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, json* power,
+bool loop_run::need_more_pairs(const std::vector<bench_result>& a, const std::vector<bench_result>& b, series_power* power,
                                const series_clock& clock) const {
   const std::string& primary = m_cfg.decision.metrics.front();
   std::vector<double> va, vb;
   for (const auto& r : a) va.push_back(r.metrics.count(primary) ? r.metrics.at(primary) : 0);
   for (const auto& r : b) vb.push_back(r.metrics.count(primary) ? r.metrics.at(primary) : 0);
   double mde = minimum_detectable_change_pct(va, vb, m_cfg.decision.alpha, m_cfg.e2e.power);
-  (*power)["history"].push_back({{"pairs", a.size()}, {"mde_pct", mde}});
+  power->history.push_back({static_cast<int64_t>(a.size()), mde});
   if (static_cast<int64_t>(a.size()) < m_cfg.e2e.pairs) return true;
   if (static_cast<int64_t>(a.size()) >= m_cfg.e2e.max_pairs || m_cfg.e2e.target_mde_pct <= 0) return false;
   if (mde <= m_cfg.e2e.target_mde_pct) return false;
   double budget = m_cfg.e2e.max_series_s;
   if (budget > 0 && clock.elapsed_s + clock.longest_pair_s > budget) {
-    (*power)["budget_stop"] = strprintf("no pair after %zu: %.1f s so far + %.1f s (longest pair) > max_series_s %g; "
+    power->budget_stop = strprintf("no pair after %zu: %.1f s so far + %.1f s (longest pair) > max_series_s %g; "
                                         "the smallest detectable change stays %.2f%% (target %g%%)",
                                         a.size(), clock.elapsed_s, clock.longest_pair_s, budget, mde, m_cfg.e2e.target_mde_pct);
-    MAGPIE_LOG_WARN("%s", json_string(*power, "budget_stop").c_str());
+    MAGPIE_LOG_WARN("%s", power->budget_stop->c_str());
     return false;
   }
   return true;
@@ -160,21 +138,19 @@ bool loop_run::need_more_pairs(const std::vector<bench_result>& a, const std::ve
 
 status loop_run::step_after_benchmarks() {
   std::vector<bench_result> a, b;
-  json order = json::array(), power = {{"history", json::array()}};
+  std::vector<std::string> order;
+  series_power power;
   series_clock clock;
   const double t_series = monotonic_seconds();
   // The runs done so far stay in the report, also when a later run fails or is interrupted.
   auto record = [&] {
-    json ar = json::array(), br = json::array();
-    for (const auto& r : a) ar.push_back(bench_result_json(r));
-    for (const auto& r : b) br.push_back(bench_result_json(r));
-    m_report["baseline_runs"] = ar;
-    m_report["after_runs"] = br;
-    m_report["design"] = {{"order", m_cfg.e2e.order}, {"servers", m_cfg.e2e.servers}, {"sequence", order},
-                          {"pairs", std::min(a.size(), b.size())}, {"server_starts", m_starts},
-                          {"power_history", power["history"]}, {"seconds", clock.elapsed_s},
-                          {"max_series_s", m_cfg.e2e.max_series_s}};
-    if (power.contains("budget_stop")) m_report["design"]["budget_stop"] = power["budget_stop"];
+    std::vector<run_record> ar, br;
+    for (const auto& r : a) ar.push_back(run_record_of(r));
+    for (const auto& r : b) br.push_back(run_record_of(r));
+    m_report.baseline_runs = std::move(ar);
+    m_report.after_runs = std::move(br);
+    m_report.design = loop_design{m_cfg.e2e.order, m_cfg.e2e.servers, order, static_cast<int64_t>(std::min(a.size(), b.size())),
+                                  m_starts, power, clock.elapsed_s, m_cfg.e2e.max_series_s};
   };
   status st = ok_status();
   for (int pair = 0; st.ok() && !m_stop; ++pair) {
@@ -197,37 +173,20 @@ status loop_run::step_after_benchmarks() {
 
 status loop_run::step_inputs_check() {
   std::vector<fingerprint> before, after;
-  for (const auto& r : m_report["baseline_runs"]) before.push_back(fingerprint_from_json(r));
-  for (const auto& r : m_report["after_runs"]) after.push_back(fingerprint_from_json(r));
+  for (const auto& r : m_report.baseline_runs.value_or(std::vector<run_record>{})) before.push_back(r.fp);
+  for (const auto& r : m_report.after_runs.value_or(std::vector<run_record>{})) after.push_back(r.fp);
   if (auto s = check_inputs(before, after)) {
     m_stop = *s;
     return ok_status();
   }
-  m_report["inputs"] = {{"fingerprint", before.empty() ? json(nullptr) : json(before.front().total)},
-                        {"runs_checked", before.size() + after.size()}};
+  m_report.inputs = inputs_record{before.empty() ? std::nullopt : std::optional<std::string>(before.front().total),
+                                  static_cast<int64_t>(before.size() + after.size())};
   return ok_status();
 }
 
-status loop_run::step_e2e() {
-  std::vector<run_metrics> before, after;
-  std::vector<std::string> a_ws, b_ws, urls_a, urls_b;
-  for (const auto& r : m_report["baseline_runs"]) {
-    before.push_back(metrics_from_json(r["metrics"]));
-    a_ws.push_back(json_string(r, "workspace"));
-    urls_a.push_back(json_string(r, "url"));
-  }
-  for (const auto& r : m_report["after_runs"]) {
-    after.push_back(metrics_from_json(r["metrics"]));
-    b_ws.push_back(json_string(r, "workspace"));
-    urls_b.push_back(json_string(r, "url"));
-  }
+bool loop_run::results_compare(const std::vector<std::string>& a_ws, const std::vector<std::string>& b_ws,
+                               const std::set<std::string>& urls, e2e_record* e2e, std::map<std::string, external_verdict>* theirs) {
   const auto& d = m_cfg.decision;
-  auto change = e2e_change(before, after, d.alpha, m_cfg.e2e.power);
-  json metrics = json::object();
-  for (const auto& [k, c] : change) metrics[k] = metric_change_json(c);
-  json e2e = {{"metrics", metrics}, {"primary_metric", d.metrics.front()}, {"decision_metrics", d.metrics}, {"alpha", d.alpha}};
-  // magpie results compare over the same workspaces (its own Welch test and config hashes).
-  std::map<std::string, external_verdict> theirs;
   fs::path db = m_opts.workspace / "results.sqlite";
   double t0 = monotonic_seconds();
   status reg = ok_status();
@@ -243,56 +202,82 @@ status loop_run::step_e2e() {
   std::vector<std::string> equivalent = {"magpie", "results", "compare", join(a_ws, ","), join(b_ws, ","), "--register", "--db", db.string()};
   m_cmds.record("results_compare", equivalent, monotonic_seconds() - t0, cmp.ok() ? 0 : 1);
   if (!cmp.ok()) {
-    e2e["results_compare_error"] = cmp.get_status().message();
-  } else {
-    json verdicts = json::object();
-    for (const auto& m : d.metrics)
-      for (const auto& mc : cmp->metrics)
-        if (mc.name == store_name(m)) {
-          external_verdict v{mc.name, mc.verdict, mc.basis, mc.beyond_noise, mc.change_pct};
-          theirs[m] = v;
-          verdicts[m] = external_verdict_json(v);
-        }
-    e2e["magpie_results_compare"] = verdicts.contains(d.metrics.front()) ? verdicts[d.metrics.front()] : json(nullptr);
-    e2e["magpie_results_compare_all"] = verdicts;
-    std::set<std::string> ha, hb;
-    for (const auto& r : cmp->a_runs) ha.insert(r.config_hash);
-    for (const auto& r : cmp->b_runs) hb.insert(r.config_hash);
-    std::set<std::string> urls(urls_a.begin(), urls_a.end());
-    urls.insert(urls_b.begin(), urls_b.end());
-    if (!(ha == hb && ha.size() == 1)) {
-      if (urls.size() == 1) {
-        m_stop = stop_reason{"inputs_changed", "magpie results compare sees different benchmark configurations",
-                             {{"a", std::vector<std::string>(ha.begin(), ha.end())}, {"b", std::vector<std::string>(hb.begin(), hb.end())}}};
-        m_report["e2e"] = e2e;
-        return ok_status();
+    e2e->results_compare_error = cmp.get_status().message();
+    return false;
+  }
+  auto& verdicts = e2e->results_compare.emplace();
+  for (const auto& m : d.metrics)
+    for (const auto& mc : cmp->metrics)
+      if (mc.name == store_name(m)) {
+        external_verdict v{mc.name, mc.verdict, mc.basis, mc.beyond_noise, mc.change_pct};
+        (*theirs)[m] = v;
+        auto it = std::find_if(verdicts.begin(), verdicts.end(), [&](const auto& x) { return x.first == m; });
+        if (it == verdicts.end()) verdicts.emplace_back(m, v);
+        else it->second = v;
       }
-      e2e["store_hash_warning"] = "config hashes differ because the servers listened on different URLs (" + join(std::vector<std::string>(urls.begin(), urls.end()), ", ") +
-                                  "); the workload part of every run's config was compared instead (inputs_check)";
-    }
+  std::set<std::string> ha, hb;
+  for (const auto& r : cmp->a_runs) ha.insert(r.config_hash);
+  for (const auto& r : cmp->b_runs) hb.insert(r.config_hash);
+  if (ha == hb && ha.size() == 1) return false;
+  if (urls.size() == 1) {
+    m_stop = stop_reason{"inputs_changed", "magpie results compare sees different benchmark configurations",
+                         {{"a", std::vector<std::string>(ha.begin(), ha.end())}, {"b", std::vector<std::string>(hb.begin(), hb.end())}}};
+    return true;
   }
-  json power = {{"alpha", d.alpha}, {"power", m_cfg.e2e.power}, {"n_per_side", before.size()}, {"target_mde_pct", m_cfg.e2e.target_mde_pct}};
-  for (const auto& m : d.metrics) power["mde_pct"][m] = change[m].mde_pct;
-  power["reached"] = m_cfg.e2e.target_mde_pct <= 0 || change[d.metrics.front()].mde_pct <= m_cfg.e2e.target_mde_pct;
-  m_report["power"] = power;
-  if (m_report.contains("kernel") && m_report["kernel"].contains("speedup") && m_cfg.e2e.control != "aa") {
-    const json& k = m_report["kernel"];
-    json p = kernel_prediction_json(predict_kernel_gain(json_number(m_report["chosen"], "op_share_pct", 0),
-                                                        json_number(k, "speedup", 0), json_number(k, "ci_low", 0),
-                                                        json_number(k, "ci_high", 0)));
-    p["measured_change_pct"] = change["output_throughput"].change_pct;
-    p["measured_tpot_change_pct"] = change["tpot_mean_ms"].change_pct;
-    m_report["prediction"] = p;
+  e2e->store_hash_warning = "config hashes differ because the servers listened on different URLs (" +
+                            join(std::vector<std::string>(urls.begin(), urls.end()), ", ") +
+                            "); the workload part of every run's config was compared instead (inputs_check)";
+  return false;
+}
+
+status loop_run::step_e2e() {
+  std::vector<run_metrics> before, after;
+  std::vector<std::string> a_ws, b_ws;
+  std::set<std::string> urls;
+  for (const auto& r : m_report.baseline_runs.value_or(std::vector<run_record>{})) {
+    before.push_back(r.metrics);
+    a_ws.push_back(r.workspace);
+    urls.insert(r.url);
   }
-  m_report["e2e"] = e2e;
+  for (const auto& r : m_report.after_runs.value_or(std::vector<run_record>{})) {
+    after.push_back(r.metrics);
+    b_ws.push_back(r.workspace);
+    urls.insert(r.url);
+  }
+  const auto& d = m_cfg.decision;
+  auto change = e2e_change(before, after, d.alpha, m_cfg.e2e.power);
+  e2e_record e2e{change, d.metrics.front(), d.metrics, d.alpha, std::nullopt, std::nullopt, std::nullopt};
+  // magpie results compare over the same workspaces (its own Welch test and config hashes).
+  std::map<std::string, external_verdict> theirs;
+  if (results_compare(a_ws, b_ws, urls, &e2e, &theirs)) {
+    m_report.e2e = std::move(e2e);
+    return ok_status();
+  }
+  power_statement power{d.alpha, m_cfg.e2e.power, static_cast<int64_t>(before.size()), m_cfg.e2e.target_mde_pct, {}, false};
+  for (const auto& m : d.metrics) {
+    auto it = std::find_if(power.mde_pct.begin(), power.mde_pct.end(), [&](const auto& x) { return x.first == m; });
+    if (it == power.mde_pct.end()) power.mde_pct.emplace_back(m, change[m].mde_pct);
+    else it->second = change[m].mde_pct;
+  }
+  power.reached = m_cfg.e2e.target_mde_pct <= 0 || change[d.metrics.front()].mde_pct <= m_cfg.e2e.target_mde_pct;
+  m_report.power = power;
+  if (m_report.kernel && m_report.kernel->win && m_cfg.e2e.control != "aa") {
+    const winner& w = *m_report.kernel->win;
+    loop_prediction p;
+    p.predicted = predict_kernel_gain(m_report.chosen ? m_report.chosen->op_share_pct : 0, w.speedup, w.ci_low, w.ci_high);
+    p.measured_change_pct = change["output_throughput"].change_pct;
+    p.measured_tpot_change_pct = change["tpot_mean_ms"].change_pct;
+    m_report.prediction = p;
+  }
+  m_report.e2e = std::move(e2e);
   auto dec = e2e_decision(change, d.metrics, theirs);
   if (auto* s = std::get_if<stop_reason>(&dec)) m_stop = *s;
-  else m_report["outcome"] = std::get<std::string>(dec);
+  else m_report.outcome = parse_loop_result(std::get<std::string>(dec)).value_or(loop_result::improved);
   if (m_cfg.e2e.control == "aa") {
     bool within = m_stop && m_stop->code == "e2e_within_noise";
     m_control_failed = !within;
-    m_report["control_result"] = within ? "passed: the A/A control came out within noise"
-                                        : "FAILED: the A/A control came out beyond noise; this measurement cannot be trusted";
+    m_report.control_result = within ? "passed: the A/A control came out within noise"
+                                     : "FAILED: the A/A control came out beyond noise; this measurement cannot be trusted";
   }
   return ok_status();
 }
