@@ -239,7 +239,7 @@ void work_before_fresh(const timing_session& s, double* kernels, double* gpu_ns)
 process_result finalize_process(timing_session& s, timing_result& r, int batch, int from_round) {
   process_result pr;
   pr.index = s.process();
-  std::vector<double> harness, excess, observed, unclaimed;
+  std::vector<double> harness, excess, observed, unclaimed, floor_excess;
   bool partner = false;  // the sample before is a partner
   fresh_pair pair;
   for (const auto& smp : s.samples()) {
@@ -266,6 +266,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     // other processes' start (under load, a 1 ms round trip made one process's overhead
     // negative); the round trip is part of every implementation's overhead anyway.
     unclaimed.push_back(smp.bracket_ns / batch - v);
+    if (!std::isnan(smp.cpu_floor_ns)) floor_excess.push_back(smp.cpu_floor_ns / batch - v);
     pr.samples_ns.push_back(v);
     pr.rounds.push_back(smp.round);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
@@ -287,6 +288,8 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
   // processes apart by more than a millisecond; the low end is the overhead itself.
   pr.unclaimed_ns = unclaimed.empty() ? 0 : percentile(unclaimed, 10);
   pr.harness_median_ns = harness.empty() ? 0 : median(harness);
+  if (!floor_excess.empty()) pr.cpu_floor_excess_ns = median(floor_excess);
+  pr.cpu_floor_excess = floor_excess;
   pr.findings = s.findings();
   pr.cost = s.cost();
   r.gpu_ops_under_host_timer += s.gpu_ops_under_host_timer();

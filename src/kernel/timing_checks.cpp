@@ -23,6 +23,7 @@ json process_result::to_json() const {
           {"harness_median_ns", harness_median_ns}, {"ping_rtt_median_ns", rtt_median_ns},
           {"bracket_minus_rtt_median_ns", bracket_excess_ns}, {"observed_median_ns", observed_ns},
           {"unclaimed_p10_ns", unclaimed_ns},
+          {"cpu_floor_excess_median_ns", std::isnan(cpu_floor_excess_ns) ? json(nullptr) : json(cpu_floor_excess_ns)},
           {"harness_over_bracket", harness_over_bracket},
           {"channel", findings.to_json()}, {"supervisor_cost", cost.to_json()}};
 }
@@ -472,6 +473,55 @@ void check_gain(timing_result& r, const timing_result& base) {
                                 : "no gain claimed over the baseline", data);
 }
 
+// cpu_floor (host clock): a thread cannot run longer than the wall time that passes, so a sample
+// took at least the CPU time its busiest live thread gained during it (or the tree's, spread over
+// every online CPU: threads that exited meanwhile), whatever the load — time-sharing stretches
+// the supervisor's clock around a sample (clock_gain's weakness: wake-up latencies on both sides
+// of the channel) but not a thread's CPU time. The harness's own per-sample work outside its
+// timer (output copy, channel) is allowed at the baseline's figure. A relay scaling the reported
+// times down leaves its kernel thread's CPU above the claim. Not for GPU timers: their host
+// thread spins or sleeps while it waits for the GPU, and host work between launches is honest
+// work outside a GPU span.
+void check_cpu_floor(timing_result& r, const timing_result& base) {
+  if (!timed_by_host_clock(r) || !timed_by_host_clock(base)) return;
+  auto excess = [](const timing_result& t) {
+    std::vector<double> v;
+    for (const auto& p : t.processes)
+      if (!std::isnan(p.cpu_floor_excess_ns)) v.push_back(p.cpu_floor_excess_ns);
+    return v;
+  };
+  const std::vector<double> mine = excess(r), theirs = excess(base);
+  if (mine.empty() || theirs.empty()) {
+    r.integrity.set("cpu_floor", check_status::skipped, "no per-thread CPU times were read");
+    return;
+  }
+  const double m = med(mine), b = med(theirs), allowed = std::max(b, 0.0);
+  const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
+  const double slack = 20000 + 0.1 * allowed + 0.1 * r.stats.median + (same_harness ? 0 : allowed + 100000);
+  json data = {{"excess_median_ns", m}, {"baseline_excess_median_ns", b}, {"record_median_ns", r.stats.median},
+               {"slack_ns", slack}, {"same_harness", same_harness}};
+  auto q = [](const timing_result& t, double pct) {
+    std::vector<double> v;
+    for (const auto& p : t.processes)
+      if (!p.cpu_floor_excess.empty()) v.push_back(percentile(p.cpu_floor_excess, pct));
+    return med(v);
+  };
+  data["x_p10"] = q(r, 10); data["x_p25"] = q(r, 25); data["x_p75"] = q(r, 75); data["x_p90"] = q(r, 90);
+  data["b_p10"] = q(base, 10); data["b_p25"] = q(base, 25); data["b_p75"] = q(base, 75); data["b_p90"] = q(base, 90);
+  if (m - b > slack)
+    r.integrity.set("cpu_floor", check_status::fail,
+                    strprintf("a thread of the harness used %.1f us of CPU per launch beyond the time of record (median "
+                              "over processes of their median; the baseline's harness %.1f us, the claim %.1f us): the "
+                              "reported times are shorter than the work that ran",
+                              m / 1e3, b / 1e3, r.stats.median / 1e3),
+                    data);
+  else
+    r.integrity.set("cpu_floor", check_status::pass,
+                    "the time of record covers the CPU time the harness's busiest thread used in each sample (beyond "
+                    "the baseline's own per-sample work)",
+                    data);
+}
+
 }  // namespace
 
 namespace {
@@ -542,6 +592,7 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
     if (vs_base) {
       check_input_generation(r, results[static_cast<size_t>(baseline)]);
       check_gain(r, results[static_cast<size_t>(baseline)]);
+      check_cpu_floor(r, results[static_cast<size_t>(baseline)]);
       check_fresh_overhead(r, results[static_cast<size_t>(baseline)]);
     }
     json pm = json::array();
