@@ -175,9 +175,8 @@ status_or<std::string> timing_session::command(const std::string& cmd, const std
   }
   m_cpu_floor = std::nan("");
   if (floor && m_accounting) {
-    static const double cpus = static_cast<double>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
     const uint64_t busiest = busiest_thread_ns(threads0, thread_cpu_ns(m_child->pid()));
-    m_cpu_floor = std::max(static_cast<double>(busiest), m_cmd_cpu / cpus);
+    m_cpu_floor = std::max(static_cast<double>(busiest), m_cmd_cpu / online_cpus());
   }
   m_cost.commands_ns += static_cast<double>(m_recv - m_sent);
   m_cost.proc_ns += static_cast<double>((m_sent - t0) + (mono_ns() - t1));

@@ -484,36 +484,38 @@ void check_gain(timing_result& r, const timing_result& base) {
 // work outside a GPU span.
 void check_cpu_floor(timing_result& r, const timing_result& base) {
   if (!timed_by_host_clock(r) || !timed_by_host_clock(base)) return;
-  auto excess = [](const timing_result& t) {
-    std::vector<double> v;
-    for (const auto& p : t.processes)
-      if (!std::isnan(p.cpu_floor_excess_ns)) v.push_back(p.cpu_floor_excess_ns);
-    return v;
-  };
-  const std::vector<double> mine = excess(r), theirs = excess(base);
-  if (mine.empty() || theirs.empty()) {
-    r.integrity.set("cpu_floor", check_status::skipped, "no per-thread CPU times were read");
-    return;
-  }
-  const double m = med(mine), b = med(theirs), allowed = std::max(b, 0.0);
-  const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
-  const double slack = 20000 + 0.1 * allowed + 0.1 * r.stats.median + (same_harness ? 0 : allowed + 100000);
-  json data = {{"excess_median_ns", m}, {"baseline_excess_median_ns", b}, {"record_median_ns", r.stats.median},
-               {"slack_ns", slack}, {"same_harness", same_harness}};
-  auto q = [](const timing_result& t, double pct) {
+  // Per process the given percentile of its samples' excess (CPU floor − time of record, per
+  // launch), the median over the processes; NaN when no process read its threads.
+  auto excess = [](const timing_result& t, double pct) {
     std::vector<double> v;
     for (const auto& p : t.processes)
       if (!p.cpu_floor_excess.empty()) v.push_back(percentile(p.cpu_floor_excess, pct));
-    return med(v);
+    return v.empty() ? std::nan("") : median(v);
   };
-  data["x_p10"] = q(r, 10); data["x_p25"] = q(r, 25); data["x_p75"] = q(r, 75); data["x_p90"] = q(r, 90);
-  data["b_p10"] = q(base, 10); data["b_p25"] = q(base, 25); data["b_p75"] = q(base, 75); data["b_p90"] = q(base, 90);
-  if (m - b > slack)
+  // The candidate at its median sample (the statistic of record is a median: hiding work on
+  // fewer than half the samples moves neither), the baseline's allowance at its 75th percentile:
+  // its excess is its channel work less whatever its own timed region was stretched beyond its
+  // CPU time (preemption inside the timer), which load adds to some of its samples and not to a
+  // candidate whose launch is short. Measured (golden adversarial_host, 2 and 3 compares at once
+  // on the 2-core VM): the baseline's median 0.37-0.47 ms, its 75th percentile 0.47-0.51 ms;
+  // honest medians at most 0.50 ms, launches doing nothing 0.48-0.52 ms; shave 0.68-0.75 ms.
+  const double m = excess(r, 50), a = excess(base, 75), b = excess(base, 50);
+  if (std::isnan(m) || std::isnan(a)) {
+    r.integrity.set("cpu_floor", check_status::skipped, "no per-thread CPU times were read");
+    return;
+  }
+  const double allowed = std::max(a, 0.0);
+  const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
+  const double slack = 20000 + 0.1 * allowed + 0.1 * r.stats.median + (same_harness ? 0 : allowed + 100000);
+  json data = {{"excess_median_ns", m}, {"baseline_excess_p75_ns", a}, {"baseline_excess_median_ns", b},
+               {"record_median_ns", r.stats.median}, {"slack_ns", slack}, {"same_harness", same_harness},
+               {"online_cpus", online_cpus()}};
+  if (m - a > slack)
     r.integrity.set("cpu_floor", check_status::fail,
-                    strprintf("a thread of the harness used %.1f us of CPU per launch beyond the time of record (median "
-                              "over processes of their median; the baseline's harness %.1f us, the claim %.1f us): the "
-                              "reported times are shorter than the work that ran",
-                              m / 1e3, b / 1e3, r.stats.median / 1e3),
+                    strprintf("in the median sample the harness's busiest thread used %.1f us of CPU per launch beyond "
+                              "the time of record (the baseline's harness: %.1f us, 75th percentile; the claim %.1f us): "
+                              "the reported times are shorter than the work that ran",
+                              m / 1e3, a / 1e3, r.stats.median / 1e3),
                     data);
   else
     r.integrity.set("cpu_floor", check_status::pass,

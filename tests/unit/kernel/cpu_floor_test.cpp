@@ -19,7 +19,10 @@ namespace {
 // `record_ns` a launch; each process's busiest thread used `excess_ns` more CPU per launch.
 timing_result floored(double record_ns, double excess_ns) {
   timing_result r = fake(record_ns, 0, 0);
-  for (auto& p : r.processes) p.cpu_floor_excess_ns = excess_ns;
+  for (auto& p : r.processes) {
+    p.cpu_floor_excess.assign(20, excess_ns);
+    p.cpu_floor_excess_ns = excess_ns;
+  }
   return r;
 }
 
@@ -63,7 +66,7 @@ TEST(cpu_floor, another_harness_than_the_baselines_gets_its_channel_work_allowed
   py[1].ready = {{"harness", "magpie_bench"}};
   check_timing_integrity(py, 0, p);
   EXPECT_EQ(status_of(py[1], "cpu_floor"), check_status::pass);
-  py[1].processes[0].cpu_floor_excess_ns = py[1].processes[1].cpu_floor_excess_ns = 0.40e6 + 1.2e6;
+  for (auto& q : py[1].processes) q.cpu_floor_excess.assign(20, 0.40e6 + 1.2e6);
   check_timing_integrity(py, 0, p);
   EXPECT_EQ(status_of(py[1], "cpu_floor"), check_status::fail);
 }
