@@ -221,6 +221,8 @@ class timing_session {
   double m_gap_cpu = 0;          ///< tree CPU outside commands since the last sample
   double m_cmd_cpu = 0;          ///< tree CPU during the last command
   double m_cpu_floor = std::nan("");  ///< the last `floor` command's sample_record::cpu_floor_ns
+  size_t m_threads_seen = 0;          ///< live threads of the tree at the last floor read
+  static constexpr size_t k_floor_threads = 64;  ///< above: the floor only on partners and fresh samples
   double m_inputs_extra = 0;     ///< tree CPU during the last `inputs` beyond its busiest thread
   std::vector<tensor> m_outputs;  ///< the last checked sample's outputs (read_outputs)
   std::vector<pid_t> m_stopped;  ///< stopped after a checked sample's reply, until read_outputs

@@ -251,6 +251,10 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
       pair.partner_ns = v;
       pair.partner_cpu_ns = smp.cpu_ns / batch;
       pair.partner_bracket_ns = smp.bracket_ns / batch;
+      // Partners are repeated samples no harness can tell from the others: where the floor is read
+      // only on partners and fresh samples (many threads), they stand for the repeated ones.
+      if (!std::isnan(smp.cpu_floor_ns) && !std::isnan(v) && smp.round >= from_round)
+        floor_excess.push_back(smp.cpu_floor_ns / batch - v);
       continue;
     }
     harness.push_back(smp.harness_ns);
