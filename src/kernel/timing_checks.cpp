@@ -497,9 +497,9 @@ void check_cpu_floor(timing_result& r, const timing_result& base) {
   // hardly is. An upper quantile takes the baseline's samples where that stretch is smallest, and
   // the same quantile of the candidate's moves with the same load on the channel work (the upper
   // tail of both grew under load). Hiding work on any share of the samples raises it. Measured on
-  // golden adversarial_host (2-3 compares at once, 2-core VM): launches that do nothing up to
-  // 92 us above the baseline's, honest kernels 54 us, shave 279 us or more; the slack's last
-  // term is for that stretch, longer the longer the baseline's launch.
+  // golden adversarial_host (2-3 compares at once, 2-core VM, 38 compares): launches that do
+  // nothing up to 125 us above the baseline's, honest kernels 54 us, shave 279 us or more; the
+  // slack's last term is for that stretch, longer the longer the baseline's launch.
   const double m = excess(r, 75), a = excess(base, 75), m50 = excess(r, 50), b = excess(base, 50);
   if (std::isnan(m) || std::isnan(a)) {
     r.integrity.set("cpu_floor", check_status::skipped, "no per-thread CPU times were read");
@@ -507,7 +507,7 @@ void check_cpu_floor(timing_result& r, const timing_result& base) {
   }
   const double allowed = std::max(a, 0.0);
   const bool same_harness = json_string(r.ready, "harness") == json_string(base.ready, "harness");
-  const double slack = 20000 + 0.1 * allowed + 0.1 * r.stats.median + 0.1 * base.stats.median +
+  const double slack = 20000 + 0.1 * allowed + 0.1 * r.stats.median + 0.15 * base.stats.median +
                        (same_harness ? 0 : allowed + 100000);
   json data = {{"excess_p75_ns", m}, {"baseline_excess_p75_ns", a}, {"excess_median_ns", m50},
                {"baseline_excess_median_ns", b}, {"record_median_ns", r.stats.median},
