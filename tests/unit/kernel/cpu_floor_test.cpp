@@ -46,6 +46,19 @@ TEST(cpu_floor, rejects_reported_times_below_the_cpu_time_of_the_kernel_thread) 
   EXPECT_EQ(status_of(threads[1], "cpu_floor"), check_status::pass);
 }
 
+TEST(cpu_floor, a_baseline_that_waits_off_the_cpu_allows_no_less_than_nothing) {
+  timing_policy p;
+  // Launches that sleep 4 ms (baseline) and 1.5 ms: each thread's CPU time is far below its wall
+  // time, the excess negative; the faster one is not hiding work.
+  std::vector<timing_result> sleepy = {floored(4e6, -3.95e6), floored(1.5e6, -1.45e6)};
+  check_timing_integrity(sleepy, 0, p);
+  EXPECT_EQ(status_of(sleepy[1], "cpu_floor"), check_status::pass);
+  // Against such a baseline a claim below the CPU time used still fails (allowance 0).
+  std::vector<timing_result> shaved = {floored(4e6, -3.95e6), floored(0.9e6, 0.6e6 + 0.5e6)};
+  check_timing_integrity(shaved, 0, p);
+  EXPECT_EQ(status_of(shaved[1], "cpu_floor"), check_status::fail);
+}
+
 TEST(cpu_floor, only_on_the_host_clock_and_only_when_the_threads_were_read) {
   timing_policy p;
   // A GPU timer's host thread spins or sleeps in synchronisation: no floor (not even made).
