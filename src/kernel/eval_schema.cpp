@@ -275,6 +275,8 @@ json timing_result_schema() {
                          {"bracket_minus_rtt_median_ns", typed("number", "ns")},
                          {"observed_median_ns", typed("number", "ns")},
                          {"unclaimed_p10_ns", typed("number", "ns: bracket − time of record, per launch, 10th percentile")},
+                         {"cpu_floor_excess_median_ns",
+                          typed_or_null("number", "ns per launch, host clock: the sample's CPU floor (busiest thread, or the tree over every CPU) − time of record, median; null with a GPU timer")},
                          {"harness_over_bracket", typed("number", "ratio")},
                          {"channel", closed({{"samples_without_gpu_work", typed("integer", "count")},
                                              {"marks_outside_bracket", typed("integer", "count")},

@@ -175,6 +175,11 @@ uint64_t busiest_thread_ns(const std::vector<std::pair<pid_t, uint64_t>>& before
   return best;
 }
 
+int online_cpus() {
+  static const int n = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+  return n;
+}
+
 status stop_tree(pid_t root, double timeout_s, std::vector<pid_t>* stopped) {
   stopped->clear();
   // The group first (the harness is a session leader; its processes are in its group unless

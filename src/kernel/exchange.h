@@ -74,6 +74,10 @@ std::vector<std::pair<pid_t, uint64_t>> thread_cpu_ns(pid_t root);
 uint64_t busiest_thread_ns(const std::vector<std::pair<pid_t, uint64_t>>& before,
                            const std::vector<std::pair<pid_t, uint64_t>>& after);
 
+/// CPUs online on this machine: a process tree cannot run more threads at once (the most it can
+/// spread its CPU time over, kernel/session.cpp's CPU floor of a sample).
+int online_cpus();
+
 /// SIGSTOP to the root's whole process group at once (one kill: every thread of every member
 /// stops without waiting for a walk of /proc), then to every process of the tree (members that
 /// left the group), then waits (up to `timeout_s`) until each is stopped; `stopped` gets the

@@ -98,6 +98,11 @@ struct sample_record {
   uint64_t sent_mono = 0, recv_mono = 0;  ///< CLOCK_MONOTONIC ns
   double cpu_ns = std::nan("");  ///< CPU time of the harness's process tree during the command (all threads)
   double gap_cpu_ns = 0;          ///< its CPU time outside every command since the previous sample's reply
+  /// Wall time the command must have taken, by the CPU time the tree used during it (whole batch):
+  /// the most one live thread gained, or the tree's gain spread over every online CPU if more
+  /// (a thread cannot run longer than the wall time that passes; threads that exited meanwhile are
+  /// in the tree's figure only). NaN: not read.
+  double cpu_floor_ns = std::nan("");
   double inputs_extra_ns = 0;     ///< fresh: CPU time of the tree during `inputs` beyond its busiest thread
   bool fresh = false;             ///< inputs regenerated (from a secret seed) right before it
   bool checked = false;           ///< outputs read from the exchange memory and compared (decided after the reply)
@@ -199,7 +204,9 @@ class timing_session {
   /// takes our clock right around the write and the read (m_sent, m_recv).
   /// `stop_after`: the kernel stops the harness's group in the write of the reply, then the rest of
   /// the tree is stopped (a checked sample; read_outputs resumes it).
-  status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout, bool stop_after = false);
+  /// `floor`: also read every live thread's CPU time around it, for m_cpu_floor (a `sample`).
+  status_or<std::string> command(const std::string& cmd, const std::string& want, double timeout, bool stop_after = false,
+                                 bool floor = false);
   void read_cupti(sample_record* r);
   /// With the tree stopped (m_stopped): which processes hold a GPU (NVML), tallied for every live
   /// harness (kernel/gpu_holders.h); this one's tally into m_findings (note_holder_tally).
@@ -216,6 +223,9 @@ class timing_session {
   uint64_t m_cpu_mark = 0;       ///< tree CPU at the last reply
   double m_gap_cpu = 0;          ///< tree CPU outside commands since the last sample
   double m_cmd_cpu = 0;          ///< tree CPU during the last command
+  double m_cpu_floor = std::nan("");  ///< the last `floor` command's sample_record::cpu_floor_ns
+  size_t m_threads_seen = 0;          ///< live threads of the tree at the last floor read
+  static constexpr size_t k_floor_threads = 64;  ///< above: the floor only on partners and fresh samples
   double m_inputs_extra = 0;     ///< tree CPU during the last `inputs` beyond its busiest thread
   std::vector<tensor> m_outputs;  ///< the last checked sample's outputs (read_outputs)
   std::vector<pid_t> m_stopped;  ///< stopped after a checked sample's reply, until read_outputs

@@ -238,7 +238,7 @@ void work_before_fresh(const timing_session& s, double* kernels, double* gpu_ns)
 process_result finalize_process(timing_session& s, timing_result& r, int batch, int from_round) {
   process_result pr;
   pr.index = s.process();
-  std::vector<double> harness, excess, observed, unclaimed;
+  std::vector<double> harness, excess, observed, unclaimed, floor_excess;
   bool partner = false;  // the sample before is a partner
   fresh_pair pair;
   for (const auto& smp : s.samples()) {
@@ -250,6 +250,10 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
       pair.partner_ns = v;
       pair.partner_cpu_ns = smp.cpu_ns / batch;
       pair.partner_bracket_ns = smp.bracket_ns / batch;
+      // Partners are repeated samples no harness can tell from the others: where the floor is read
+      // only on partners and fresh samples (many threads), they stand for the repeated ones.
+      if (!std::isnan(smp.cpu_floor_ns) && !std::isnan(v) && smp.round >= from_round)
+        floor_excess.push_back(smp.cpu_floor_ns / batch - v);
       continue;
     }
     harness.push_back(smp.harness_ns);
@@ -265,6 +269,7 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
     // other processes' start (under load, a 1 ms round trip made one process's overhead
     // negative); the round trip is part of every implementation's overhead anyway.
     unclaimed.push_back(smp.bracket_ns / batch - v);
+    if (!std::isnan(smp.cpu_floor_ns)) floor_excess.push_back(smp.cpu_floor_ns / batch - v);
     pr.samples_ns.push_back(v);
     pr.rounds.push_back(smp.round);
     (smp.fresh ? r.fresh_ns : r.reused_ns).push_back(v);
@@ -286,6 +291,8 @@ process_result finalize_process(timing_session& s, timing_result& r, int batch, 
   // processes apart by more than a millisecond; the low end is the overhead itself.
   pr.unclaimed_ns = unclaimed.empty() ? 0 : percentile(unclaimed, 10);
   pr.harness_median_ns = harness.empty() ? 0 : median(harness);
+  if (!floor_excess.empty()) pr.cpu_floor_excess_ns = median(floor_excess);
+  pr.cpu_floor_excess = floor_excess;
   pr.findings = s.findings();
   pr.cost = s.cost();
   r.gpu_ops_under_host_timer += s.gpu_ops_under_host_timer();

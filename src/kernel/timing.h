@@ -57,6 +57,11 @@ struct process_result {
   double bracket_excess_ns = 0;    ///< median(sample bracket − rtt) per launch
   double observed_ns = 0;          ///< median per launch of min(CPU time, bracket − rtt): what the supervisor saw
   double unclaimed_ns = 0;         ///< 10th percentile per launch of bracket − time of record: overhead the claim leaves out
+  /// Host clock: median per launch of the sample's CPU floor (sample_record::cpu_floor_ns) − its
+  /// time of record: the harness's own per-sample work outside its timer, and what a claim hides
+  /// (NaN: not read, a GPU timer).
+  double cpu_floor_excess_ns = std::nan("");
+  std::vector<double> cpu_floor_excess;  ///< that figure per sample of record (not in the report)
   double harness_median_ns = 0;
   size_t harness_over_bracket = 0; ///< samples whose harness time exceeds the supervisor's bracket
   channel_findings findings;

@@ -429,6 +429,63 @@ void check_gain(timing_result& r, const timing_result& base) {
                                 : "no gain claimed over the baseline", data);
 }
 
+// cpu_floor (host clock): a thread cannot run longer than the wall time that passes, so a sample
+// took at least the CPU time its busiest live thread gained during it (or the tree's, spread over
+// every online CPU: threads that exited meanwhile), whatever the load — time-sharing stretches
+// the supervisor's clock around a sample (clock_gain's weakness: wake-up latencies on both sides
+// of the channel) but not a thread's CPU time. The harness's own per-sample work outside its
+// timer (output copy, channel) is allowed at the baseline's figure. A relay scaling the reported
+// times down leaves its kernel thread's CPU above the claim. Not for GPU timers: their host
+// thread spins or sleeps while it waits for the GPU, and host work between launches is honest
+// work outside a GPU span.
+void check_cpu_floor(timing_result& r, const timing_result& base) {
+  if (!timed_by_host_clock(r) || !timed_by_host_clock(base)) return;
+  // Per process the given percentile of its samples' excess (CPU floor − time of record, per
+  // launch), the median over the processes; NaN when no process read its threads.
+  auto excess = [](const timing_result& t, double pct) {
+    std::vector<double> v;
+    for (const auto& p : t.processes)
+      if (!p.cpu_floor_excess.empty()) v.push_back(percentile(p.cpu_floor_excess, pct));
+    return v.empty() ? std::nan("") : median(v);
+  };
+  // Matched upper quartiles: the baseline's excess is its channel work less whatever its own timed
+  // region was stretched beyond its CPU time (preemption inside the timer); a short candidate's
+  // hardly is. An upper quantile takes the baseline's samples where that stretch is smallest, and
+  // the same quantile of the candidate's moves with the same load on the channel work (the upper
+  // tail of both grew under load). Hiding work on any share of the samples raises it. Measured on
+  // golden adversarial_host (2-3 compares at once, 2-core VM, 38 compares): launches that do
+  // nothing up to 125 us above the baseline's, honest kernels 54 us, shave 279 us or more; the
+  // slack's last term is for that stretch, longer the longer the baseline's launch.
+  const double m = excess(r, 75), a = excess(base, 75), m50 = excess(r, 50), b = excess(base, 50);
+  if (std::isnan(m) || std::isnan(a)) {
+    r.integrity.set("cpu_floor", check_status::skipped, "no per-thread CPU times were read");
+    return;
+  }
+  const double allowed = std::max(a, 0.0);
+  const bool same_harness = (r.ready ? r.ready->harness : "") == (base.ready ? base.ready->harness : "");
+  const double slack = 20000 + 0.1 * allowed + 0.1 * r.stats.median + 0.15 * base.stats.median +
+                       (same_harness ? 0 : allowed + 100000);
+  check_data data = {{"excess_p75_ns", m}, {"baseline_excess_p75_ns", a}, {"excess_median_ns", m50},
+               {"baseline_excess_median_ns", b}, {"record_median_ns", r.stats.median},
+               {"baseline_record_median_ns", base.stats.median}, {"slack_ns", slack},
+               {"same_harness", same_harness}, {"online_cpus", online_cpus()}};
+  // Against the allowance, not the baseline's figure itself: a baseline whose launch waits off the
+  // CPU (sleeps, I/O) has a negative figure, and a candidate that waits less is not hiding work
+  // (golden compare_workers: launches sleeping 4 against 1.5 ms).
+  if (m - allowed > slack)
+    r.integrity.set("cpu_floor", check_status::fail,
+                    strprintf("the harness's busiest thread used %.1f us of CPU per launch beyond the time of record "
+                              "(75th percentile of the samples; the baseline's harness %.1f us; the claim %.1f us): "
+                              "the reported times are shorter than the work that ran",
+                              m / 1e3, a / 1e3, r.stats.median / 1e3),
+                    data);
+  else
+    r.integrity.set("cpu_floor", check_status::pass,
+                    "the time of record covers the CPU time the harness's busiest thread used in each sample (beyond "
+                    "the baseline's own per-sample work)",
+                    data);
+}
+
 }  // namespace
 
 namespace {
@@ -499,6 +556,7 @@ void check_timing_integrity(std::vector<timing_result>& results, int baseline, c
     if (vs_base) {
       check_input_generation(r, results[static_cast<size_t>(baseline)]);
       check_gain(r, results[static_cast<size_t>(baseline)]);
+      check_cpu_floor(r, results[static_cast<size_t>(baseline)]);
       check_fresh_overhead(r, results[static_cast<size_t>(baseline)]);
     }
     std::vector<double> pm;

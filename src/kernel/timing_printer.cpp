@@ -36,6 +36,7 @@ json process_result_json(const process_result& pr) {
           {"harness_median_ns", pr.harness_median_ns}, {"ping_rtt_median_ns", pr.rtt_median_ns},
           {"bracket_minus_rtt_median_ns", pr.bracket_excess_ns}, {"observed_median_ns", pr.observed_ns},
           {"unclaimed_p10_ns", pr.unclaimed_ns},
+          {"cpu_floor_excess_median_ns", std::isnan(pr.cpu_floor_excess_ns) ? json(nullptr) : json(pr.cpu_floor_excess_ns)},
           {"harness_over_bracket", pr.harness_over_bracket},
           {"channel", channel_findings_json(pr.findings)}, {"supervisor_cost", supervisor_cost_json(pr.cost)}};
 }

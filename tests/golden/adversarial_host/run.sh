@@ -51,7 +51,10 @@ attacks = {
     "stale_output": ("check", "timed_outputs"),       # re-poisoned before checked launches
     "clock_interpose": ("check", "clock_bracket"),    # harness clock vs the supervisor's
     # issue 35: the candidate owns the harness (relay.cpp sits in front of the control channel)
-    "shave": ("check", "clock_gain"),                 # times scaled by 0.6: the supervisor's clock sees no gain
+    # times scaled by 0.6: its kernel thread's CPU time per sample exceeds the claim (cpu_floor: load
+    # does not inflate CPU time; clock_gain, the supervisor's clock, missed it in 4 of 18 runs with
+    # three suites at once on the 2-core VM)
+    "shave": ("check", "cpu_floor"),
     "check_sniff": ("check", "input_reuse"),          # full work only after fresh inputs (55% otherwise)
     "lazy_probe": ("check", "timed_outputs"),         # nothing computed; outputs read by the supervisor, complete
     # computed after replying to `inputs`: CPU time seen in /proc (between commands, or inside the
@@ -72,18 +75,7 @@ attacks = {
     # supervisor's clock shows it against the partner sample run right before each fresh one's inputs
     "fresh_overtime": ("check", "fresh_overhead"),
 }
-# `shave` (claims 0.6x its time) is caught by clock_gain, whose per-process overheads err under heavy
-# load (docs/harness-protocol.md "What remains"; missed in about 1 run in 5 with two suites at once,
-# and once in a loaded clean-clone CI run). Until that check holds under load, a miss is tolerated
-# only when the attack still gets no speedup of record (not `faster`), and it is printed.
-lenient = set()
-if not k["shave"]["integrity"]["rejected"] and v["shave"]["verdict"] not in ("faster", "baseline"):
-    print("WARNING: shave not rejected (clock_gain under load); verdict %s, speedup %.3fx (CI %.3f-%.3f): not certified faster"
-          % (v["shave"]["verdict"], v["shave"]["speedup_vs_baseline"], v["shave"]["ci_low"], v["shave"]["ci_high"]))
-    lenient.add("shave")
 for name, (kind, needle) in attacks.items():
-    if name in lenient:
-        continue
     x = k[name]
     assert v[name]["verdict"] == "not_ranked", (name, v[name])
     if kind == "check":
@@ -98,7 +90,7 @@ for name, (kind, needle) in attacks.items():
     row = [i for i, l in enumerate(lines) if l.split()[1:3] == [str(list(k).index(name)), name]]
     assert row and "rejected: " in lines[row[0] + 1], (name, lines[row[0]:row[0] + 2] if row else console)
 ranked = [i for i, _ in res["rankings"]]
-assert sorted(i for i in ranked if list(k)[i] not in lenient) == list(range(len(honest))), ranked
+assert sorted(ranked) == list(range(len(honest))), ranked
 order = res["timing_order"]
 assert order["processes_per_kernel"] >= 2 and len(order["first_rounds"]) == 3
 assert order["first_rounds"][0] != order["first_rounds"][1] or order["first_rounds"][1] != order["first_rounds"][2]

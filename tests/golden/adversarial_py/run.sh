@@ -46,8 +46,10 @@ attacks = {
     "echo_input": ("error", "equals input"),
     "partial_rows": ("error", "outside atol"),
     # issue 35: the kernel patches the harness in its own interpreter
-    "patch_send": ("check", ("clock_gain",)),                   # reported times halved: the supervisor's clock disagrees
-    "lazy_copy": ("check", ("clock_gain", "clock_bracket")),    # computed in the patched output copy, after the timer
+    # reported times halved: the interpreter's thread used more CPU per sample than the claim
+    # (cpu_floor, load-robust; the supervisor's clock disagrees too: clock_gain, when load allows)
+    "patch_send": ("check", ("cpu_floor",)),
+    "lazy_copy": ("check", ("clock_gain", "clock_bracket", "cpu_floor")),  # computed in the patched output copy, after the timer
 }
 for name, (kind, needle) in attacks.items():
     x = k[name]
