@@ -368,7 +368,10 @@ TEST(client_sim, first_arrival_is_not_late_by_the_build_time) {
   ASSERT_GT(first.arrival_ns, 0);
   double build_ms = ms(r->t0_ns - before);  // dataset, bodies and records (plus the 1 ms lead)
   double slip_ms = ms(first.arrival_ns - first.scheduled_ns);
-  EXPECT_LT(slip_ms, 5.0) << "first arrival " << slip_ms << " ms late; the run took " << build_ms << " ms to build";
+  // Late by the build time is the bug (slip ≈ build_ms); scheduling jitter on a loaded 2-core CI
+  // machine reached 27 ms once, against a 669 ms build.
+  EXPECT_LT(slip_ms, 5.0 + 0.1 * build_ms) << "first arrival " << slip_ms << " ms late; the run took " << build_ms
+                                            << " ms to build";
   EXPECT_GE(r->metrics.completed, 1u);
 }
 

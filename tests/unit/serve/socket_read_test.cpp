@@ -78,7 +78,16 @@ TEST(socket_read, kernel_stamp_is_the_arrival_not_the_read) {
 // kernel turns receive timestamping on asynchronously for the first socket that asks).
 TEST(socket_read, primed_first_read_is_stamped) {
   rx_timestamp_primer primer(true);
-  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // The kernel switches stamping on in deferred work: wait until a throwaway connection's read
+  // is stamped (a fixed 5 ms wait was not enough on a loaded CI machine), then judge a fresh one.
+  for (int i = 0; i < 200; ++i) {
+    tcp_pair w;
+    if (!enable_rx_timestamps(w.client)) GTEST_SKIP() << "SO_TIMESTAMPING refused";
+    ASSERT_EQ(write(w.server, "w", 1), 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    char wb[8];
+    if (read_stamped(w.client, wb, sizeof wb, true).t_kernel != 0) break;
+  }
   tcp_pair p;
   if (!enable_rx_timestamps(p.client)) GTEST_SKIP() << "SO_TIMESTAMPING refused";
   ASSERT_EQ(write(p.server, "x", 1), 1);
