@@ -69,6 +69,17 @@ TEST(compare_result, a_rejected_measurement_never_wins) {
   EXPECT_EQ(c.winner, 2);
 }
 
+TEST(compare_result, noise_beyond_100_percent_keeps_the_columns_apart) {
+  // CI once printed "2.74 ms 104.29%": the golden's row pattern wants two spaces there.
+  auto base = entry(0, true, verdict_kind::baseline, 1.0);
+  base.median_ns = 2.74e6, base.noise = 1.0429, base.samples = 40;
+  auto wild = entry(1, true, verdict_kind::ambiguous, 1.0);
+  wild.median_ns = 2.04e6, wild.noise = 12.5, wild.samples = 40;
+  const std::string s = build_compare_result({base, wild}, 0).summary();
+  EXPECT_NE(s.find("2.74 ms  104.3%"), std::string::npos) << s;
+  EXPECT_NE(s.find("2.04 ms   1250%"), std::string::npos) << s;
+}
+
 TEST(compare_result, summary_lines) {
   auto base = entry(0, true, verdict_kind::baseline, 1.0);
   base.median_ns = 12000, base.noise = 0.005, base.samples = 100;
