@@ -59,6 +59,11 @@ bool timed_by_host_clock(const timing_result& r) { return r.source == timing_sou
 
 double med(const std::vector<double>& v) { return v.empty() ? 0 : median(v); }
 
+/// Both ran the same harness (its ready line's `harness`): the overheads compare directly.
+bool same_harness_as(const timing_result& r, const timing_result& base) {
+  return (r.ready ? r.ready->harness : "") == (base.ready ? base.ready->harness : "");
+}
+
 void check_outputs(timing_result& r) {
   if (r.checks.empty()) {
     r.integrity.set("timed_outputs", check_status::skipped, "no checked samples");
@@ -413,7 +418,7 @@ void check_gain(timing_result& r, const timing_result& base) {
   const double claimed_low = low(base) - low(r);
   // Another harness (python against C++) has another overhead: then the baseline's whole
   // overhead and 50 us more are allowed on top.
-  const bool same_harness = (r.ready ? r.ready->harness : "") == (base.ready ? base.ready->harness : "");
+  const bool same_harness = same_harness_as(r, base);
   const double claimed = tb - tc, hidden = uc - ub,
                slack = 20000 + 0.1 * std::max(ub, 0.0) + 0.05 * tb + (same_harness ? 0 : std::max(ub, 0.0) + 50000);
   check_data data = {{"claimed_gain_ns", claimed}, {"claimed_gain_p10_ns", claimed_low}, {"unclaimed_ns", uc}, {"baseline_unclaimed_ns", ub},
@@ -462,7 +467,7 @@ void check_cpu_floor(timing_result& r, const timing_result& base) {
     return;
   }
   const double allowed = std::max(a, 0.0);
-  const bool same_harness = (r.ready ? r.ready->harness : "") == (base.ready ? base.ready->harness : "");
+  const bool same_harness = same_harness_as(r, base);
   const double slack = 20000 + 0.1 * allowed + 0.1 * r.stats.median + 0.15 * base.stats.median +
                        (same_harness ? 0 : allowed + 100000);
   check_data data = {{"excess_p75_ns", m}, {"baseline_excess_p75_ns", a}, {"excess_median_ns", m50},
